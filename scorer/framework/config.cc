@@ -1,0 +1,372 @@
+#include "absl/strings/string_view.h"
+#include "scorer/framework/config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "scorer/framework/yaml_decode.h"
+
+namespace kscore::framework {
+namespace {
+
+constexpr absl::string_view kApiVersion = "kubescheduler.config.k8s.io/v1";
+constexpr absl::string_view kKind = "KubeSchedulerConfiguration";
+
+constexpr absl::string_view kPointNames[] = {
+    "multiPoint", "preEnqueue", "queueSort", "preFilter", "filter",
+    "postFilter", "preScore",   "score",     "reserve",   "permit",
+    "preBind",    "bind",       "postBind"};
+static_assert(std::size(kPointNames) ==
+              static_cast<size_t>(ExtensionPoint::kCount));
+
+// Assigns *out from a field when present; leaves the default otherwise.
+#define KSCORE_ASSIGN_OR_RETURN_FIELD(out, expr)  \
+  do {                                            \
+    auto value_or = (expr);                       \
+    if (!value_or.ok()) return value_or.status(); \
+    out = *std::move(value_or);                   \
+  } while (0)
+
+absl::Status ParseDuration(const YamlField& f, absl::Duration* out) {
+  if (!f.present()) return absl::OkStatus();
+  absl::StatusOr<std::string> s = f.String();
+  if (!s.ok()) return s.status();
+  absl::Duration d;
+  if (!absl::ParseDuration(*s, &d)) {
+    return f.Error(absl::StrCat("invalid duration \"", *s, "\" (e.g. \"15s\")"));
+  }
+  if (d <= absl::ZeroDuration()) return f.Error("must be greater than zero");
+  *out = d;
+  return absl::OkStatus();
+}
+
+absl::Status ParsePluginList(const YamlField& list, std::vector<PluginRef>* out,
+                             bool allow_weight) {
+  if (absl::Status s = list.ExpectSequence(); !s.ok()) return s;
+  if (!list.present()) return absl::OkStatus();
+  for (size_t i = 0; i < list.size(); ++i) {
+    YamlField item = list.Index(i);
+    if (absl::Status s = item.ExpectMap({"name", "weight"}); !s.ok()) return s;
+    if (!item.present()) return item.Error("expected a plugin {name, weight}");
+    PluginRef ref;
+    ref.path = item.path();
+    YamlField name = item.Child("name");
+    if (!name.present()) return name.Error("Required value: plugin name");
+    KSCORE_ASSIGN_OR_RETURN_FIELD(ref.name, name.String());
+    if (ref.name.empty()) return name.Error("Required value: plugin name");
+    if (YamlField w = item.Child("weight"); w.present()) {
+      if (!allow_weight) return w.Error("weight is only allowed for enabled plugins");
+      int64_t weight = 0;
+      KSCORE_ASSIGN_OR_RETURN_FIELD(weight, w.Int(0, INT32_MAX));
+      ref.weight = static_cast<int32_t>(weight);
+    }
+    out->push_back(std::move(ref));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParsePluginSet(const YamlField& f, PluginSet* out) {
+  if (absl::Status s = f.ExpectMap({"enabled", "disabled"}); !s.ok()) return s;
+  if (absl::Status s = ParsePluginList(f.Child("enabled"), &out->enabled, true);
+      !s.ok()) {
+    return s;
+  }
+  return ParsePluginList(f.Child("disabled"), &out->disabled, false);
+}
+
+absl::Status ParseProfile(const YamlField& f, size_t count, ProfileConfig* out) {
+  out->path = f.path();
+  if (absl::Status s = f.ExpectMap({"schedulerName", "percentageOfNodesToScore",
+                                    "plugins", "pluginConfig"});
+      !s.ok()) {
+    return s;
+  }
+  if (YamlField name = f.Child("schedulerName"); name.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->scheduler_name, name.String());
+  } else if (count == 1) {
+    out->scheduler_name = "default-scheduler";
+  }
+  if (out->scheduler_name.empty()) {
+    return f.Child("schedulerName").Error("Required value");
+  }
+  if (YamlField p = f.Child("percentageOfNodesToScore"); p.present()) {
+    int64_t v = 0;
+    KSCORE_ASSIGN_OR_RETURN_FIELD(v, p.Int(0, 100));
+    out->percentage_of_nodes_to_score = static_cast<int32_t>(v);
+  }
+  YamlField plugins = f.Child("plugins");
+  // Extension points of newer releases that kscore does not run; accepted and
+  // checked for shape so a kube-scheduler file still loads.
+  if (absl::Status s = plugins.ExpectMap(
+          {"multiPoint", "preEnqueue", "queueSort", "preFilter", "filter",
+           "postFilter", "preScore", "score", "reserve", "permit", "preBind",
+           "bind", "postBind", "placementGenerate", "placementScore",
+           "podGroupPostFilter"});
+      !s.ok()) {
+    return s;
+  }
+  for (size_t i = 0; i < std::size(kPointNames); ++i) {
+    if (absl::Status s =
+            ParsePluginSet(plugins.Child(kPointNames[i]), &out->plugins[i]);
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (absl::string_view extra :
+       {"placementGenerate", "placementScore", "podGroupPostFilter"}) {
+    PluginSet ignored;
+    if (absl::Status s = ParsePluginSet(plugins.Child(extra), &ignored); !s.ok()) {
+      return s;
+    }
+  }
+
+  YamlField configs = f.Child("pluginConfig");
+  if (absl::Status s = configs.ExpectSequence(); !s.ok()) return s;
+  absl::flat_hash_map<std::string, size_t> seen;
+  for (size_t i = 0; configs.present() && i < configs.size(); ++i) {
+    YamlField item = configs.Index(i);
+    if (absl::Status s = item.ExpectMap({"name", "args"}); !s.ok()) return s;
+    PluginConfigEntry entry;
+    YamlField name = item.Child("name");
+    if (!name.present()) return name.Error("Required value: plugin name");
+    KSCORE_ASSIGN_OR_RETURN_FIELD(entry.name, name.String());
+    if (auto [it, inserted] = seen.emplace(entry.name, i); !inserted) {
+      return item.Error(absl::StrCat("Duplicate value: \"", entry.name,
+                                     "\" (also in ", configs.path(), "[",
+                                     it->second, "])"));
+    }
+    YamlField args = item.Child("args");
+    if (args.present() && !args.node().IsMap()) {
+      return args.Error("expected a mapping of the plugin's arguments");
+    }
+    entry.args = args.node();
+    entry.path = args.path();
+    out->plugin_config.push_back(std::move(entry));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseLeaderElection(const YamlField& f, LeaderElectionConfig* out) {
+  if (absl::Status s = f.ExpectMap({"leaderElect", "leaseDuration",
+                                    "renewDeadline", "retryPeriod",
+                                    "resourceLock", "resourceName",
+                                    "resourceNamespace"});
+      !s.ok()) {
+    return s;
+  }
+  if (YamlField v = f.Child("leaderElect"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->leader_elect, v.Bool());
+  }
+  if (absl::Status s = ParseDuration(f.Child("leaseDuration"), &out->lease_duration);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseDuration(f.Child("renewDeadline"), &out->renew_deadline);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseDuration(f.Child("retryPeriod"), &out->retry_period);
+      !s.ok()) {
+    return s;
+  }
+  if (YamlField v = f.Child("resourceLock"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->resource_lock, v.String());
+  }
+  if (YamlField v = f.Child("resourceName"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->resource_name, v.String());
+    out->resource_name_set = !out->resource_name.empty();
+    if (out->resource_name.empty()) out->resource_name = "kube-scheduler";
+  }
+  if (YamlField v = f.Child("resourceNamespace"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->resource_namespace, v.String());
+    if (out->resource_namespace.empty()) out->resource_namespace = "kube-system";
+  }
+  if (out->leader_elect) {
+    if (out->resource_lock != "leases") {
+      return f.Child("resourceLock")
+          .Error(absl::StrCat("Invalid value: \"", out->resource_lock,
+                              "\": resourceLock value must be \"leases\""));
+    }
+    if (out->lease_duration <= out->renew_deadline) {
+      return f.Child("leaseDuration")
+          .Error("must be greater than renewDeadline");
+    }
+    if (out->renew_deadline <= out->retry_period) {
+      return f.Child("renewDeadline").Error("must be greater than retryPeriod");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseClientConnection(const YamlField& f,
+                                   ClientConnectionConfig* out) {
+  if (absl::Status s = f.ExpectMap(
+          {"kubeconfig", "acceptContentTypes", "contentType", "qps", "burst"});
+      !s.ok()) {
+    return s;
+  }
+  if (YamlField v = f.Child("kubeconfig"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->kubeconfig, v.String());
+  }
+  if (YamlField v = f.Child("acceptContentTypes"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->accept_content_types, v.String());
+  }
+  if (YamlField v = f.Child("contentType"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->content_type, v.String());
+  }
+  if (YamlField v = f.Child("qps"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(out->qps, v.Double());
+    if (out->qps == 0) out->qps = 50;
+    if (out->qps < 0) return v.Error("must be greater than or equal to 0");
+  }
+  if (YamlField v = f.Child("burst"); v.present()) {
+    int64_t burst = 0;
+    KSCORE_ASSIGN_OR_RETURN_FIELD(burst, v.Int(0, INT32_MAX));
+    out->burst = burst == 0 ? 100 : static_cast<int32_t>(burst);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::string_view ExtensionPointName(ExtensionPoint p) {
+  return kPointNames[static_cast<int>(p)];
+}
+
+absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not valid YAML: line ", e.mark.line + 1, ", column ",
+                     e.mark.column + 1, ": ", e.msg));
+  }
+  YamlField top(root, "");
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(
+        "expected a KubeSchedulerConfiguration mapping at the top level");
+  }
+  if (absl::Status s = top.ExpectMap(
+          {"apiVersion", "kind", "parallelism", "leaderElection",
+           "clientConnection", "enableProfiling", "enableContentionProfiling",
+           "percentageOfNodesToScore", "podInitialBackoffSeconds",
+           "podMaxBackoffSeconds", "profiles", "extenders",
+           "delayCacheUntilActive"});
+      !s.ok()) {
+    return s;
+  }
+  SchedulerConfig cfg;
+  std::string api_version, kind;
+  if (YamlField v = top.Child("apiVersion"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(api_version, v.String());
+  }
+  if (api_version != kApiVersion) {
+    return top.Child("apiVersion")
+        .Error(absl::StrCat("expected \"", kApiVersion, "\", got \"",
+                            api_version, "\""));
+  }
+  if (YamlField v = top.Child("kind"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(kind, v.String());
+  }
+  if (kind != kKind) {
+    return top.Child("kind").Error(
+        absl::StrCat("expected \"", kKind, "\", got \"", kind, "\""));
+  }
+  if (YamlField v = top.Child("parallelism"); v.present()) {
+    int64_t p = 0;
+    KSCORE_ASSIGN_OR_RETURN_FIELD(p, v.Int(INT32_MIN, INT32_MAX));
+    if (p <= 0) {
+      return v.Error(absl::StrCat("Invalid value: ", p,
+                                  ": should be an integer value greater than zero"));
+    }
+    cfg.parallelism = static_cast<int32_t>(p);
+  }
+  if (absl::Status s =
+          ParseLeaderElection(top.Child("leaderElection"), &cfg.leader_election);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseClientConnection(top.Child("clientConnection"),
+                                             &cfg.client_connection);
+      !s.ok()) {
+    return s;
+  }
+  if (YamlField v = top.Child("enableProfiling"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.enable_profiling, v.Bool());
+  }
+  if (YamlField v = top.Child("enableContentionProfiling"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.enable_contention_profiling, v.Bool());
+  }
+  if (YamlField v = top.Child("delayCacheUntilActive"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.delay_cache_until_active, v.Bool());
+  }
+  if (YamlField v = top.Child("percentageOfNodesToScore"); v.present()) {
+    int64_t p = 0;
+    KSCORE_ASSIGN_OR_RETURN_FIELD(p, v.Int(0, 100));
+    cfg.percentage_of_nodes_to_score = static_cast<int32_t>(p);
+  }
+  if (YamlField v = top.Child("podInitialBackoffSeconds"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.pod_initial_backoff_seconds,
+                                  v.Int(INT64_MIN, INT64_MAX));
+    if (cfg.pod_initial_backoff_seconds <= 0) {
+      return v.Error("must be greater than 0");
+    }
+  }
+  if (YamlField v = top.Child("podMaxBackoffSeconds"); v.present()) {
+    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.pod_max_backoff_seconds,
+                                  v.Int(INT64_MIN, INT64_MAX));
+  }
+  if (cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds) {
+    return top.Child("podMaxBackoffSeconds")
+        .Error("must be greater than or equal to podInitialBackoffSeconds");
+  }
+  YamlField extenders = top.Child("extenders");
+  if (absl::Status s = extenders.ExpectSequence(); !s.ok()) return s;
+  if (extenders.present() && extenders.size() > 0) {
+    return extenders.Error("extenders are not supported by kscore");
+  }
+
+  YamlField profiles = top.Child("profiles");
+  if (absl::Status s = profiles.ExpectSequence(); !s.ok()) return s;
+  size_t count = profiles.present() ? profiles.size() : 0;
+  if (count == 0) {
+    ProfileConfig p;
+    p.scheduler_name = "default-scheduler";
+    p.path = "profiles[0]";
+    cfg.profiles.push_back(std::move(p));
+  }
+  absl::flat_hash_map<std::string, size_t> names;
+  for (size_t i = 0; i < count; ++i) {
+    YamlField item = profiles.Index(i);
+    ProfileConfig p;
+    if (absl::Status s = ParseProfile(item, count, &p); !s.ok()) return s;
+    if (auto [it, inserted] = names.emplace(p.scheduler_name, i); !inserted) {
+      return item.Child("schedulerName")
+          .Error(absl::StrCat("Duplicate value: \"", p.scheduler_name,
+                              "\" (also profiles[", it->second, "])"));
+    }
+    cfg.profiles.push_back(std::move(p));
+  }
+  return cfg;
+}
+
+absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read config file \"", path, "\""));
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(buf.str());
+  if (!cfg.ok()) {
+    return absl::Status(cfg.status().code(),
+                        absl::StrCat(path, ": ", cfg.status().message()));
+  }
+  return cfg;
+}
+
+}  // namespace kscore::framework

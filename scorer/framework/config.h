@@ -1,0 +1,111 @@
+#ifndef KSCORE_SCORER_FRAMEWORK_CONFIG_H_
+#define KSCORE_SCORER_FRAMEWORK_CONFIG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "yaml-cpp/yaml.h"
+
+namespace kscore::framework {
+
+// KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1), decoded
+// strictly and defaulted as kube-scheduler does. Both the scorer and the shim
+// read the same file.
+
+struct PluginRef {
+  std::string name;
+  std::optional<int32_t> weight;
+  std::string path;  // e.g. "profiles[0].plugins.score.enabled[0]"
+};
+
+struct PluginSet {
+  std::vector<PluginRef> enabled;
+  std::vector<PluginRef> disabled;
+};
+
+// The extension points a profile can configure.
+enum class ExtensionPoint {
+  kMultiPoint,
+  kPreEnqueue,
+  kQueueSort,
+  kPreFilter,
+  kFilter,
+  kPostFilter,
+  kPreScore,
+  kScore,
+  kReserve,
+  kPermit,
+  kPreBind,
+  kBind,
+  kPostBind,
+  kCount,
+};
+absl::string_view ExtensionPointName(ExtensionPoint p);
+
+struct PluginConfigEntry {
+  std::string name;
+  YAML::Node args;   // may be undefined
+  std::string path;  // e.g. "profiles[0].pluginConfig[1].args"
+};
+
+struct ProfileConfig {
+  std::string scheduler_name;
+  std::optional<int32_t> percentage_of_nodes_to_score;
+  // As written in the file (not yet merged with the defaults).
+  PluginSet plugins[static_cast<int>(ExtensionPoint::kCount)];
+  std::vector<PluginConfigEntry> plugin_config;
+  std::string path;  // "profiles[i]"
+
+  const PluginSet& at(ExtensionPoint p) const {
+    return plugins[static_cast<int>(p)];
+  }
+};
+
+struct LeaderElectionConfig {
+  bool leader_elect = true;
+  absl::Duration lease_duration = absl::Seconds(15);
+  absl::Duration renew_deadline = absl::Seconds(10);
+  absl::Duration retry_period = absl::Seconds(2);
+  std::string resource_lock = "leases";
+  std::string resource_name = "kube-scheduler";
+  std::string resource_namespace = "kube-system";
+  // Whether resourceName was given; the shim names its Lease after the
+  // scheduler otherwise, so it never takes kube-scheduler's lock.
+  bool resource_name_set = false;
+};
+
+struct ClientConnectionConfig {
+  std::string kubeconfig;
+  std::string accept_content_types;
+  std::string content_type = "application/vnd.kubernetes.protobuf";
+  double qps = 50;
+  int32_t burst = 100;
+};
+
+struct SchedulerConfig {
+  int32_t parallelism = 16;
+  LeaderElectionConfig leader_election;
+  ClientConnectionConfig client_connection;
+  bool enable_profiling = true;
+  bool enable_contention_profiling = true;
+  // 0 means kube-scheduler's adaptive default.
+  int32_t percentage_of_nodes_to_score = 0;
+  int64_t pod_initial_backoff_seconds = 1;
+  int64_t pod_max_backoff_seconds = 10;
+  bool delay_cache_until_active = false;
+  std::vector<ProfileConfig> profiles;
+};
+
+// Decodes, defaults and validates. Errors are InvalidArgument and name the
+// field: "profiles[1].schedulerName: Duplicate value: \"x\"".
+absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml);
+absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(const std::string& path);
+
+}  // namespace kscore::framework
+
+#endif  // KSCORE_SCORER_FRAMEWORK_CONFIG_H_

@@ -1,0 +1,162 @@
+#include "scorer/framework/config.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scorer/framework/profile_set.h"
+#include "scorer/plugins/registry.h"
+
+namespace kscore::framework {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kStage1[] = R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+  pluginConfig:
+  - name: Concentrate
+    args:
+      labelKey: app
+)";
+
+TEST(ConfigTest, Stage1ProfileDecodes) {
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(kStage1);
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  ASSERT_EQ(cfg->profiles.size(), 1u);
+  const ProfileConfig& p = cfg->profiles[0];
+  EXPECT_EQ(p.scheduler_name, "concentrate-scheduler");
+  ASSERT_EQ(p.at(ExtensionPoint::kScore).enabled.size(), 1u);
+  EXPECT_EQ(p.at(ExtensionPoint::kScore).enabled[0].name, "Concentrate");
+  EXPECT_EQ(p.at(ExtensionPoint::kScore).enabled[0].weight, 10);
+  ASSERT_EQ(p.plugin_config.size(), 1u);
+  EXPECT_EQ(p.plugin_config[0].path, "profiles[0].pluginConfig[0].args");
+}
+
+TEST(ConfigTest, DefaultsMatchKubeScheduler) {
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n");
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->parallelism, 16);
+  EXPECT_EQ(cfg->pod_initial_backoff_seconds, 1);
+  EXPECT_EQ(cfg->pod_max_backoff_seconds, 10);
+  EXPECT_EQ(cfg->percentage_of_nodes_to_score, 0);
+  EXPECT_TRUE(cfg->leader_election.leader_elect);
+  EXPECT_EQ(cfg->leader_election.lease_duration, absl::Seconds(15));
+  EXPECT_EQ(cfg->leader_election.resource_namespace, "kube-system");
+  EXPECT_EQ(cfg->client_connection.qps, 50);
+  EXPECT_EQ(cfg->client_connection.burst, 100);
+  ASSERT_EQ(cfg->profiles.size(), 1u);
+  EXPECT_EQ(cfg->profiles[0].scheduler_name, "default-scheduler");
+}
+
+TEST(ConfigTest, ReadsEveryTopLevelField) {
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+parallelism: 4
+percentageOfNodesToScore: 30
+podInitialBackoffSeconds: 2
+podMaxBackoffSeconds: 20
+enableProfiling: false
+leaderElection:
+  leaderElect: true
+  leaseDuration: 30s
+  renewDeadline: 20s
+  retryPeriod: 5s
+  resourceName: my-lock
+  resourceNamespace: kscore-system
+clientConnection:
+  kubeconfig: /etc/k.conf
+  qps: 200
+  burst: 400
+profiles:
+- schedulerName: a
+  percentageOfNodesToScore: 70
+- schedulerName: b
+)");
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->parallelism, 4);
+  EXPECT_EQ(cfg->percentage_of_nodes_to_score, 30);
+  EXPECT_EQ(cfg->pod_max_backoff_seconds, 20);
+  EXPECT_FALSE(cfg->enable_profiling);
+  EXPECT_EQ(cfg->leader_election.lease_duration, absl::Seconds(30));
+  EXPECT_EQ(cfg->leader_election.resource_name, "my-lock");
+  EXPECT_TRUE(cfg->leader_election.resource_name_set);
+  EXPECT_EQ(cfg->client_connection.kubeconfig, "/etc/k.conf");
+  EXPECT_EQ(cfg->client_connection.qps, 200);
+  EXPECT_EQ(cfg->client_connection.burst, 400);
+  ASSERT_EQ(cfg->profiles.size(), 2u);
+  EXPECT_EQ(cfg->profiles[0].percentage_of_nodes_to_score, 70);
+  EXPECT_FALSE(cfg->profiles[1].percentage_of_nodes_to_score.has_value());
+}
+
+std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every file in tests/testdata/config/bad states the error it must produce in
+// its first line ("# expect: ..."); loading must fail with that message.
+TEST(ConfigTest, BadFilesFailNamingTheField) {
+  std::filesystem::path dir =
+      std::filesystem::path(KSCORE_SOURCE_DIR) / "tests/testdata/config/bad";
+  Registry registry = plugins::DefaultRegistry();
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string text = ReadFile(entry.path());
+    std::string first = text.substr(0, text.find('\n'));
+    const std::string prefix = "# expect: ";
+    ASSERT_EQ(first.rfind(prefix, 0), 0u) << entry.path();
+    std::string expected = first.substr(prefix.size());
+    absl::StatusOr<std::unique_ptr<ProfileSet>> set =
+        LoadProfileSet(entry.path().string(), registry);
+    ASSERT_FALSE(set.ok()) << entry.path() << " loaded but should fail with: "
+                           << expected;
+    EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(set.status().message()), HasSubstr(expected))
+        << entry.path();
+    // The message names the file too, so a person knows where to look.
+    EXPECT_THAT(std::string(set.status().message()),
+                HasSubstr(entry.path().filename().string()));
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+TEST(ConfigTest, MissingFileIsNotFound) {
+  absl::StatusOr<SchedulerConfig> cfg = LoadSchedulerConfig("/nonexistent/x.yaml");
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_EQ(cfg.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(cfg.status().message()), HasSubstr("/nonexistent/x.yaml"));
+}
+
+TEST(ConfigTest, ExampleConfigsLoad) {
+  std::filesystem::path dir =
+      std::filesystem::path(KSCORE_SOURCE_DIR) / "examples/config";
+  Registry registry = plugins::DefaultRegistry();
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    absl::StatusOr<std::unique_ptr<ProfileSet>> set =
+        LoadProfileSet(entry.path().string(), registry);
+    EXPECT_TRUE(set.ok()) << set.status();
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 1);
+}
+
+}  // namespace
+}  // namespace kscore::framework

@@ -1,0 +1,21 @@
+#include "scorer/framework/normalize.h"
+
+#include <algorithm>
+
+namespace kscore::framework {
+
+void DefaultNormalizeScore(int64_t max_priority, bool reverse,
+                           absl::Span<int64_t> scores) {
+  int64_t max_count = 0;
+  for (int64_t s : scores) max_count = std::max(max_count, s);
+  if (max_count == 0) {
+    if (reverse) std::fill(scores.begin(), scores.end(), max_priority);
+    return;
+  }
+  for (int64_t& s : scores) {
+    s = max_priority * s / max_count;
+    if (reverse) s = max_priority - s;
+  }
+}
+
+}  // namespace kscore::framework

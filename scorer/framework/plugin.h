@@ -1,0 +1,79 @@
+#ifndef KSCORE_SCORER_FRAMEWORK_PLUGIN_H_
+#define KSCORE_SCORER_FRAMEWORK_PLUGIN_H_
+
+#include <cstdint>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/types/span.h"
+#include "kscore/scorer/v1/scorer.pb.h"
+#include "scorer/framework/cycle_state.h"
+#include "scorer/framework/status.h"
+
+namespace kscore::framework {
+
+namespace pb = ::kscore::scorer::v1;
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+
+// Plugins own only their rule; the framework (profile.h) owns ordering,
+// weights and range checks. A plugin implements one or more of the extension
+// point interfaces below. Plugin methods are const: a plugin keeps no state
+// between calls other than its configuration; per-pod state goes to
+// CycleState.
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual absl::string_view Name() const = 0;
+  // Label keys whose per-node counts (pb::Node::label_counts) this plugin
+  // reads; the shim keeps them incrementally.
+  virtual std::vector<std::string> LabelCountKeys() const { return {}; }
+  // True when the plugin's args turn its Filter on wherever the plugin is
+  // enabled (Concentrate's rejectEverything), not only where a profile
+  // enables it at filter.
+  virtual bool FiltersWheneverEnabled() const { return false; }
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // Computes per-pod state once. Success, Skip (the plugin's Filter is not
+  // needed for this pod), UnschedulableAndUnresolvable, or Error.
+  virtual PluginStatus PreFilter(CycleState& state, const pb::Pod& pod) const = 0;
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  // Success if the pod fits the node, Unschedulable(AndUnresolvable) with
+  // kube-scheduler's reason string otherwise; Error for bad input.
+  virtual PluginStatus Filter(const CycleState& state, const pb::Pod& pod,
+                              const pb::Node& node) const = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  // Runs once over the feasible nodes. Skip leaves the plugin out of Score.
+  virtual PluginStatus PreScore(CycleState& state, const pb::Pod& pod,
+                                absl::Span<const pb::Node* const> nodes) const = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  // Writes one raw score per node (scores.size() == nodes.size()).
+  virtual PluginStatus Score(const CycleState& state, const pb::Pod& pod,
+                             absl::Span<const pb::Node* const> nodes,
+                             absl::Span<int64_t> scores) const = 0;
+  // Maps the raw scores of all feasible nodes onto [kMinNodeScore,
+  // kMaxNodeScore]. The default keeps them: for plugins whose raw scores are
+  // already in range.
+  virtual PluginStatus NormalizeScore(const CycleState& /*state*/,
+                                      const pb::Pod& /*pod*/,
+                                      absl::Span<int64_t> /*scores*/) const {
+    return PluginStatus::Success();
+  }
+};
+
+}  // namespace kscore::framework
+
+#endif  // KSCORE_SCORER_FRAMEWORK_PLUGIN_H_

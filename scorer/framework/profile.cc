@@ -1,0 +1,521 @@
+#include "absl/strings/string_view.h"
+#include "scorer/framework/profile.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace kscore::framework {
+namespace {
+
+// PreFilter plugins that returned Skip: their Filter does not run this cycle.
+// Kept in CycleState so a Filter call on another replica honours it.
+constexpr absl::string_view kSkipFilterKey = "kscore.SkipFilter";
+
+struct SkipSet {
+  std::vector<std::string> names;
+  std::string Encode() const { return absl::StrJoin(names, ","); }
+  static absl::StatusOr<SkipSet> Decode(absl::string_view bytes) {
+    SkipSet s;
+    for (absl::string_view n : absl::StrSplit(bytes, ',', absl::SkipEmpty())) {
+      s.names.emplace_back(n);
+    }
+    return s;
+  }
+  bool Has(absl::string_view n) const {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  }
+};
+
+// kube-scheduler v1.37's default multiPoint plugins, with default feature
+// gates (DynamicResources and NodeDeclaredFeatures are on).
+std::vector<PluginRef> DefaultMultiPoint() {
+  auto p = [](std::string n, std::optional<int32_t> w = std::nullopt) {
+    return PluginRef{std::move(n), w, "default plugins"};
+  };
+  return {p("SchedulingGates"),
+          p("PrioritySort"),
+          p("NodeName"),
+          p("NodeUnschedulable"),
+          p("TaintToleration", 3),
+          p("NodeAffinity", 2),
+          p("NodePorts"),
+          p("NodeResourcesFit", 1),
+          p("VolumeRestrictions"),
+          p("NodeVolumeLimits"),
+          p("VolumeBinding"),
+          p("VolumeZone"),
+          p("PodTopologySpread", 2),
+          p("InterPodAffinity", 2),
+          p("DynamicResources", 2),
+          p("DefaultPreemption"),
+          p("NodeResourcesBalancedAllocation", 1),
+          p("ImageLocality", 1),
+          p("DefaultBinder"),
+          p("NodeDeclaredFeatures")};
+}
+
+// kube-scheduler's mergePluginSet: defaults minus disabled ("*" drops all),
+// custom entries replacing same-named defaults in place, then the rest of the
+// custom entries in order.
+PluginSet MergePluginSet(const std::vector<PluginRef>& defaults,
+                         const PluginSet& custom) {
+  absl::flat_hash_set<std::string> disabled;
+  for (const PluginRef& d : custom.disabled) disabled.insert(d.name);
+  absl::flat_hash_map<std::string, size_t> custom_index;
+  for (size_t i = 0; i < custom.enabled.size(); ++i) {
+    custom_index.emplace(custom.enabled[i].name, i);
+  }
+  PluginSet out;
+  out.disabled = custom.disabled;
+  absl::flat_hash_set<size_t> replaced;
+  if (!disabled.contains("*")) {
+    for (const PluginRef& d : defaults) {
+      if (disabled.contains(d.name)) continue;
+      if (auto it = custom_index.find(d.name); it != custom_index.end()) {
+        out.enabled.push_back(custom.enabled[it->second]);
+        replaced.insert(it->second);
+      } else {
+        out.enabled.push_back(d);
+      }
+    }
+  }
+  for (size_t i = 0; i < custom.enabled.size(); ++i) {
+    if (!replaced.contains(i)) out.enabled.push_back(custom.enabled[i]);
+  }
+  return out;
+}
+
+template <typename T>
+bool Implements(const Plugin* p) {
+  return dynamic_cast<const T*>(p) != nullptr;
+}
+
+bool ImplementsPoint(const Plugin* p, ExtensionPoint point) {
+  switch (point) {
+    case ExtensionPoint::kPreFilter:
+      return Implements<PreFilterPlugin>(p);
+    case ExtensionPoint::kFilter:
+      return Implements<FilterPlugin>(p);
+    case ExtensionPoint::kPreScore:
+      return Implements<PreScorePlugin>(p);
+    case ExtensionPoint::kScore:
+      return Implements<ScorePlugin>(p);
+    default:
+      return false;
+  }
+}
+
+constexpr ExtensionPoint kRunPoints[] = {
+    ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
+    ExtensionPoint::kPreScore, ExtensionPoint::kScore};
+
+absl::Status PluginError(const PluginStatus& s, absl::string_view plugin) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "plugin \"", plugin, "\": ",
+      s.reasons.empty() ? "error" : absl::StrJoin(s.reasons, "; ")));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
+    const ProfileConfig& config, const SchedulerConfig& global,
+    const Registry& registry, std::vector<std::string>* warnings) {
+  std::unique_ptr<Profile> prof(new Profile());
+  prof->scheduler_name_ = config.scheduler_name;
+  prof->percentage_ = config.percentage_of_nodes_to_score.value_or(
+      global.percentage_of_nodes_to_score);
+  auto warn = [&](std::string w) {
+    if (warnings != nullptr) warnings->push_back(std::move(w));
+  };
+
+  // Merge with defaults: only multiPoint has defaults.
+  PluginSet merged[static_cast<int>(ExtensionPoint::kCount)];
+  for (int i = 0; i < static_cast<int>(ExtensionPoint::kCount); ++i) {
+    merged[i] = MergePluginSet(
+        i == static_cast<int>(ExtensionPoint::kMultiPoint)
+            ? DefaultMultiPoint()
+            : std::vector<PluginRef>{},
+        config.plugins[i]);
+  }
+  const PluginSet& multi =
+      merged[static_cast<int>(ExtensionPoint::kMultiPoint)];
+
+  // Instantiate every plugin named anywhere, once, with its args.
+  absl::flat_hash_map<std::string, const PluginConfigEntry*> args_by_name;
+  for (const PluginConfigEntry& e : config.plugin_config) {
+    args_by_name[e.name] = &e;
+  }
+  absl::flat_hash_map<std::string, Plugin*> instances;
+  absl::flat_hash_set<std::string> warned;
+  auto instantiate = [&](const PluginRef& ref) -> absl::StatusOr<Plugin*> {
+    if (auto it = instances.find(ref.name); it != instances.end()) {
+      return it->second;
+    }
+    const PluginFactory* factory = registry.Find(ref.name);
+    if (factory == nullptr) return nullptr;
+    YamlField args(YAML::Node(YAML::NodeType::Undefined),
+                   absl::StrCat(config.path, ".pluginConfig[?].args"));
+    if (auto it = args_by_name.find(ref.name); it != args_by_name.end()) {
+      args = YamlField(it->second->args, it->second->path);
+    }
+    absl::StatusOr<std::unique_ptr<Plugin>> p = (*factory)(args);
+    if (!p.ok()) return p.status();
+    Plugin* raw = p->get();
+    prof->owned_.push_back(*std::move(p));
+    instances[ref.name] = raw;
+    return raw;
+  };
+  // Resolves a plugin name: nullptr for kube-scheduler plugins kscore does not
+  // run (noted once), an error naming the field for unknown ones.
+  auto resolve = [&](const PluginRef& ref) -> absl::StatusOr<Plugin*> {
+    absl::StatusOr<Plugin*> p = instantiate(ref);
+    if (!p.ok() || *p != nullptr) return p;
+    if (registry.Find(ref.name) == nullptr && !registry.IsKnown(ref.name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ref.path, ".name: unknown plugin \"", ref.name, "\""));
+    }
+    if (warned.insert(ref.name).second && ref.path != "default plugins") {
+      warn(absl::StrCat(config.path, ": plugin ", ref.name,
+                        " is not run by kscore (not supported yet, or done by "
+                        "the shim); ignored"));
+    }
+    return nullptr;
+  };
+
+  for (const PluginConfigEntry& e : config.plugin_config) {
+    if (registry.Find(e.name) == nullptr && !registry.IsKnown(e.name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          e.path.substr(0, e.path.size() - absl::string_view(".args").size()),
+          ".name: unknown plugin \"", e.name, "\""));
+    }
+  }
+
+  absl::flat_hash_map<std::string, int32_t> weights;
+  auto note_weight = [&](const PluginRef& ref, Plugin* p) {
+    if (!Implements<ScorePlugin>(p) || weights.contains(ref.name)) return;
+    weights[ref.name] = ref.weight.value_or(0) == 0 ? 1 : *ref.weight;
+  };
+
+  // kube-scheduler's expandMultiPointPlugins, for the points the scorer runs.
+  std::vector<Plugin*> lists[std::size(kRunPoints)];
+  for (size_t k = 0; k < std::size(kRunPoints); ++k) {
+    ExtensionPoint point = kRunPoints[k];
+    const PluginSet& set = merged[static_cast<int>(point)];
+    std::vector<std::string> enabled_names;
+    absl::flat_hash_map<std::string, Plugin*> enabled;
+    for (const PluginRef& ref : set.enabled) {
+      absl::StatusOr<Plugin*> p = resolve(ref);
+      if (!p.ok()) return p.status();
+      if (*p == nullptr) continue;
+      if (!ImplementsPoint(*p, point)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(ref.path, ".name: plugin \"", ref.name,
+                         "\" does not extend ", ExtensionPointName(point)));
+      }
+      if (enabled.contains(ref.name)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(ref.path, ".name: plugin \"", ref.name,
+                         "\" already registered as ", ExtensionPointName(point)));
+      }
+      enabled[ref.name] = *p;
+      enabled_names.push_back(ref.name);
+      if (point == ExtensionPoint::kScore) note_weight(ref, *p);
+    }
+    absl::flat_hash_set<std::string> disabled;
+    for (const PluginRef& d : set.disabled) disabled.insert(d.name);
+
+    std::vector<Plugin*> overrides, from_multi, rest;
+    absl::flat_hash_set<std::string> overridden;
+    if (!disabled.contains("*")) {
+      absl::flat_hash_set<std::string> seen;
+      for (const PluginRef& ref : multi.enabled) {
+        absl::StatusOr<Plugin*> p = resolve(ref);
+        if (!p.ok()) return p.status();
+        if (*p == nullptr || !ImplementsPoint(*p, point)) continue;
+        if (disabled.contains(ref.name)) continue;
+        if (enabled.contains(ref.name)) {
+          overridden.insert(ref.name);
+          continue;
+        }
+        if (!seen.insert(ref.name).second) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              ref.path, ".name: plugin \"", ref.name,
+              "\" already registered as ", ExtensionPointName(point)));
+        }
+        from_multi.push_back(*p);
+      }
+    }
+    for (const std::string& n : enabled_names) {
+      (overridden.contains(n) ? overrides : rest).push_back(enabled[n]);
+    }
+    std::vector<Plugin*>& out = lists[k];
+    out.insert(out.end(), overrides.begin(), overrides.end());
+    out.insert(out.end(), from_multi.begin(), from_multi.end());
+    out.insert(out.end(), rest.begin(), rest.end());
+  }
+  for (const PluginRef& ref : multi.enabled) {
+    absl::StatusOr<Plugin*> p = resolve(ref);
+    if (!p.ok()) return p.status();
+    if (*p != nullptr) note_weight(ref, *p);
+  }
+
+  // Companion points: a plugin that filters gets its PreFilter and one that
+  // scores gets its PreScore, unless explicitly disabled there, so its state
+  // is in CycleState when Filter/Score read it (kube-scheduler would run
+  // Score without PreScore when a plugin is only enabled at score).
+  auto add_companion = [&](size_t from, size_t to, ExtensionPoint to_point) {
+    const PluginSet& to_set = merged[static_cast<int>(to_point)];
+    for (Plugin* p : lists[from]) {
+      if (!ImplementsPoint(p, to_point)) continue;
+      if (std::find(lists[to].begin(), lists[to].end(), p) != lists[to].end()) {
+        continue;
+      }
+      bool disabled = std::any_of(
+          to_set.disabled.begin(), to_set.disabled.end(),
+          [&](const PluginRef& d) { return d.name == p->Name(); });
+      if (!disabled) lists[to].push_back(p);
+    }
+  };
+  // Plugins whose args make them filter join Filter wherever they are enabled.
+  const PluginSet& filter_set = merged[static_cast<int>(ExtensionPoint::kFilter)];
+  for (size_t k : {0, 2, 3}) {
+    for (Plugin* p : lists[k]) {
+      if (!p->FiltersWheneverEnabled() || !Implements<FilterPlugin>(p)) continue;
+      if (std::find(lists[1].begin(), lists[1].end(), p) != lists[1].end()) continue;
+      bool disabled = std::any_of(
+          filter_set.disabled.begin(), filter_set.disabled.end(),
+          [&](const PluginRef& d) { return d.name == p->Name(); });
+      if (!disabled) lists[1].push_back(p);
+    }
+  }
+  add_companion(1, 0, ExtensionPoint::kPreFilter);
+  add_companion(3, 2, ExtensionPoint::kPreScore);
+
+  for (Plugin* p : lists[0]) prof->pre_filter_.push_back(dynamic_cast<PreFilterPlugin*>(p));
+  for (Plugin* p : lists[1]) prof->filter_.push_back(dynamic_cast<FilterPlugin*>(p));
+  for (Plugin* p : lists[2]) prof->pre_score_.push_back(dynamic_cast<PreScorePlugin*>(p));
+  for (Plugin* p : lists[3]) {
+    prof->score_.push_back(dynamic_cast<ScorePlugin*>(p));
+    prof->score_weights_.push_back(weights[std::string(p->Name())]);
+  }
+  for (Plugin* p : lists[3]) {
+    for (std::string& key : p->LabelCountKeys()) {
+      if (std::find(prof->label_count_keys_.begin(), prof->label_count_keys_.end(),
+                    key) == prof->label_count_keys_.end()) {
+        prof->label_count_keys_.push_back(std::move(key));
+      }
+    }
+  }
+  return prof;
+}
+
+std::vector<Profile::PluginInfo> Profile::Describe() const {
+  std::vector<PluginInfo> out;
+  auto entry = [&](const Plugin* p) -> PluginInfo& {
+    for (PluginInfo& i : out) {
+      if (i.name == p->Name()) return i;
+    }
+    out.push_back(PluginInfo{std::string(p->Name()), 0, {}});
+    return out.back();
+  };
+  for (const auto* p : pre_filter_) entry(p).extension_points.push_back("PreFilter");
+  for (const auto* p : filter_) entry(p).extension_points.push_back("Filter");
+  for (const auto* p : pre_score_) entry(p).extension_points.push_back("PreScore");
+  for (size_t i = 0; i < score_.size(); ++i) {
+    PluginInfo& info = entry(score_[i]);
+    info.extension_points.push_back("Score");
+    info.weight = score_weights_[i];
+  }
+  return out;
+}
+
+std::vector<std::string> Profile::PluginNames(ExtensionPoint point) const {
+  std::vector<std::string> out;
+  auto add = [&](const auto& list) {
+    for (const auto* p : list) out.emplace_back(p->Name());
+  };
+  switch (point) {
+    case ExtensionPoint::kPreFilter:
+      add(pre_filter_);
+      break;
+    case ExtensionPoint::kFilter:
+      add(filter_);
+      break;
+    case ExtensionPoint::kPreScore:
+      add(pre_score_);
+      break;
+    case ExtensionPoint::kScore:
+      add(score_);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+absl::StatusOr<PluginStatus> Profile::RunPreFilter(CycleState& state,
+                                                   const pb::Pod& pod) const {
+  SkipSet skip;
+  for (const PreFilterPlugin* p : pre_filter_) {
+    PluginStatus s = p->PreFilter(state, pod);
+    if (s.code == Code::kError) return PluginError(s, p->Name());
+    if (s.code == Code::kSkip) {
+      skip.names.emplace_back(p->Name());
+      continue;
+    }
+    if (!s.ok()) {
+      s.plugin = std::string(p->Name());
+      return s;
+    }
+  }
+  state.Write(kSkipFilterKey, std::move(skip));
+  return PluginStatus::Success();
+}
+
+absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
+    const CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes) const {
+  // Filters whose PreFilter skipped them are left out for the whole batch.
+  std::vector<const FilterPlugin*> active;
+  active.reserve(filter_.size());
+  if (!pre_filter_.empty()) {
+    absl::StatusOr<const SkipSet*> skip = state.Read<SkipSet>(kSkipFilterKey);
+    if (!skip.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          skip.status().message(), " (run PreFilter first and pass its cycle_state)"));
+    }
+    for (const FilterPlugin* f : filter_) {
+      if (!(*skip)->Has(f->Name())) active.push_back(f);
+    }
+  } else {
+    active = filter_;
+  }
+  std::vector<PluginStatus> out(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const FilterPlugin* f : active) {
+      PluginStatus s = f->Filter(state, pod, *nodes[i]);
+      if (s.ok()) continue;
+      if (s.code == Code::kError) return PluginError(s, f->Name());
+      s.plugin = std::string(f->Name());
+      out[i] = std::move(s);
+      break;
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> Profile::RunPreScore(
+    CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes) const {
+  std::vector<std::string> skipped;
+  for (const PreScorePlugin* p : pre_score_) {
+    PluginStatus s = p->PreScore(state, pod, nodes);
+    if (s.code == Code::kSkip) {
+      skipped.emplace_back(p->Name());
+    } else if (!s.ok()) {
+      return PluginError(s, p->Name());
+    }
+  }
+  return skipped;
+}
+
+absl::StatusOr<ScoreTable> Profile::RunScore(
+    const CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes,
+    absl::Span<const std::string> skipped) const {
+  ScoreTable t;
+  for (size_t i = 0; i < score_.size(); ++i) {
+    const ScorePlugin* p = score_[i];
+    if (std::find(skipped.begin(), skipped.end(), p->Name()) != skipped.end()) {
+      continue;
+    }
+    t.plugins.push_back(p);
+    t.weights.push_back(score_weights_[i]);
+    std::vector<int64_t>& raw = t.raw.emplace_back(nodes.size(), 0);
+    PluginStatus s = p->Score(state, pod, nodes, absl::MakeSpan(raw));
+    if (!s.ok()) return PluginError(s, p->Name());
+  }
+  return t;
+}
+
+absl::Status Profile::RunNormalizeScore(const CycleState& state,
+                                        const pb::Pod& pod,
+                                        ScoreTable& t) const {
+  size_t n = t.raw.empty() ? 0 : t.raw.front().size();
+  t.normalized = t.raw;
+  t.total.assign(n, 0);
+  for (size_t k = 0; k < t.plugins.size(); ++k) {
+    const ScorePlugin* p = t.plugins[k];
+    std::vector<int64_t>& scores = t.normalized[k];
+    PluginStatus s = p->NormalizeScore(state, pod, absl::MakeSpan(scores));
+    if (!s.ok()) return PluginError(s, p->Name());
+    for (size_t i = 0; i < n; ++i) {
+      if (scores[i] > kMaxNodeScore || scores[i] < kMinNodeScore) {
+        return absl::InternalError(absl::StrCat(
+            "plugin \"", p->Name(), "\" returns an invalid score ", scores[i],
+            ", it should in the range of [", kMinNodeScore, ", ",
+            kMaxNodeScore, "] after normalizing"));
+      }
+      t.total[i] += scores[i] * t.weights[k];
+    }
+  }
+  return absl::OkStatus();
+}
+
+const ScorePlugin* Profile::FindScorePlugin(absl::string_view name) const {
+  for (const ScorePlugin* p : score_) {
+    if (p->Name() == name) return p;
+  }
+  return nullptr;
+}
+
+int32_t Profile::WeightOf(absl::string_view name) const {
+  for (size_t i = 0; i < score_.size(); ++i) {
+    if (score_[i]->Name() == name) return score_weights_[i];
+  }
+  return 0;
+}
+
+absl::StatusOr<Evaluation> Profile::Evaluate(
+    CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes, bool normalize) const {
+  Evaluation ev;
+  absl::StatusOr<PluginStatus> pre = RunPreFilter(state, pod);
+  if (!pre.ok()) return pre.status();
+  ev.pre_filter = *std::move(pre);
+  if (!ev.pre_filter.ok()) return ev;
+
+  absl::StatusOr<std::vector<PluginStatus>> filter = RunFilter(state, pod, nodes);
+  if (!filter.ok()) return filter.status();
+  ev.filter = *std::move(filter);
+  std::vector<const pb::Node*> feasible;
+  feasible.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (ev.filter[i].ok()) {
+      ev.feasible.push_back(static_cast<int>(i));
+      feasible.push_back(nodes[i]);
+    }
+  }
+  if (feasible.empty()) return ev;
+
+  absl::StatusOr<std::vector<std::string>> skipped =
+      RunPreScore(state, pod, feasible);
+  if (!skipped.ok()) return skipped.status();
+  ev.skipped = *std::move(skipped);
+  absl::StatusOr<ScoreTable> table = RunScore(state, pod, feasible, ev.skipped);
+  if (!table.ok()) return table.status();
+  ev.scores = *std::move(table);
+  if (normalize) {
+    if (absl::Status s = RunNormalizeScore(state, pod, ev.scores); !s.ok()) {
+      return s;
+    }
+  }
+  return ev;
+}
+
+}  // namespace kscore::framework

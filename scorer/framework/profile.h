@@ -1,0 +1,111 @@
+#ifndef KSCORE_SCORER_FRAMEWORK_PROFILE_H_
+#define KSCORE_SCORER_FRAMEWORK_PROFILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "scorer/framework/config.h"
+#include "scorer/framework/cycle_state.h"
+#include "scorer/framework/plugin.h"
+#include "scorer/framework/registry.h"
+#include "scorer/framework/status.h"
+
+namespace kscore::framework {
+
+// Raw, normalised and weighted scores of the feasible nodes of one cycle.
+struct ScoreTable {
+  std::vector<const ScorePlugin*> plugins;  // not skipped, in run order
+  std::vector<int32_t> weights;             // per plugin
+  // [plugin][node]
+  std::vector<std::vector<int64_t>> raw;
+  std::vector<std::vector<int64_t>> normalized;
+  std::vector<int64_t> total;  // per node; filled by Normalize
+};
+
+// The outcome of a whole cycle for one batch of nodes (the fused call).
+struct Evaluation {
+  PluginStatus pre_filter;            // when not ok, nothing else is filled
+  std::vector<PluginStatus> filter;   // per input node
+  std::vector<int> feasible;          // indices into the input nodes
+  std::vector<std::string> skipped;   // score plugins PreScore skipped
+  ScoreTable scores;                  // over `feasible`
+};
+
+// One scheduling profile: the plugins enabled at each extension point (after
+// merging with kube-scheduler's defaults and expanding multiPoint), their
+// weights, and the code that runs them in order. Immutable after Create, so
+// one Profile serves any number of concurrent calls.
+class Profile {
+ public:
+  struct PluginInfo {
+    std::string name;
+    int32_t weight = 0;
+    std::vector<std::string> extension_points;
+  };
+
+  // Builds the profile; errors name the configuration field. `warnings`
+  // receives notes about default plugins that kscore does not run.
+  static absl::StatusOr<std::unique_ptr<Profile>> Create(
+      const ProfileConfig& config, const SchedulerConfig& global,
+      const Registry& registry, std::vector<std::string>* warnings = nullptr);
+
+  const std::string& scheduler_name() const { return scheduler_name_; }
+  int32_t percentage_of_nodes_to_score() const { return percentage_; }
+  const std::vector<std::string>& label_count_keys() const {
+    return label_count_keys_;
+  }
+  std::vector<PluginInfo> Describe() const;
+  // Plugin names at one of the points the scorer runs (PreFilter, Filter,
+  // PreScore, Score), in run order.
+  std::vector<std::string> PluginNames(ExtensionPoint point) const;
+
+  // Fine-grained extension points. absl errors mean bad input (e.g. a
+  // missing or corrupt CycleState key) or a plugin bug.
+  absl::StatusOr<PluginStatus> RunPreFilter(CycleState& state,
+                                            const pb::Pod& pod) const;
+  // First failing filter per node; state must come from RunPreFilter.
+  absl::StatusOr<std::vector<PluginStatus>> RunFilter(
+      const CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes) const;
+  // Returns the score plugins that asked to be skipped.
+  absl::StatusOr<std::vector<std::string>> RunPreScore(
+      CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes) const;
+  absl::StatusOr<ScoreTable> RunScore(const CycleState& state, const pb::Pod& pod,
+                                      absl::Span<const pb::Node* const> nodes,
+                                      absl::Span<const std::string> skipped) const;
+  // Normalises table.raw in place into table.normalized and table.total.
+  absl::Status RunNormalizeScore(const CycleState& state, const pb::Pod& pod,
+                                 ScoreTable& table) const;
+  // Finds a score plugin by name (for NormalizeScore requests).
+  const ScorePlugin* FindScorePlugin(absl::string_view name) const;
+  int32_t WeightOf(absl::string_view name) const;
+
+  // All of the above for one batch; with normalize false, table.normalized
+  // and table.total stay empty (the caller normalises across batches).
+  absl::StatusOr<Evaluation> Evaluate(CycleState& state, const pb::Pod& pod,
+                                      absl::Span<const pb::Node* const> nodes,
+                                      bool normalize) const;
+
+ private:
+  Profile() = default;
+
+  std::string scheduler_name_;
+  int32_t percentage_ = 0;
+  std::vector<std::unique_ptr<Plugin>> owned_;
+  std::vector<const PreFilterPlugin*> pre_filter_;
+  std::vector<const FilterPlugin*> filter_;
+  std::vector<const PreScorePlugin*> pre_score_;
+  std::vector<const ScorePlugin*> score_;
+  std::vector<int32_t> score_weights_;
+  std::vector<std::string> label_count_keys_;
+};
+
+}  // namespace kscore::framework
+
+#endif  // KSCORE_SCORER_FRAMEWORK_PROFILE_H_

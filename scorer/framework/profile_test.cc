@@ -1,0 +1,358 @@
+#include "absl/strings/string_view.h"
+#include "scorer/framework/profile.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scorer/framework/profile_set.h"
+#include "scorer/plugins/registry.h"
+#include "scorer/testing/wrappers.h"
+
+namespace kscore::framework {
+namespace {
+
+using ::kscore::testing::MakeNode;
+using ::kscore::testing::MakePod;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kHeader[] =
+    "apiVersion: kubescheduler.config.k8s.io/v1\n"
+    "kind: KubeSchedulerConfiguration\n";
+
+absl::StatusOr<std::unique_ptr<ProfileSet>> Build(
+    const std::string& body, const Registry& registry = plugins::DefaultRegistry()) {
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(kHeader + body);
+  if (!cfg.ok()) return cfg.status();
+  return BuildProfileSet(*std::move(cfg), registry);
+}
+
+const Profile& Only(const ProfileSet& set) { return *set.profiles.begin()->second; }
+
+std::vector<std::pair<std::string, int32_t>> Weights(const Profile& p) {
+  std::vector<std::pair<std::string, int32_t>> out;
+  for (const std::string& n : p.PluginNames(ExtensionPoint::kScore)) {
+    out.emplace_back(n, p.WeightOf(n));
+  }
+  return out;
+}
+
+using W = std::pair<std::string, int32_t>;
+
+TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
+  auto set = Build("");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const Profile& p = Only(**set);
+  EXPECT_EQ(p.scheduler_name(), "default-scheduler");
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+              ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
+                          "NodeAffinity", "NodePorts", "NodeResourcesFit"));
+  EXPECT_THAT(Weights(p), ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
+                                      W{"NodeResourcesFit", 1},
+                                      W{"NodeResourcesBalancedAllocation", 1}));
+}
+
+TEST(ProfileTest, Stage1AddsConcentrateAfterDefaultsWithItsPreScore) {
+  auto set = Build(R"(
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+  pluginConfig:
+  - name: Concentrate
+    args: {labelKey: app}
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const Profile& p = Only(**set);
+  EXPECT_THAT(Weights(p), ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
+                                      W{"NodeResourcesFit", 1},
+                                      W{"NodeResourcesBalancedAllocation", 1},
+                                      W{"Concentrate", 10}));
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore), ::testing::Contains("Concentrate"));
+  // Enabled at score only: it does not filter.
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+              ::testing::Not(::testing::Contains("Concentrate")));
+  EXPECT_THAT(p.label_count_keys(), ElementsAre("app"));
+}
+
+TEST(ProfileTest, ExplicitScoreEntryOverridesDefaultWeightAndComesFirst) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      enabled:
+      - name: NodeResourcesFit
+        weight: 5
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(Weights(Only(**set)),
+              ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
+                          W{"NodeAffinity", 2}, W{"NodeResourcesBalancedAllocation", 1}));
+}
+
+TEST(ProfileTest, ZeroOrMissingWeightMeansOne) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 0
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(Only(**set).WeightOf("Concentrate"), 1);
+}
+
+TEST(ProfileTest, MultiPointEnablesEveryPointItImplements) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    multiPoint:
+      enabled:
+      - name: Concentrate
+        weight: 7
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const Profile& p = Only(**set);
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter), ::testing::Contains("Concentrate"));
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore), ::testing::Contains("Concentrate"));
+  EXPECT_EQ(p.WeightOf("Concentrate"), 7);
+}
+
+TEST(ProfileTest, ScoreWeightWinsOverMultiPointWeight) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    multiPoint:
+      enabled:
+      - name: Concentrate
+        weight: 7
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 2
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(Only(**set).WeightOf("Concentrate"), 2);
+}
+
+TEST(ProfileTest, DisableAllAtScoreKeepsOnlyExplicitOnes) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      disabled:
+      - name: "*"
+      enabled:
+      - name: Concentrate
+        weight: 10
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const Profile& p = Only(**set);
+  EXPECT_THAT(Weights(p), ElementsAre(W{"Concentrate", 10}));
+  // Filters are untouched.
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter), ::testing::Contains("NodeResourcesFit"));
+}
+
+TEST(ProfileTest, DisabledAtMultiPointIsGoneEverywhere) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    multiPoint:
+      disabled:
+      - name: NodeResourcesFit
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const Profile& p = Only(**set);
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+              ::testing::Not(::testing::Contains("NodeResourcesFit")));
+  EXPECT_EQ(p.WeightOf("NodeResourcesFit"), 0);
+}
+
+TEST(ProfileTest, DisabledAtScoreStillFilters) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      disabled:
+      - name: TaintToleration
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const Profile& p = Only(**set);
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter), ::testing::Contains("TaintToleration"));
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kScore),
+              ::testing::Not(::testing::Contains("TaintToleration")));
+}
+
+TEST(ProfileTest, UnimplementedDefaultPluginNamedExplicitlyIsAWarning) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      enabled:
+      - name: PodTopologySpread
+        weight: 2
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_EQ((*set)->warnings.size(), 1u);
+  EXPECT_THAT((*set)->warnings[0], HasSubstr("PodTopologySpread"));
+}
+
+TEST(ProfileTest, DuplicateEnabledPluginIsAnError) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      enabled:
+      - name: Concentrate
+      - name: Concentrate
+)");
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              HasSubstr("profiles[0].plugins.score.enabled[1].name: plugin "
+                        "\"Concentrate\" already registered as score"));
+}
+
+TEST(ProfileTest, PluginConfigForUnknownPluginIsAnError) {
+  auto set = Build(R"(
+profiles:
+- pluginConfig:
+  - name: Concentrat
+    args: {labelKey: app}
+)");
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              HasSubstr("profiles[0].pluginConfig[0].name: unknown plugin \"Concentrat\""));
+}
+
+// A score plugin that returns whatever it was built with, to test the
+// framework's range check.
+class FixedScore : public ScorePlugin {
+ public:
+  explicit FixedScore(int64_t v) : v_(v) {}
+  absl::string_view Name() const override { return "FixedScore"; }
+  PluginStatus Score(const CycleState&, const pb::Pod&,
+                     absl::Span<const pb::Node* const>,
+                     absl::Span<int64_t> scores) const override {
+    for (int64_t& s : scores) s = v_;
+    return PluginStatus::Success();
+  }
+
+ private:
+  int64_t v_;
+};
+
+TEST(ProfileTest, NormalizedScoreOutOfRangeIsAnErrorNamingThePlugin) {
+  Registry r = plugins::DefaultRegistry();
+  r.Register("FixedScore", [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+    return std::make_unique<FixedScore>(101);
+  });
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      enabled:
+      - name: FixedScore
+)", r);
+  ASSERT_TRUE(set.ok()) << set.status();
+  pb::Pod pod = MakePod().Obj();
+  pb::Node node = MakeNode().Name("n").Obj();
+  const pb::Node* nodes[] = {&node};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, nodes, true);
+  ASSERT_FALSE(ev.ok());
+  EXPECT_THAT(std::string(ev.status().message()),
+              HasSubstr("plugin \"FixedScore\" returns an invalid score 101, it "
+                        "should in the range of [0, 100] after normalizing"));
+}
+
+TEST(ProfileTest, EvaluateAppliesWeights) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      disabled:
+      - name: "*"
+      enabled:
+      - name: Concentrate
+        weight: 10
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  pb::Pod pod = MakePod().Label("app", "web").Obj();
+  std::vector<pb::Node> nodes = {MakeNode().Name("a").LabelCount("app", "web", 1).Obj(),
+                                 MakeNode().Name("b").LabelCount("app", "web", 4).Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->feasible, ElementsAre(0, 1));
+  EXPECT_THAT(ev->scores.total, ElementsAre(250, 1000));
+  // PreScore's state is in CycleState for a later call.
+  EXPECT_TRUE(state.bytes().contains("PreScoreConcentrate"));
+}
+
+TEST(ProfileTest, RejectEverythingViaMultiPointRejectsAllNodes) {
+  auto set = Build(R"(
+profiles:
+- schedulerName: c
+  plugins:
+    multiPoint:
+      enabled:
+      - name: Concentrate
+  pluginConfig:
+  - name: Concentrate
+    args: {rejectEverything: true}
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  pb::Pod pod = MakePod().Obj();
+  std::vector<pb::Node> nodes = {MakeNode().Name("a").Obj(), MakeNode().Name("b").Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_TRUE(ev->feasible.empty());
+  for (const PluginStatus& s : ev->filter) {
+    EXPECT_EQ(s.plugin, "Concentrate");
+    EXPECT_EQ(s.code, Code::kUnschedulable);
+  }
+}
+
+TEST(ProfileTest, RejectEverythingFiltersEvenWhenEnabledAtScoreOnly) {
+  auto set = Build(R"(
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+  pluginConfig:
+  - name: Concentrate
+    args: {labelKey: app, rejectEverything: true}
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(Only(**set).PluginNames(ExtensionPoint::kFilter),
+              ::testing::Contains("Concentrate"));
+}
+
+TEST(ProfileTest, FilterWithoutPreFilterStateIsInvalidArgument) {
+  auto set = Build("");
+  ASSERT_TRUE(set.ok());
+  pb::Pod pod = MakePod().Obj();
+  pb::Node node = MakeNode().Name("n").Obj();
+  const pb::Node* nodes[] = {&node};
+  CycleState state;
+  auto r = Only(**set).RunFilter(state, pod, nodes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("run PreFilter first"));
+}
+
+}  // namespace
+}  // namespace kscore::framework

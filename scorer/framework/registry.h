@@ -1,0 +1,52 @@
+#ifndef KSCORE_SCORER_FRAMEWORK_REGISTRY_H_
+#define KSCORE_SCORER_FRAMEWORK_REGISTRY_H_
+
+#include <functional>
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/statusor.h"
+#include "scorer/framework/plugin.h"
+#include "scorer/framework/yaml_decode.h"
+
+namespace kscore::framework {
+
+// A plugin's factory validates its args once (pluginConfig[i].args, possibly
+// absent) and returns a ready plugin, or InvalidArgument naming the field.
+using PluginFactory =
+    std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const YamlField& args)>;
+
+// Maps plugin names to factories. Built by value (see DefaultRegistry in
+// scorer/plugins/registry.h); there is no global registry.
+class Registry {
+ public:
+  void Register(std::string name, PluginFactory factory) {
+    factories_[std::move(name)] = std::move(factory);
+  }
+  const PluginFactory* Find(absl::string_view name) const {
+    auto it = factories_.find(std::string(name));
+    return it == factories_.end() ? nullptr : &it->second;
+  }
+  const std::map<std::string, PluginFactory>& factories() const {
+    return factories_;
+  }
+
+  // kube-scheduler plugins the scorer does not run (the shim does their job,
+  // or they are not supported yet): a configuration may name them, and they
+  // are then left out instead of failing as unknown.
+  void RegisterKnown(std::string name) { known_.insert(std::move(name)); }
+  bool IsKnown(absl::string_view name) const {
+    return known_.contains(std::string(name));
+  }
+
+ private:
+  std::map<std::string, PluginFactory> factories_;
+  std::set<std::string> known_;
+};
+
+}  // namespace kscore::framework
+
+#endif  // KSCORE_SCORER_FRAMEWORK_REGISTRY_H_

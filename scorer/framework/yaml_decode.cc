@@ -1,0 +1,108 @@
+#include "absl/strings/string_view.h"
+#include "scorer/framework/yaml_decode.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace kscore::framework {
+
+YamlField YamlField::Child(absl::string_view key) const {
+  YAML::Node child =
+      node_.IsMap() ? node_[std::string(key)] : YAML::Node(YAML::NodeType::Undefined);
+  return YamlField(child, path_.empty() ? std::string(key)
+                                        : absl::StrCat(path_, ".", key));
+}
+
+YamlField YamlField::Index(size_t i) const {
+  return YamlField(node_[i], absl::StrCat(path_, "[", i, "]"));
+}
+
+absl::Status YamlField::Error(absl::string_view message) const {
+  if (path_.empty()) return absl::InvalidArgumentError(message);
+  return absl::InvalidArgumentError(absl::StrCat(path_, ": ", message));
+}
+
+std::string YamlField::Describe() const {
+  switch (node_.Type()) {
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return absl::StrCat("\"", node_.Scalar(), "\"");
+    default:
+      return "nothing";
+  }
+}
+
+absl::Status YamlField::ExpectMap(
+    std::initializer_list<absl::string_view> allowed) const {
+  if (!present()) return absl::OkStatus();
+  if (!node_.IsMap()) {
+    return Error(absl::StrCat("expected a mapping, got ", Describe()));
+  }
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar()) return Error("keys must be strings");
+    const std::string& key = kv.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      return Child(key).Error(absl::StrCat(
+          "unknown field \"", key, "\" (known: ", absl::StrJoin(allowed, ", "),
+          ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status YamlField::ExpectSequence() const {
+  if (!present() || node_.IsSequence()) return absl::OkStatus();
+  return Error(absl::StrCat("expected a list, got ", Describe()));
+}
+
+absl::StatusOr<std::string> YamlField::String() const {
+  if (!node_.IsScalar()) {
+    return Error(absl::StrCat("expected a string, got ", Describe()));
+  }
+  return node_.Scalar();
+}
+
+absl::StatusOr<bool> YamlField::Bool() const {
+  if (node_.IsScalar()) {
+    // YAML 1.2 core schema booleans, as Kubernetes' decoder accepts them.
+    const std::string& s = node_.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+  }
+  return Error(absl::StrCat("expected true or false, got ", Describe()));
+}
+
+absl::StatusOr<int64_t> YamlField::Int(int64_t min, int64_t max) const {
+  if (node_.IsScalar() && node_.Tag() != "!") {
+    const std::string& s = node_.Scalar();
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && end == s.data() + s.size()) {
+      if (v < min || v > max) {
+        return Error(absl::StrCat("must be between ", min, " and ", max,
+                                  ", got ", v));
+      }
+      return v;
+    }
+  }
+  return Error(absl::StrCat("expected an integer, got ", Describe()));
+}
+
+absl::StatusOr<double> YamlField::Double() const {
+  if (node_.IsScalar() && node_.Tag() != "!") {
+    const std::string& s = node_.Scalar();
+    double v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && end == s.data() + s.size()) return v;
+  }
+  return Error(absl::StrCat("expected a number, got ", Describe()));
+}
+
+}  // namespace kscore::framework

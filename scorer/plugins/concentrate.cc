@@ -1,0 +1,100 @@
+#include "scorer/plugins/concentrate.h"
+
+#include "absl/strings/str_cat.h"
+#include "scorer/framework/normalize.h"
+#include "scorer/framework/validation.h"
+
+namespace kscore::plugins {
+
+using framework::CycleState;
+using framework::PluginStatus;
+namespace pb = framework::pb;
+
+PluginStatus Concentrate::Filter(const CycleState& /*state*/,
+                                 const pb::Pod& /*pod*/,
+                                 const pb::Node& /*node*/) const {
+  if (args_.reject_everything) {
+    return PluginStatus::Unschedulable(std::string(kReasonRejectEverything));
+  }
+  return PluginStatus::Success();
+}
+
+PluginStatus Concentrate::PreScore(CycleState& state, const pb::Pod& pod,
+                                   absl::Span<const pb::Node* const> /*nodes*/) const {
+  auto it = pod.labels().find(args_.label_key);
+  // A pod without the label has no workload to concentrate: all nodes equal.
+  if (it == pod.labels().end()) return PluginStatus::Skip();
+  state.Write(kStateKey, State{it->second});
+  return PluginStatus::Success();
+}
+
+PluginStatus Concentrate::Score(const CycleState& state, const pb::Pod& /*pod*/,
+                                absl::Span<const pb::Node* const> nodes,
+                                absl::Span<int64_t> scores) const {
+  absl::StatusOr<const State*> s = state.Read<State>(kStateKey);
+  if (!s.ok()) return PluginStatus::Error(std::string(s.status().message()));
+  const std::string& value = (*s)->value;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    int64_t count = 0;
+    for (const pb::LabelCount& lc : nodes[i]->label_counts()) {
+      if (lc.key() == args_.label_key && lc.value() == value) {
+        count = lc.count();
+        break;
+      }
+    }
+    scores[i] = count;
+  }
+  return PluginStatus::Success();
+}
+
+PluginStatus Concentrate::NormalizeScore(const CycleState& /*state*/,
+                                         const pb::Pod& /*pod*/,
+                                         absl::Span<int64_t> scores) const {
+  framework::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false,
+                                   scores);
+  return PluginStatus::Success();
+}
+
+absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
+    const framework::YamlField& args) {
+  Args out;
+  if (!args.present()) return out;
+  if (absl::Status s =
+          args.ExpectMap({"apiVersion", "kind", "labelKey", "rejectEverything"});
+      !s.ok()) {
+    return s;
+  }
+  if (framework::YamlField kind = args.Child("kind"); kind.present()) {
+    absl::StatusOr<std::string> k = kind.String();
+    if (!k.ok()) return k.status();
+    if (*k != "ConcentrateArgs") {
+      return kind.Error(absl::StrCat("expected ConcentrateArgs, got \"", *k, "\""));
+    }
+  }
+  if (framework::YamlField key = args.Child("labelKey"); key.present()) {
+    absl::StatusOr<std::string> k = key.String();
+    if (!k.ok()) return k.status();
+    if (std::string why = framework::CheckLabelKey(*k); !why.empty()) {
+      return key.Error(absl::StrCat("invalid label key \"", *k, "\": ", why));
+    }
+    out.label_key = *k;
+  } else if (key.node().IsNull() && key.node().IsDefined()) {
+    return key.Error("invalid label key \"\": must be non-empty");
+  }
+  if (framework::YamlField reject = args.Child("rejectEverything");
+      reject.present()) {
+    absl::StatusOr<bool> b = reject.Bool();
+    if (!b.ok()) return b.status();
+    out.reject_everything = *b;
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> Concentrate::New(
+    const framework::YamlField& args) {
+  absl::StatusOr<Args> a = ParseArgs(args);
+  if (!a.ok()) return a.status();
+  return std::make_unique<Concentrate>(*std::move(a));
+}
+
+}  // namespace kscore::plugins

@@ -1,0 +1,338 @@
+// End-to-end tests of the scorer binary: started for real on a loopback port,
+// called through the generated stub.
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "kscore/scorer/v1/scorer.grpc.pb.h"
+#include "scorer/testing/wrappers.h"
+#include "tests/scorer/subprocess.h"
+
+namespace kscore {
+namespace {
+
+namespace pb = ::kscore::scorer::v1;
+using ::kscore::testing::MakeNode;
+using ::kscore::testing::MakePod;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+  pluginConfig:
+  - name: Concentrate
+    args:
+      labelKey: app
+- schedulerName: reject-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+  pluginConfig:
+  - name: Concentrate
+    args:
+      rejectEverything: true
+)";
+
+std::string WriteTemp(const std::string& text) {
+  char tmpl[] = "/tmp/kscore-config-XXXXXX";
+  int fd = mkstemp(tmpl);
+  close(fd);
+  std::ofstream(tmpl) << text;
+  return tmpl;
+}
+
+std::string ScorerBinary() { return std::string(KSCORE_BINARY_DIR) + "/bin/scorer"; }
+
+// grpc.health.v1.Health/Check for the whole server, with hand-encoded
+// messages (an empty request; the response's field 1 is the status enum).
+int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  grpc::CompletionQueue cq;
+  grpc::ByteBuffer request;  // empty HealthCheckRequest
+  grpc::Slice empty("");
+  request = grpc::ByteBuffer(&empty, 1);
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  auto call = stub.PrepareUnaryCall(&ctx, "/grpc.health.v1.Health/Check", request, &cq);
+  call->StartCall();
+  call->Finish(&response, &status, reinterpret_cast<void*>(1));
+  void* tag;
+  bool ok;
+  cq.Next(&tag, &ok);
+  if (!status.ok()) return -1;
+  std::vector<grpc::Slice> slices;
+  response.Dump(&slices);
+  std::string bytes;
+  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  if (bytes.size() == 2 && bytes[0] == 0x08) return bytes[1];
+  return bytes.empty() ? 0 : -2;
+}
+
+class ScorerServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config_ = WriteTemp(kConfig);
+    port_ = testing::FreePort();
+    ASSERT_GT(port_, 0);
+    address_ = absl::StrCat("127.0.0.1:", port_);
+    ASSERT_TRUE(scorer_.Start({ScorerBinary(), "--config", config_, "--listen",
+                               address_, "--max_batch_nodes", "50", "-v", "4"}));
+    channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+    stub_ = pb::Scorer::NewStub(channel_);
+    // Ready when health says SERVING (1); poll with a deadline.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (HealthStatus(channel_) != 1) {
+      ASSERT_TRUE(scorer_.Running()) << scorer_.Output();
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "scorer not ready";
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+  void TearDown() override {
+    if (scorer_.Running()) {
+      scorer_.Signal(SIGTERM);
+      EXPECT_EQ(scorer_.Wait(15000), 0) << scorer_.Output();
+    }
+    unlink(config_.c_str());
+  }
+
+  std::unique_ptr<grpc::ClientContext> Ctx() {
+    auto ctx = std::make_unique<grpc::ClientContext>();
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    return ctx;
+  }
+
+  std::string config_;
+  int port_ = 0;
+  std::string address_;
+  testing::Subprocess scorer_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<pb::Scorer::Stub> stub_;
+};
+
+void AddNodes(google::protobuf::RepeatedPtrField<pb::Node>* out) {
+  *out->Add() = MakeNode().Name("n1").LabelCount("app", "web", 1).Obj();
+  *out->Add() = MakeNode().Name("n2").LabelCount("app", "web", 3).LabelCount("app", "db", 5).Obj();
+  *out->Add() = MakeNode().Name("n3").LabelCount("app", "db", 2).Obj();
+}
+
+TEST_F(ScorerServerTest, CycleStateRoundTripsThroughTheServer) {
+  pb::Pod pod = MakePod().Name("web-1").Label("app", "web").Obj();
+
+  pb::PreFilterRequest pre_filter;
+  pre_filter.set_profile("concentrate-scheduler");
+  *pre_filter.mutable_pod() = pod;
+  pb::PreFilterResponse pre_filter_resp;
+  ASSERT_TRUE(stub_->PreFilter(Ctx().get(), pre_filter, &pre_filter_resp).ok());
+
+  pb::FilterRequest filter;
+  filter.set_profile("concentrate-scheduler");
+  *filter.mutable_pod() = pod;
+  *filter.mutable_cycle_state() = pre_filter_resp.cycle_state();
+  AddNodes(filter.mutable_nodes());
+  pb::FilterResponse filter_resp;
+  ASSERT_TRUE(stub_->Filter(Ctx().get(), filter, &filter_resp).ok());
+  ASSERT_EQ(filter_resp.statuses_size(), 3);
+  for (const pb::Status& s : filter_resp.statuses()) EXPECT_EQ(s.code(), pb::CODE_SUCCESS);
+
+  pb::PreScoreRequest pre_score;
+  pre_score.set_profile("concentrate-scheduler");
+  *pre_score.mutable_pod() = pod;
+  *pre_score.mutable_cycle_state() = pre_filter_resp.cycle_state();
+  AddNodes(pre_score.mutable_nodes());
+  pb::PreScoreResponse pre_score_resp;
+  ASSERT_TRUE(stub_->PreScore(Ctx().get(), pre_score, &pre_score_resp).ok());
+  ASSERT_TRUE(pre_score_resp.cycle_state().contains("PreScoreConcentrate"));
+  EXPECT_EQ(pre_score_resp.cycle_state().at("PreScoreConcentrate"), "web");
+
+  // Score on a fresh connection (as another replica would): the state in the
+  // request is all it has.
+  auto other = pb::Scorer::NewStub(
+      grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+  pb::ScoreRequest score;
+  score.set_profile("concentrate-scheduler");
+  *score.mutable_pod() = pod;
+  *score.mutable_cycle_state() = pre_score_resp.cycle_state();
+  *score.mutable_skipped() = pre_score_resp.skipped();
+  AddNodes(score.mutable_nodes());
+  pb::ScoreResponse score_resp;
+  ASSERT_TRUE(other->Score(Ctx().get(), score, &score_resp).ok());
+  int k = -1;
+  for (int i = 0; i < score_resp.plugins_size(); ++i) {
+    if (score_resp.plugins(i) == "Concentrate") k = i;
+  }
+  ASSERT_GE(k, 0);
+  ASSERT_EQ(score_resp.scores_size(), 3);
+  EXPECT_EQ(score_resp.scores(0).raw(k), 1);
+  EXPECT_EQ(score_resp.scores(1).raw(k), 3);
+  EXPECT_EQ(score_resp.scores(2).raw(k), 0);
+
+  // The value comes from CycleState, not the pod: swap it and scores follow.
+  (*score.mutable_cycle_state())["PreScoreConcentrate"] = "db";
+  ASSERT_TRUE(other->Score(Ctx().get(), score, &score_resp).ok());
+  EXPECT_EQ(score_resp.scores(1).raw(k), 5);
+  EXPECT_EQ(score_resp.scores(2).raw(k), 2);
+
+  // Normalise the raw scores: onto [0, 100], weighted by 10.
+  pb::NormalizeScoreRequest norm;
+  norm.set_profile("concentrate-scheduler");
+  *norm.mutable_pod() = pod;
+  *norm.mutable_cycle_state() = score.cycle_state();
+  *norm.mutable_plugins() = score_resp.plugins();
+  *norm.mutable_scores() = score_resp.scores();
+  pb::NormalizeScoreResponse norm_resp;
+  ASSERT_TRUE(stub_->NormalizeScore(Ctx().get(), norm, &norm_resp).ok());
+  EXPECT_EQ(norm_resp.weights(k), 10);
+  EXPECT_EQ(norm_resp.scores(1).normalized(k), 100);
+  EXPECT_EQ(norm_resp.scores(2).normalized(k), 40);
+
+  // Without PreScore's state, Score is INVALID_ARGUMENT naming the key.
+  score.clear_cycle_state();
+  grpc::Status st = other->Score(Ctx().get(), score, &score_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("PreScoreConcentrate"));
+}
+
+TEST_F(ScorerServerTest, EvaluateIsTheFusedCycle) {
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  *req.mutable_pod() = MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
+  AddNodes(req.mutable_nodes());
+  pb::EvaluateResponse resp;
+  grpc::Status st = stub_->Evaluate(Ctx().get(), req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(resp.filter_size(), 3);
+  ASSERT_EQ(resp.scores_size(), 3);
+  int k = -1;
+  for (int i = 0; i < resp.plugins_size(); ++i) {
+    if (resp.plugins(i) == "Concentrate") k = i;
+  }
+  ASSERT_GE(k, 0);
+  EXPECT_EQ(resp.weights(k), 10);
+  EXPECT_EQ(resp.scores(1).normalized(k), 100);
+  EXPECT_EQ(resp.scores(0).normalized(k), 33);
+  EXPECT_GT(resp.scores(1).total(), resp.scores(0).total());
+  EXPECT_GT(resp.scores(0).total(), resp.scores(2).total());
+  EXPECT_EQ(resp.cycle_state().at("PreScoreConcentrate"), "web");
+}
+
+TEST_F(ScorerServerTest, RejectEverythingRejectsEveryNodeNamingConcentrate) {
+  pb::EvaluateRequest req;
+  req.set_profile("reject-scheduler");
+  *req.mutable_pod() = MakePod().Name("p").Label("app", "web").Obj();
+  AddNodes(req.mutable_nodes());
+  pb::EvaluateResponse resp;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  ASSERT_EQ(resp.filter_size(), 3);
+  for (const pb::Status& s : resp.filter()) {
+    EXPECT_EQ(s.code(), pb::CODE_UNSCHEDULABLE);
+    EXPECT_EQ(s.plugin(), "Concentrate");
+    EXPECT_THAT(s.reasons(), ElementsAre("node(s) were rejected by Concentrate (rejectEverything)"));
+  }
+  EXPECT_EQ(resp.scores_size(), 0);
+}
+
+TEST_F(ScorerServerTest, BadRequestsGetInvalidArgument) {
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  pb::EvaluateResponse resp;
+  grpc::Status st = stub_->Evaluate(Ctx().get(), req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("pod is required"));
+
+  *req.mutable_pod() = MakePod().Name("p").Obj();
+  *req.add_nodes() = MakeNode().Name("n1").Obj();
+  *req.add_nodes() = MakeNode().Name("n2").Obj();
+  *req.add_nodes() = MakeNode().Name("n1").Obj();
+  st = stub_->Evaluate(Ctx().get(), req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(),
+              HasSubstr("nodes[2].name: duplicate node name \"n1\" (also nodes[0])"));
+
+  req.clear_nodes();
+  for (int i = 0; i < 51; ++i) *req.add_nodes() = MakeNode().Name(absl::StrCat("n", i)).Obj();
+  st = stub_->Evaluate(Ctx().get(), req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("batch of 51 nodes is larger than the limit of 50"));
+
+  pb::ScoreRequest score;
+  score.set_profile("concentrate-scheduler");
+  *score.mutable_pod() = MakePod().Name("p").Obj();
+  (*score.mutable_cycle_state())["kscore.SkipFilter"] = "";
+  pb::NormalizeScoreRequest norm;
+  norm.set_profile("concentrate-scheduler");
+  *norm.mutable_pod() = MakePod().Name("p").Obj();
+  norm.add_plugins("NoSuchPlugin");
+  pb::NormalizeScoreResponse norm_resp;
+  st = stub_->NormalizeScore(Ctx().get(), norm, &norm_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("\"NoSuchPlugin\" is not a score plugin"));
+
+  // The server is still up after all of that.
+  EXPECT_TRUE(scorer_.Running());
+}
+
+TEST_F(ScorerServerTest, UnknownProfileIsNotFound) {
+  pb::EvaluateRequest req;
+  req.set_profile("nope");
+  *req.mutable_pod() = MakePod().Name("p").Obj();
+  pb::EvaluateResponse resp;
+  grpc::Status st = stub_->Evaluate(Ctx().get(), req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(st.error_message(), HasSubstr("profile \"nope\" not found (serving: "
+                                            "concentrate-scheduler, reject-scheduler)"));
+}
+
+TEST_F(ScorerServerTest, ListProfilesTellsTheShimWhatToSend) {
+  pb::ListProfilesResponse resp;
+  ASSERT_TRUE(stub_->ListProfiles(Ctx().get(), pb::ListProfilesRequest(), &resp).ok());
+  ASSERT_EQ(resp.profiles_size(), 2);
+  EXPECT_EQ(resp.profiles(0).scheduler_name(), "concentrate-scheduler");
+  EXPECT_THAT(resp.profiles(0).label_count_keys(), ElementsAre("app"));
+}
+
+TEST_F(ScorerServerTest, SigtermDrainsAndExitsZero) {
+  ASSERT_TRUE(scorer_.Signal(SIGTERM));
+  EXPECT_EQ(scorer_.Wait(15000), 0) << scorer_.Output();
+  EXPECT_THAT(scorer_.Output(), HasSubstr("draining"));
+}
+
+TEST(ScorerBinaryTest, InvalidConfigExitsNonZeroNamingTheField) {
+  std::string bad = std::string(KSCORE_SOURCE_DIR) +
+                    "/tests/testdata/config/bad/bad_label_key.yaml";
+  testing::Subprocess p;
+  ASSERT_TRUE(p.Start({ScorerBinary(), "--config", bad, "--listen", "127.0.0.1:0"}));
+  EXPECT_EQ(p.Wait(10000), 1);
+  EXPECT_THAT(p.Output(), HasSubstr("profiles[0].pluginConfig[0].args.labelKey: "
+                                    "invalid label key \"a b\""));
+}
+
+TEST(ScorerBinaryTest, MissingConfigFlagExitsNonZero) {
+  testing::Subprocess p;
+  ASSERT_TRUE(p.Start({ScorerBinary(), "--listen", "127.0.0.1:0"}));
+  EXPECT_EQ(p.Wait(10000), 2);
+  EXPECT_THAT(p.Output(), HasSubstr("--config is required"));
+}
+
+}  // namespace
+}  // namespace kscore
