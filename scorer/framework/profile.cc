@@ -179,7 +179,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
       return absl::InvalidArgumentError(
           absl::StrCat(ref.path, ".name: unknown plugin \"", ref.name, "\""));
     }
-    if (warned.insert(ref.name).second && ref.path != "default plugins") {
+    if (ref.path != "default plugins" && warned.insert(ref.name).second) {
       warn(absl::StrCat(config.path, ": plugin ", ref.name,
                         " is not run by kscore (not supported yet, or done by "
                         "the shim); ignored"));
@@ -187,12 +187,16 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     return nullptr;
   };
 
+  // Every pluginConfig entry is validated, even for a plugin the profile
+  // does not enable, so a typo never waits for the day it is enabled.
   for (const PluginConfigEntry& e : config.plugin_config) {
     if (registry.Find(e.name) == nullptr && !registry.IsKnown(e.name)) {
       return absl::InvalidArgumentError(absl::StrCat(
           e.path.substr(0, e.path.size() - absl::string_view(".args").size()),
           ".name: unknown plugin \"", e.name, "\""));
     }
+    absl::StatusOr<Plugin*> p = instantiate(PluginRef{e.name, {}, e.path});
+    if (!p.ok()) return p.status();
   }
 
   absl::flat_hash_map<std::string, int32_t> weights;

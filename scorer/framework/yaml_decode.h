@@ -18,8 +18,11 @@ namespace kscore::framework {
 // \"ten\"".
 class YamlField {
  public:
+  // An invalid node (yaml-cpp's answer for a missing key) counts as absent.
   YamlField(YAML::Node node, std::string path)
-      : node_(std::move(node)), path_(std::move(path)) {}
+      : node_(node.IsDefined() ? std::move(node)
+                               : YAML::Node(YAML::NodeType::Undefined)),
+        path_(std::move(path)) {}
 
   const YAML::Node& node() const { return node_; }
   const std::string& path() const { return path_; }

@@ -157,6 +157,8 @@ struct ArgsCase {
   const char* error;  // substring; "" means success
 };
 
+void PrintTo(const ArgsCase& c, std::ostream* os) { *os << c.name; }
+
 class ConcentrateArgsTest : public ::testing::TestWithParam<ArgsCase> {};
 
 TEST_P(ConcentrateArgsTest, ParsesAndValidates) {

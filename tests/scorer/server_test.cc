@@ -99,9 +99,10 @@ class ScorerServerTest : public ::testing::Test {
                                address_, "--max_batch_nodes", "50", "-v", "4"}));
     channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
     stub_ = pb::Scorer::NewStub(channel_);
-    // Ready when health says SERVING (1); poll with a deadline.
+    // Ready when it answers; poll with a deadline.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (HealthStatus(channel_) != 1) {
+    while (!channel_->WaitForConnected(std::chrono::system_clock::now() +
+                                       std::chrono::milliseconds(100))) {
       ASSERT_TRUE(scorer_.Running()) << scorer_.Output();
       ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "scorer not ready";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -207,7 +208,7 @@ TEST_F(ScorerServerTest, CycleStateRoundTripsThroughTheServer) {
   EXPECT_EQ(norm_resp.scores(2).normalized(k), 40);
 
   // Without PreScore's state, Score is INVALID_ARGUMENT naming the key.
-  score.clear_cycle_state();
+  score.mutable_cycle_state()->erase("PreScoreConcentrate");
   grpc::Status st = other->Score(Ctx().get(), score, &score_resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(st.error_message(), HasSubstr("PreScoreConcentrate"));
@@ -311,7 +312,13 @@ TEST_F(ScorerServerTest, ListProfilesTellsTheShimWhatToSend) {
   EXPECT_THAT(resp.profiles(0).label_count_keys(), ElementsAre("app"));
 }
 
+TEST_F(ScorerServerTest, HealthSaysServing) {
+  EXPECT_EQ(HealthStatus(channel_), 1);  // grpc.health.v1 SERVING
+}
+
 TEST_F(ScorerServerTest, SigtermDrainsAndExitsZero) {
+  stub_.reset();
+  channel_.reset();
   ASSERT_TRUE(scorer_.Signal(SIGTERM));
   EXPECT_EQ(scorer_.Wait(15000), 0) << scorer_.Output();
   EXPECT_THAT(scorer_.Output(), HasSubstr("draining"));

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the C++ build needs, only when one is missing.
+# Sourced by hack/test.sh, hack/demo.sh and the Dockerfile's build stage.
+
+KSCORE_DEB_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
+  libabsl-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libcurl4-openssl-dev nlohmann-json3-dev prometheus-cpp-dev
+  clang-format clang-tidy openssl python3 curl ca-certificates
+)
+
+kscore_install_deps() {
+  local missing=()
+  local p
+  for p in "${KSCORE_DEB_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+      || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  echo "installing Debian packages: ${missing[*]}" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >&2
+}
+
+# Configures and builds into build/ (binaries in build/bin/).
+kscore_build() {
+  local root="$1"
+  local werror="${KSCORE_WERROR:-OFF}"
+  if [ -n "${CI:-}" ]; then werror=ON; fi
+  cmake -G Ninja -S "$root" -B "$root/build" -DKSCORE_WERROR="$werror" >&2
+  ninja -C "$root/build" >&2
+}
