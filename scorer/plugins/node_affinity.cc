@@ -1,0 +1,522 @@
+#include "scorer/plugins/node_affinity.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "scorer/framework/normalize.h"
+#include "scorer/framework/validation.h"
+
+namespace kscore::plugins {
+
+using framework::CycleState;
+using framework::PluginStatus;
+namespace pb = framework::pb;
+
+namespace {
+
+constexpr absl::string_view kNodeNameField = "metadata.name";
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9');
+}
+
+// validation.IsValidLabelValue: empty, or at most 63 characters of
+// [A-Za-z0-9_.-] starting and ending with an alphanumeric character.
+bool IsValidLabelValue(absl::string_view v) {
+  if (v.empty()) return true;
+  if (v.size() > 63 || !IsAlnum(v.front()) || !IsAlnum(v.back())) return false;
+  return std::all_of(v.begin(), v.end(), [](char c) {
+    return IsAlnum(c) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+// strconv.ParseInt(s, 10, 64): optional sign, decimal digits, no overflow.
+bool ParseInt64(absl::string_view s, int64_t& out) {
+  bool negative = false;
+  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+    negative = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return false;
+  uint64_t v = 0;
+  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (limit - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  out = negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+  return true;
+}
+
+// labels.NewRequirement's checks, which kube-scheduler applies when it parses
+// a term; a term that fails them matches no node.
+std::string CheckLabelRequirement(const pb::NodeSelectorRequirement& r) {
+  if (std::string why = framework::CheckLabelKey(r.key()); !why.empty()) {
+    return absl::StrCat("key \"", r.key(), "\": ", why);
+  }
+  const std::string& op = r.operator_();
+  if (op == "In" || op == "NotIn") {
+    if (r.values().empty()) {
+      return "for 'in', 'notin' operators, values set can't be empty";
+    }
+  } else if (op == "Exists" || op == "DoesNotExist") {
+    if (!r.values().empty()) {
+      return "values set must be empty for exists and does not exist";
+    }
+  } else if (op == "Gt" || op == "Lt") {
+    int64_t unused = 0;
+    if (r.values_size() != 1 || !ParseInt64(r.values(0), unused)) {
+      return "for 'Gt', 'Lt' operators, exactly one integer value is required";
+    }
+  } else {
+    return absl::StrCat("unsupported operator \"", op, "\"");
+  }
+  for (const std::string& v : r.values()) {
+    if (!IsValidLabelValue(v)) {
+      return absl::StrCat("invalid label value \"", v, "\"");
+    }
+  }
+  return "";
+}
+
+std::string CheckFieldRequirement(const pb::NodeSelectorRequirement& r) {
+  if (r.operator_() != "In" && r.operator_() != "NotIn") {
+    return absl::StrCat("unsupported field operator \"", r.operator_(), "\"");
+  }
+  if (r.values_size() != 1) return "field values must have one element";
+  return "";
+}
+
+// "" if the term can match nodes, otherwise why not. An empty term matches
+// no node.
+std::string CheckTerm(const pb::NodeSelectorTerm& term) {
+  if (term.match_expressions().empty() && term.match_fields().empty()) {
+    return "empty term";
+  }
+  for (int i = 0; i < term.match_expressions_size(); ++i) {
+    std::string why = CheckLabelRequirement(term.match_expressions(i));
+    if (!why.empty()) return absl::StrCat("matchExpressions[", i, "]: ", why);
+  }
+  for (int i = 0; i < term.match_fields_size(); ++i) {
+    std::string why = CheckFieldRequirement(term.match_fields(i));
+    if (!why.empty()) return absl::StrCat("matchFields[", i, "]: ", why);
+  }
+  return "";
+}
+
+bool HasValue(const pb::NodeSelectorRequirement& r, const std::string& v) {
+  return std::find(r.values().begin(), r.values().end(), v) != r.values().end();
+}
+
+// labels.Requirement.Matches, for a well-formed requirement.
+bool LabelMatches(const pb::NodeSelectorRequirement& r, const pb::Node& node) {
+  auto it = node.labels().find(r.key());
+  const bool exists = it != node.labels().end();
+  const std::string& op = r.operator_();
+  if (op == "In") return exists && HasValue(r, it->second);
+  if (op == "NotIn") return !exists || !HasValue(r, it->second);
+  if (op == "Exists") return exists;
+  if (op == "DoesNotExist") return !exists;
+  int64_t have = 0, want = 0;
+  if (!exists || !ParseInt64(it->second, have) ||
+      !ParseInt64(r.values(0), want)) {
+    return false;
+  }
+  return op == "Gt" ? have > want : have < want;
+}
+
+// A well-formed term: requirements ANDed. Field requirements only know
+// metadata.name, and are ignored for a node without a name.
+bool TermMatches(const pb::NodeSelectorTerm& term, const pb::Node& node) {
+  for (const pb::NodeSelectorRequirement& r : term.match_expressions()) {
+    if (!LabelMatches(r, node)) return false;
+  }
+  if (node.name().empty()) return true;
+  for (const pb::NodeSelectorRequirement& r : term.match_fields()) {
+    const bool equal =
+        (r.key() == kNodeNameField ? node.name() : std::string()) ==
+        r.values(0);
+    if (equal != (r.operator_() == "In")) return false;
+  }
+  return true;
+}
+
+bool IsEmptyTerm(const pb::NodeSelectorTerm& term) {
+  return term.match_expressions().empty() && term.match_fields().empty();
+}
+
+// Whether a preferred term counts: kube-scheduler drops zero weights and
+// empty terms.
+bool Counts(const pb::PreferredSchedulingTerm& t) {
+  return t.weight() != 0 && !IsEmptyTerm(t.preference());
+}
+
+bool HasRequired(const pb::Pod& pod) {
+  return pod.node_affinity().has_required() ||
+         !pod.node_affinity().required().empty();
+}
+
+bool MatchesNodeSelector(const pb::Pod& pod, const pb::Node& node) {
+  for (const auto& [key, value] : pod.node_selector()) {
+    auto it = node.labels().find(key);
+    if (it == node.labels().end() || it->second != value) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string NodeAffinity::PreFilterState::Encode() const {
+  std::vector<absl::string_view> names(node_names.begin(), node_names.end());
+  std::sort(names.begin(), names.end());
+  std::string out = valid_terms + (restricted ? "\nR" : "\nA");
+  for (absl::string_view n : names) absl::StrAppend(&out, "\n", n);
+  return out;
+}
+
+absl::StatusOr<NodeAffinity::PreFilterState>
+NodeAffinity::PreFilterState::Decode(absl::string_view bytes) {
+  std::vector<absl::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t end = bytes.find('\n', start);
+    parts.push_back(bytes.substr(start, end - start));
+    if (end == absl::string_view::npos) break;
+    start = end + 1;
+  }
+  if (parts.size() < 2 || (parts[1] != "R" && parts[1] != "A") ||
+      parts[0].find_first_not_of("01") != absl::string_view::npos) {
+    return absl::InvalidArgumentError("malformed NodeAffinity PreFilter state");
+  }
+  PreFilterState s;
+  s.valid_terms = std::string(parts[0]);
+  s.restricted = parts[1] == "R";
+  for (size_t i = 2; i < parts.size(); ++i) s.node_names.emplace(parts[i]);
+  return s;
+}
+
+NodeAffinity::PreFilterState NodeAffinity::Prepare(const pb::Pod& pod) {
+  PreFilterState s;
+  const auto& terms = pod.node_affinity().required();
+  s.valid_terms.reserve(terms.size());
+  for (const pb::NodeSelectorTerm& t : terms) {
+    s.valid_terms.push_back(CheckTerm(t).empty() ? '1' : '0');
+  }
+  // Terms are ORed: the pod is pinned to named nodes only if every term
+  // carries a metadata.name In requirement; within a term they intersect.
+  if (terms.empty()) return s;
+  absl::flat_hash_set<std::string> names;
+  for (const pb::NodeSelectorTerm& t : terms) {
+    bool pinned = false;
+    absl::flat_hash_set<std::string> term_names;
+    for (const pb::NodeSelectorRequirement& r : t.match_fields()) {
+      if (r.key() != kNodeNameField || r.operator_() != "In") continue;
+      absl::flat_hash_set<std::string> values(r.values().begin(),
+                                              r.values().end());
+      if (!pinned) {
+        term_names = std::move(values);
+        pinned = true;
+      } else {
+        absl::erase_if(term_names, [&values](const std::string& n) {
+          return !values.contains(n);
+        });
+      }
+    }
+    if (!pinned) return s;
+    names.insert(term_names.begin(), term_names.end());
+  }
+  s.restricted = true;
+  s.node_names = std::move(names);
+  return s;
+}
+
+PluginStatus NodeAffinity::PreFilter(CycleState& state,
+                                     const pb::Pod& pod) const {
+  if (!HasRequired(pod) && pod.node_selector().empty() && !HasAddedRequired()) {
+    return PluginStatus::Skip();
+  }
+  PreFilterState s = Prepare(pod);
+  const bool conflict = s.restricted && s.node_names.empty();
+  state.Write(kPreFilterStateKey, std::move(s));
+  if (conflict) {
+    return PluginStatus::UnschedulableAndUnresolvable(
+        std::string(kReasonConflict));
+  }
+  return PluginStatus::Success();
+}
+
+PluginStatus NodeAffinity::Filter(const CycleState& state, const pb::Pod& pod,
+                                  const pb::Node& node) const {
+  const PreFilterState* s = nullptr;
+  PreFilterState computed;
+  absl::StatusOr<const PreFilterState*> read =
+      state.Read<PreFilterState>(kPreFilterStateKey);
+  if (read.ok()) {
+    s = *read;
+  } else if (absl::IsNotFound(read.status())) {
+    // PreFilter did not run (e.g. a bare Filter call): work it out here.
+    computed = Prepare(pod);
+    s = &computed;
+  } else {
+    return PluginStatus::Error(std::string(read.status().message()));
+  }
+  const auto& terms = pod.node_affinity().required();
+  if (s->valid_terms.size() != static_cast<size_t>(terms.size())) {
+    return PluginStatus::Error(
+        absl::StrCat("cycle_state[\"", kPreFilterStateKey, "\"] has ",
+                     s->valid_terms.size(), " terms, the pod ", terms.size()));
+  }
+  if (s->restricted && !s->node_names.contains(node.name())) {
+    return PluginStatus::UnschedulableAndUnresolvable(
+        std::string(kReasonNotInPreFilterResult));
+  }
+  if (HasAddedRequired()) {
+    // Checked when parsed: every non-empty term is well formed.
+    bool matched = false;
+    for (const pb::NodeSelectorTerm& t : args_.added_affinity.required()) {
+      if (!IsEmptyTerm(t) && TermMatches(t, node)) {
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) {
+      return PluginStatus::UnschedulableAndUnresolvable(
+          std::string(kReasonEnforced));
+    }
+  }
+  if (!MatchesNodeSelector(pod, node)) {
+    return PluginStatus::UnschedulableAndUnresolvable(std::string(kReasonPod));
+  }
+  if (HasRequired(pod)) {
+    bool matched = false;
+    for (int i = 0; i < terms.size() && !matched; ++i) {
+      matched = s->valid_terms[i] == '1' && TermMatches(terms[i], node);
+    }
+    if (!matched) {
+      return PluginStatus::UnschedulableAndUnresolvable(
+          std::string(kReasonPod));
+    }
+  }
+  return PluginStatus::Success();
+}
+
+namespace {
+
+// Preferred terms that count: non-zero weight and non-empty. "" if all of
+// them are well formed, otherwise what is wrong with the first bad one.
+std::string CheckPreferred(const pb::Pod& pod) {
+  const auto& preferred = pod.node_affinity().preferred();
+  for (int i = 0; i < preferred.size(); ++i) {
+    if (!Counts(preferred[i])) continue;
+    if (std::string why = CheckTerm(preferred[i].preference()); !why.empty()) {
+      return absl::StrCat("preferredDuringSchedulingIgnoredDuringExecution[", i,
+                          "].preference.", why);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+PluginStatus NodeAffinity::PreScore(
+    CycleState& /*state*/, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> /*nodes*/) const {
+  if (pod.node_affinity().preferred().empty() &&
+      args_.added_affinity.preferred().empty()) {
+    return PluginStatus::Skip();
+  }
+  if (std::string why = CheckPreferred(pod); !why.empty()) {
+    return PluginStatus::Error(why);
+  }
+  return PluginStatus::Success();
+}
+
+PluginStatus NodeAffinity::Score(const CycleState& /*state*/,
+                                 const pb::Pod& pod,
+                                 absl::Span<const pb::Node* const> nodes,
+                                 absl::Span<int64_t> scores) const {
+  if (std::string why = CheckPreferred(pod); !why.empty()) {
+    return PluginStatus::Error(why);
+  }
+  const auto& preferred = pod.node_affinity().preferred();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    int64_t sum = 0;
+    for (const auto* terms : {&args_.added_affinity.preferred(), &preferred}) {
+      for (const pb::PreferredSchedulingTerm& t : *terms) {
+        if (Counts(t) && TermMatches(t.preference(), *nodes[i])) {
+          sum += t.weight();
+        }
+      }
+    }
+    scores[i] = sum;
+  }
+  return PluginStatus::Success();
+}
+
+PluginStatus NodeAffinity::NormalizeScore(const CycleState& /*state*/,
+                                          const pb::Pod& /*pod*/,
+                                          absl::Span<int64_t> scores) const {
+  framework::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false,
+                                   scores);
+  return PluginStatus::Success();
+}
+
+namespace {
+
+using framework::YamlField;
+
+absl::Status ParseStrings(
+    const YamlField& field,
+    google::protobuf::RepeatedPtrField<std::string>* out) {
+  if (absl::Status s = field.ExpectSequence(); !s.ok()) return s;
+  for (size_t i = 0; field.present() && i < field.size(); ++i) {
+    absl::StatusOr<std::string> v = field.Index(i).String();
+    if (!v.ok()) return v.status();
+    out->Add(*std::move(v));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseRequirements(
+    const YamlField& field,
+    google::protobuf::RepeatedPtrField<pb::NodeSelectorRequirement>* out) {
+  if (absl::Status s = field.ExpectSequence(); !s.ok()) return s;
+  for (size_t i = 0; field.present() && i < field.size(); ++i) {
+    YamlField item = field.Index(i);
+    if (!item.node().IsMap()) return item.Error("expected a mapping");
+    if (absl::Status s = item.ExpectMap({"key", "operator", "values"});
+        !s.ok()) {
+      return s;
+    }
+    pb::NodeSelectorRequirement* r = out->Add();
+    if (YamlField key = item.Child("key"); key.present()) {
+      absl::StatusOr<std::string> v = key.String();
+      if (!v.ok()) return v.status();
+      r->set_key(*std::move(v));
+    }
+    if (YamlField op = item.Child("operator"); op.present()) {
+      absl::StatusOr<std::string> v = op.String();
+      if (!v.ok()) return v.status();
+      r->set_operator_(*std::move(v));
+    }
+    if (absl::Status s =
+            ParseStrings(item.Child("values"), r->mutable_values());
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A nodeSelectorTerm. If `check`, malformed requirements are errors naming
+// the term (kube-scheduler does not look into empty terms, nor into preferred
+// terms of weight 0).
+absl::Status ParseTerm(const YamlField& field, pb::NodeSelectorTerm* term,
+                       bool check) {
+  if (field.present() && !field.node().IsMap()) {
+    return field.Error("expected a mapping");
+  }
+  if (absl::Status s = field.ExpectMap({"matchExpressions", "matchFields"});
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseRequirements(field.Child("matchExpressions"),
+                                         term->mutable_match_expressions());
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseRequirements(field.Child("matchFields"),
+                                         term->mutable_match_fields());
+      !s.ok()) {
+    return s;
+  }
+  if (!check || IsEmptyTerm(*term)) return absl::OkStatus();
+  if (std::string why = CheckTerm(*term); !why.empty()) {
+    return field.Error(why);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<NodeAffinity::Args> NodeAffinity::ParseArgs(
+    const YamlField& args) {
+  Args out;
+  if (!args.present()) return out;
+  if (absl::Status s = args.ExpectMap({"apiVersion", "kind", "addedAffinity"});
+      !s.ok()) {
+    return s;
+  }
+  if (YamlField kind = args.Child("kind"); kind.present()) {
+    absl::StatusOr<std::string> k = kind.String();
+    if (!k.ok()) return k.status();
+    if (*k != "NodeAffinityArgs") {
+      return kind.Error(
+          absl::StrCat("expected NodeAffinityArgs, got \"", *k, "\""));
+    }
+  }
+  YamlField added = args.Child("addedAffinity");
+  if (!added.present()) return out;
+  if (absl::Status s =
+          added.ExpectMap({"requiredDuringSchedulingIgnoredDuringExecution",
+                           "preferredDuringSchedulingIgnoredDuringExecution"});
+      !s.ok()) {
+    return s;
+  }
+  pb::NodeAffinity& affinity = out.added_affinity;
+  if (YamlField required =
+          added.Child("requiredDuringSchedulingIgnoredDuringExecution");
+      required.present()) {
+    if (absl::Status s = required.ExpectMap({"nodeSelectorTerms"}); !s.ok()) {
+      return s;
+    }
+    affinity.set_has_required(true);
+    YamlField terms = required.Child("nodeSelectorTerms");
+    if (absl::Status s = terms.ExpectSequence(); !s.ok()) return s;
+    for (size_t i = 0; terms.present() && i < terms.size(); ++i) {
+      if (absl::Status s = ParseTerm(terms.Index(i), affinity.add_required(),
+                                     /*check=*/true);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  YamlField preferred =
+      added.Child("preferredDuringSchedulingIgnoredDuringExecution");
+  if (absl::Status s = preferred.ExpectSequence(); !s.ok()) return s;
+  for (size_t i = 0; preferred.present() && i < preferred.size(); ++i) {
+    YamlField item = preferred.Index(i);
+    if (!item.node().IsMap()) return item.Error("expected a mapping");
+    if (absl::Status s = item.ExpectMap({"weight", "preference"}); !s.ok()) {
+      return s;
+    }
+    pb::PreferredSchedulingTerm* t = affinity.add_preferred();
+    if (YamlField w = item.Child("weight"); w.present()) {
+      absl::StatusOr<int64_t> v = w.Int(std::numeric_limits<int32_t>::min(),
+                                        std::numeric_limits<int32_t>::max());
+      if (!v.ok()) return v.status();
+      t->set_weight(static_cast<int32_t>(*v));
+    }
+    if (absl::Status s =
+            ParseTerm(item.Child("preference"), t->mutable_preference(),
+                      /*check=*/t->weight() != 0);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeAffinity::New(
+    const YamlField& args) {
+  absl::StatusOr<Args> a = ParseArgs(args);
+  if (!a.ok()) return a.status();
+  return std::make_unique<NodeAffinity>(*std::move(a));
+}
+
+}  // namespace kscore::plugins

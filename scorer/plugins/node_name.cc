@@ -1,0 +1,28 @@
+#include "scorer/plugins/node_name.h"
+
+#include <string>
+
+namespace kscore::plugins {
+
+using framework::CycleState;
+using framework::PluginStatus;
+namespace pb = framework::pb;
+
+PluginStatus NodeName::Filter(const CycleState& /*state*/, const pb::Pod& pod,
+                              const pb::Node& node) const {
+  if (pod.node_name().empty() || pod.node_name() == node.name()) {
+    return PluginStatus::Success();
+  }
+  return PluginStatus::UnschedulableAndUnresolvable(
+      std::string(kReasonMismatch));
+}
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeName::New(
+    const framework::YamlField& args) {
+  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+    return s;
+  }
+  return std::make_unique<NodeName>();
+}
+
+}  // namespace kscore::plugins

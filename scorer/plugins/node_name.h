@@ -1,0 +1,33 @@
+#ifndef KSCORE_SCORER_PLUGINS_NODE_NAME_H_
+#define KSCORE_SCORER_PLUGINS_NODE_NAME_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scorer/framework/plugin.h"
+#include "scorer/framework/yaml_decode.h"
+
+namespace kscore::plugins {
+
+// NodeName honours spec.nodeName: a pod that names a node fits only there.
+class NodeName : public framework::FilterPlugin {
+ public:
+  static constexpr absl::string_view kName = "NodeName";
+  static constexpr absl::string_view kReasonMismatch =
+      "node(s) didn't match the requested node name";
+
+  absl::string_view Name() const override { return kName; }
+
+  framework::PluginStatus Filter(
+      const framework::CycleState& state, const framework::pb::Pod& pod,
+      const framework::pb::Node& node) const override;
+
+  // Takes no args (absent, or only apiVersion/kind).
+  static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+      const framework::YamlField& args);
+};
+
+}  // namespace kscore::plugins
+
+#endif  // KSCORE_SCORER_PLUGINS_NODE_NAME_H_

@@ -1,0 +1,40 @@
+#ifndef KSCORE_SCORER_PLUGINS_NODE_PORTS_H_
+#define KSCORE_SCORER_PLUGINS_NODE_PORTS_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scorer/framework/plugin.h"
+#include "scorer/framework/yaml_decode.h"
+
+namespace kscore::plugins {
+
+// NodePorts rejects nodes where a host port the pod asks for (regular and
+// sidecar containers) is already in use (pb::Node::used_ports).
+class NodePorts : public framework::PreFilterPlugin,
+                  public framework::FilterPlugin {
+ public:
+  static constexpr absl::string_view kName = "NodePorts";
+  static constexpr absl::string_view kReasonPortsTaken =
+      "node(s) didn't have free ports for the requested pod ports";
+
+  absl::string_view Name() const override { return kName; }
+
+  // Skip when the pod asks for no host port. Filter reads the ports from the
+  // pod itself, so there is no state to carry.
+  framework::PluginStatus PreFilter(
+      framework::CycleState& state,
+      const framework::pb::Pod& pod) const override;
+  framework::PluginStatus Filter(
+      const framework::CycleState& state, const framework::pb::Pod& pod,
+      const framework::pb::Node& node) const override;
+
+  // Takes no args (absent, or only apiVersion/kind).
+  static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+      const framework::YamlField& args);
+};
+
+}  // namespace kscore::plugins
+
+#endif  // KSCORE_SCORER_PLUGINS_NODE_PORTS_H_

@@ -1,0 +1,572 @@
+#include "scorer/plugins/node_resources_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scorer/framework/pod_resources.h"
+#include "scorer/framework/validation.h"
+
+namespace kscore::plugins {
+
+using framework::CycleState;
+using framework::PluginStatus;
+using framework::YamlField;
+namespace pb = framework::pb;
+
+// ------------------------------------------------------------------ shared
+
+std::vector<ResourceSpec> DefaultResourceSpecs() {
+  return {{"cpu", 1}, {"memory", 1}};
+}
+
+absl::StatusOr<std::vector<ResourceSpec>> ParseResourceSpecs(
+    const YamlField& field) {
+  if (absl::Status s = field.ExpectSequence(); !s.ok()) return s;
+  if (!field.present() || field.size() == 0) return DefaultResourceSpecs();
+  std::vector<ResourceSpec> out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    YamlField item = field.Index(i);
+    if (!item.node().IsMap()) return item.Error("expected a mapping");
+    if (absl::Status s = item.ExpectMap({"name", "weight"}); !s.ok()) return s;
+    ResourceSpec spec;
+    if (YamlField name = item.Child("name"); name.present()) {
+      absl::StatusOr<std::string> n = name.String();
+      if (!n.ok()) return n.status();
+      spec.name = *std::move(n);
+    }
+    if (YamlField weight = item.Child("weight"); weight.present()) {
+      absl::StatusOr<int64_t> w =
+          weight.Int(std::numeric_limits<int64_t>::min(),
+                     std::numeric_limits<int64_t>::max());
+      if (!w.ok()) return w.status();
+      spec.weight = *w == 0 ? 1 : *w;
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+namespace {
+
+// config.MaxCustomPriorityScore: shape scores are in [0, 10].
+constexpr int64_t kMaxCustomPriorityScore = 10;
+
+constexpr absl::string_view kNativePrefix = "kubernetes.io/";
+
+bool IsNativeResource(absl::string_view name) {
+  return !absl::StrContains(name, "/") ||
+         absl::StrContains(name, kNativePrefix);
+}
+
+}  // namespace
+
+bool IsExtendedResourceName(absl::string_view name) {
+  if (IsNativeResource(name) || absl::StartsWith(name, "requests.")) {
+    return false;
+  }
+  return framework::CheckLabelKey(absl::StrCat("requests.", name)).empty();
+}
+
+bool IsScalarResourceName(absl::string_view name) {
+  return IsExtendedResourceName(name) || absl::StartsWith(name, "hugepages-") ||
+         absl::StrContains(name, kNativePrefix) ||
+         absl::StartsWith(name, "attachable-volumes-");
+}
+
+ScoredResource::ScoredResource(ResourceSpec spec)
+    : spec_(std::move(spec)),
+      kind_(spec_.name == "cpu"                 ? Kind::kCpu
+            : spec_.name == "memory"            ? Kind::kMemory
+            : spec_.name == "ephemeral-storage" ? Kind::kEphemeralStorage
+                                                : Kind::kOther),
+      scalar_(IsScalarResourceName(spec_.name)) {}
+
+int64_t ScoredResource::PodRequest(const pb::Resources& pod) const {
+  switch (kind_) {
+    case Kind::kCpu:
+      return pod.milli_cpu();
+    case Kind::kMemory:
+      return pod.memory();
+    case Kind::kEphemeralStorage:
+      return pod.ephemeral_storage();
+    case Kind::kOther:
+      break;
+  }
+  auto it = pod.scalar().find(spec_.name);
+  return it == pod.scalar().end() ? 0 : it->second;
+}
+
+std::pair<int64_t, int64_t> ScoredResource::NodeAmounts(
+    const pb::Node& node, bool use_requested) const {
+  const pb::Resources& alloc = node.allocatable();
+  const pb::Resources& used =
+      use_requested ? node.requested() : node.non_zero_requested();
+  switch (kind_) {
+    case Kind::kCpu:
+      return {alloc.milli_cpu(), used.milli_cpu()};
+    case Kind::kMemory:
+      return {alloc.memory(), used.memory()};
+    case Kind::kEphemeralStorage:
+      return {alloc.ephemeral_storage(), node.requested().ephemeral_storage()};
+    case Kind::kOther:
+      break;
+  }
+  auto it = alloc.scalar().find(spec_.name);
+  if (it == alloc.scalar().end()) return {0, 0};
+  auto r = node.requested().scalar().find(spec_.name);
+  return {it->second, r == node.requested().scalar().end() ? 0 : r->second};
+}
+
+std::string EncodeRequests(absl::Span<const int64_t> requests) {
+  return absl::StrJoin(requests, ",");
+}
+
+absl::StatusOr<std::vector<int64_t>> DecodeRequests(absl::string_view bytes) {
+  std::vector<int64_t> out;
+  if (bytes.empty()) return out;
+  for (size_t start = 0;;) {
+    size_t end = bytes.find(',', start);
+    std::string part(bytes.substr(start, end - start));
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(part, &v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("not an integer: \"", part, "\""));
+    }
+    out.push_back(v);
+    if (end == absl::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+void NodeAllocatableRequest(absl::Span<const ScoredResource> resources,
+                            absl::Span<const int64_t> pod_requests,
+                            const pb::Node& node, bool use_requested,
+                            absl::Span<int64_t> requested,
+                            absl::Span<int64_t> allocated,
+                            absl::Span<int64_t> allocatable) {
+  for (size_t i = 0; i < resources.size(); ++i) {
+    requested[i] = allocated[i] = allocatable[i] = 0;
+    // An extended resource the pod does not ask for takes no part.
+    if (pod_requests[i] == 0 && resources[i].scalar()) continue;
+    auto [alloc, used] = resources[i].NodeAmounts(node, use_requested);
+    if (alloc == 0) continue;
+    allocatable[i] = alloc;
+    allocated[i] = used;
+    requested[i] = used + pod_requests[i];
+  }
+}
+
+// ------------------------------------------------------------------ plugin
+
+std::string NodeResourcesFit::PreFilterState::Encode() const {
+  pb::Resources r;
+  r.set_milli_cpu(milli_cpu);
+  r.set_memory(memory);
+  r.set_ephemeral_storage(ephemeral_storage);
+  for (const auto& [name, v] : scalar) (*r.mutable_scalar())[name] = v;
+  return r.SerializeAsString();
+}
+
+absl::StatusOr<NodeResourcesFit::PreFilterState>
+NodeResourcesFit::PreFilterState::Decode(absl::string_view bytes) {
+  pb::Resources r;
+  if (!r.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError("not a serialized Resources");
+  }
+  PreFilterState s;
+  s.milli_cpu = r.milli_cpu();
+  s.memory = r.memory();
+  s.ephemeral_storage = r.ephemeral_storage();
+  s.scalar.assign(r.scalar().begin(), r.scalar().end());
+  std::sort(s.scalar.begin(), s.scalar.end());
+  return s;
+}
+
+std::string NodeResourcesFit::PreScoreState::Encode() const {
+  return EncodeRequests(requests);
+}
+
+absl::StatusOr<NodeResourcesFit::PreScoreState>
+NodeResourcesFit::PreScoreState::Decode(absl::string_view bytes) {
+  absl::StatusOr<std::vector<int64_t>> r = DecodeRequests(bytes);
+  if (!r.ok()) return r.status();
+  return PreScoreState{*std::move(r)};
+}
+
+NodeResourcesFit::NodeResourcesFit(Args args) : args_(std::move(args)) {
+  for (const ResourceSpec& r : args_.resources) resources_.emplace_back(r);
+  // Shape scores scale from [0, 10] to [0, kMaxNodeScore].
+  for (ShapePoint p : args_.shape) {
+    p.score *= framework::kMaxNodeScore / kMaxCustomPriorityScore;
+    shape_.push_back(p);
+  }
+}
+
+bool NodeResourcesFit::Ignored(absl::string_view resource) const {
+  if (!IsExtendedResourceName(resource)) return false;
+  const auto& names = args_.ignored_resources;
+  if (std::find(names.begin(), names.end(), resource) != names.end()) {
+    return true;
+  }
+  // Extended resource names always hold a '/' (see IsExtendedResourceName).
+  absl::string_view group = resource.substr(0, resource.find('/'));
+  const auto& groups = args_.ignored_resource_groups;
+  return std::find(groups.begin(), groups.end(), group) != groups.end();
+}
+
+NodeResourcesFit::PreFilterState NodeResourcesFit::ComputePreFilterState(
+    const pb::Pod& pod) const {
+  pb::Resources r = framework::PodRequests(pod);
+  PreFilterState s;
+  s.milli_cpu = r.milli_cpu();
+  s.memory = r.memory();
+  s.ephemeral_storage = r.ephemeral_storage();
+  for (const auto& [name, v] : r.scalar()) {
+    if (v != 0 && !Ignored(name)) s.scalar.emplace_back(name, v);
+  }
+  std::sort(s.scalar.begin(), s.scalar.end());
+  return s;
+}
+
+PluginStatus NodeResourcesFit::PreFilter(CycleState& state,
+                                         const pb::Pod& pod) const {
+  state.Write(kPreFilterStateKey, ComputePreFilterState(pod));
+  return PluginStatus::Success();
+}
+
+namespace {
+
+int64_t ScalarOf(const pb::Resources& r, const std::string& name) {
+  auto it = r.scalar().find(name);
+  return it == r.scalar().end() ? 0 : it->second;
+}
+
+}  // namespace
+
+PluginStatus NodeResourcesFit::Filter(const CycleState& state,
+                                      const pb::Pod& /*pod*/,
+                                      const pb::Node& node) const {
+  absl::StatusOr<const PreFilterState*> read =
+      state.Read<PreFilterState>(kPreFilterStateKey);
+  if (!read.ok()) {
+    return PluginStatus::Error(std::string(read.status().message()));
+  }
+  const PreFilterState& want = **read;
+  const pb::Resources& alloc = node.allocatable();
+  const pb::Resources& used = node.requested();
+
+  const bool too_many_pods = int64_t{node.pod_count()} + 1 > alloc.pods();
+  const bool cpu = want.milli_cpu > 0 &&
+                   want.milli_cpu > alloc.milli_cpu() - used.milli_cpu();
+  const bool memory =
+      want.memory > 0 && want.memory > alloc.memory() - used.memory();
+  const bool ephemeral = want.ephemeral_storage > 0 &&
+                         want.ephemeral_storage > alloc.ephemeral_storage() -
+                                                      used.ephemeral_storage();
+  bool scalar = false;
+  for (const auto& [name, q] : want.scalar) {
+    if (q > ScalarOf(alloc, name) - ScalarOf(used, name)) {
+      scalar = true;
+      break;
+    }
+  }
+  if (!too_many_pods && !cpu && !memory && !ephemeral && !scalar) {
+    return PluginStatus::Success();
+  }
+
+  // Rejected: list every shortage. It is unresolvable (preemption cannot
+  // help) when the request exceeds what the node has at all.
+  PluginStatus status{framework::Code::kUnschedulable, {}, {}};
+  bool unresolvable = false;
+  if (too_many_pods) status.reasons.emplace_back(kReasonTooManyPods);
+  if (cpu) {
+    status.reasons.emplace_back(kReasonCpu);
+    unresolvable |= want.milli_cpu > alloc.milli_cpu();
+  }
+  if (memory) {
+    status.reasons.emplace_back(kReasonMemory);
+    unresolvable |= want.memory > alloc.memory();
+  }
+  if (ephemeral) {
+    status.reasons.emplace_back(kReasonEphemeralStorage);
+    unresolvable |= want.ephemeral_storage > alloc.ephemeral_storage();
+  }
+  for (const auto& [name, q] : want.scalar) {
+    const int64_t capacity = ScalarOf(alloc, name);
+    if (q > capacity - ScalarOf(used, name)) {
+      status.reasons.push_back(absl::StrCat(kReasonInsufficientPrefix, name));
+      unresolvable |= q > capacity;
+    }
+  }
+  if (unresolvable) {
+    status.code = framework::Code::kUnschedulableAndUnresolvable;
+  }
+  return status;
+}
+
+PluginStatus NodeResourcesFit::PreScore(
+    CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> /*nodes*/) const {
+  pb::Resources r = framework::PodNonZeroRequests(pod);
+  PreScoreState s;
+  for (const ScoredResource& res : resources_) {
+    s.requests.push_back(res.PodRequest(r));
+  }
+  state.Write(kPreScoreStateKey, std::move(s));
+  return PluginStatus::Success();
+}
+
+namespace {
+
+int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
+  if (capacity == 0 || requested > capacity) return 0;
+  return (capacity - requested) * framework::kMaxNodeScore / capacity;
+}
+
+int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
+  if (capacity == 0) return 0;
+  // Pods without requests count with defaults, so this can overshoot.
+  requested = std::min(requested, capacity);
+  return requested * framework::kMaxNodeScore / capacity;
+}
+
+// helper.BuildBrokenLinearFunction over points with scores already scaled to
+// [0, kMaxNodeScore].
+int64_t BrokenLinear(absl::Span<const NodeResourcesFit::ShapePoint> shape,
+                     int64_t p) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (p <= shape[i].utilization) {
+      if (i == 0) return shape[0].score;
+      return shape[i - 1].score +
+             (shape[i].score - shape[i - 1].score) *
+                 (p - shape[i - 1].utilization) /
+                 (shape[i].utilization - shape[i - 1].utilization);
+    }
+  }
+  return shape.back().score;
+}
+
+}  // namespace
+
+int64_t NodeResourcesFit::ScoreNode(
+    absl::Span<const int64_t> requested,
+    absl::Span<const int64_t> allocatable) const {
+  int64_t node_score = 0;
+  int64_t weight_sum = 0;
+  for (size_t i = 0; i < requested.size(); ++i) {
+    if (allocatable[i] == 0) continue;
+    const int64_t weight = args_.resources[i].weight;
+    int64_t score = 0;
+    switch (args_.strategy) {
+      case Strategy::kLeastAllocated:
+        score = LeastRequestedScore(requested[i], allocatable[i]);
+        break;
+      case Strategy::kMostAllocated:
+        score = MostRequestedScore(requested[i], allocatable[i]);
+        break;
+      case Strategy::kRequestedToCapacityRatio:
+        score = BrokenLinear(shape_, requested[i] > allocatable[i]
+                                         ? 100
+                                         : requested[i] * 100 / allocatable[i]);
+        // Resources scoring zero do not count in the average.
+        if (score <= 0) continue;
+        break;
+    }
+    node_score += score * weight;
+    weight_sum += weight;
+  }
+  if (weight_sum == 0) return 0;
+  if (args_.strategy == Strategy::kRequestedToCapacityRatio) {
+    return static_cast<int64_t>(std::round(static_cast<double>(node_score) /
+                                           static_cast<double>(weight_sum)));
+  }
+  return node_score / weight_sum;
+}
+
+PluginStatus NodeResourcesFit::Score(const CycleState& state,
+                                     const pb::Pod& pod,
+                                     absl::Span<const pb::Node* const> nodes,
+                                     absl::Span<int64_t> scores) const {
+  const std::vector<int64_t>* pod_requests = nullptr;
+  PreScoreState computed;
+  absl::StatusOr<const PreScoreState*> read =
+      state.Read<PreScoreState>(kPreScoreStateKey);
+  if (read.ok()) {
+    pod_requests = &(*read)->requests;
+  } else if (absl::IsNotFound(read.status())) {
+    // PreScore did not run: compute the requests here, once per batch.
+    pb::Resources r = framework::PodNonZeroRequests(pod);
+    for (const ScoredResource& res : resources_) {
+      computed.requests.push_back(res.PodRequest(r));
+    }
+    pod_requests = &computed.requests;
+  } else {
+    return PluginStatus::Error(std::string(read.status().message()));
+  }
+  if (pod_requests->size() != resources_.size()) {
+    return PluginStatus::Error(absl::StrCat(
+        "cycle_state[\"", kPreScoreStateKey, "\"] has ", pod_requests->size(),
+        " requests, want ", resources_.size()));
+  }
+  const size_t n = resources_.size();
+  std::vector<int64_t> buf(3 * n);
+  absl::Span<int64_t> requested(buf.data(), n);
+  absl::Span<int64_t> allocated(buf.data() + n, n);
+  absl::Span<int64_t> allocatable(buf.data() + 2 * n, n);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeAllocatableRequest(resources_, *pod_requests, *nodes[i],
+                           /*use_requested=*/false, requested, allocated,
+                           allocatable);
+    scores[i] = ScoreNode(requested, allocatable);
+  }
+  return PluginStatus::Success();
+}
+
+// ------------------------------------------------------------------ args
+
+absl::StatusOr<NodeResourcesFit::Args> NodeResourcesFit::ParseArgs(
+    const YamlField& args) {
+  Args out;
+  if (!args.present()) return out;
+  if (absl::Status s =
+          args.ExpectMap({"apiVersion", "kind", "ignoredResources",
+                          "ignoredResourceGroups", "scoringStrategy"});
+      !s.ok()) {
+    return s;
+  }
+  if (YamlField kind = args.Child("kind"); kind.present()) {
+    absl::StatusOr<std::string> k = kind.String();
+    if (!k.ok()) return k.status();
+    if (*k != "NodeResourcesFitArgs") {
+      return kind.Error(
+          absl::StrCat("expected NodeResourcesFitArgs, got \"", *k, "\""));
+    }
+  }
+
+  YamlField ignored = args.Child("ignoredResources");
+  if (absl::Status s = ignored.ExpectSequence(); !s.ok()) return s;
+  for (size_t i = 0; ignored.present() && i < ignored.size(); ++i) {
+    absl::StatusOr<std::string> name = ignored.Index(i).String();
+    if (!name.ok()) return name.status();
+    if (std::string why = framework::CheckLabelKey(*name); !why.empty()) {
+      return ignored.Index(i).Error(
+          absl::StrCat("invalid resource name \"", *name, "\": ", why));
+    }
+    out.ignored_resources.push_back(*std::move(name));
+  }
+  YamlField groups = args.Child("ignoredResourceGroups");
+  if (absl::Status s = groups.ExpectSequence(); !s.ok()) return s;
+  for (size_t i = 0; groups.present() && i < groups.size(); ++i) {
+    absl::StatusOr<std::string> name = groups.Index(i).String();
+    if (!name.ok()) return name.status();
+    if (name->find('/') != std::string::npos) {
+      return groups.Index(i).Error(absl::StrCat(
+          "invalid resource group \"", *name, "\": can't contain '/'"));
+    }
+    if (std::string why = framework::CheckLabelKey(*name); !why.empty()) {
+      return groups.Index(i).Error(
+          absl::StrCat("invalid resource group \"", *name, "\": ", why));
+    }
+    out.ignored_resource_groups.push_back(*std::move(name));
+  }
+
+  YamlField strategy = args.Child("scoringStrategy");
+  if (!strategy.present()) return out;
+  if (absl::Status s =
+          strategy.ExpectMap({"type", "resources", "requestedToCapacityRatio"});
+      !s.ok()) {
+    return s;
+  }
+  // A scoringStrategy given without a type has none (kube-scheduler only
+  // defaults the whole strategy).
+  YamlField type = strategy.Child("type");
+  std::string type_name;
+  if (type.present()) {
+    absl::StatusOr<std::string> t = type.String();
+    if (!t.ok()) return t.status();
+    type_name = *std::move(t);
+  }
+  if (type_name == "LeastAllocated") {
+    out.strategy = Strategy::kLeastAllocated;
+  } else if (type_name == "MostAllocated") {
+    out.strategy = Strategy::kMostAllocated;
+  } else if (type_name == "RequestedToCapacityRatio") {
+    out.strategy = Strategy::kRequestedToCapacityRatio;
+  } else {
+    return type.Error(absl::StrCat(
+        "unknown type \"", type_name,
+        "\" (known: LeastAllocated, MostAllocated, RequestedToCapacityRatio)"));
+  }
+
+  YamlField resources = strategy.Child("resources");
+  absl::StatusOr<std::vector<ResourceSpec>> specs =
+      ParseResourceSpecs(resources);
+  if (!specs.ok()) return specs.status();
+  out.resources = *std::move(specs);
+  for (size_t i = 0; i < out.resources.size(); ++i) {
+    const ResourceSpec& r = out.resources[i];
+    if (r.weight <= 0 || r.weight > 100) {
+      return resources.Index(i).Child("weight").Error(
+          absl::StrCat("resource weight of ", r.name,
+                       " not in valid range (0, 100], got ", r.weight));
+    }
+  }
+
+  YamlField ratio = strategy.Child("requestedToCapacityRatio");
+  if (out.strategy != Strategy::kRequestedToCapacityRatio) {
+    if (ratio.present()) {
+      return ratio.Error(
+          "must be nil when type is not RequestedToCapacityRatio");
+    }
+    return out;
+  }
+  if (!ratio.present()) {
+    return ratio.Error(
+        "must be specified when type is RequestedToCapacityRatio");
+  }
+  if (absl::Status s = ratio.ExpectMap({"shape"}); !s.ok()) return s;
+  YamlField shape = ratio.Child("shape");
+  if (absl::Status s = shape.ExpectSequence(); !s.ok()) return s;
+  if (!shape.present() || shape.size() == 0) {
+    return shape.Error("at least one point must be specified");
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    YamlField point = shape.Index(i);
+    if (!point.node().IsMap()) return point.Error("expected a mapping");
+    if (absl::Status s = point.ExpectMap({"utilization", "score"}); !s.ok()) {
+      return s;
+    }
+    ShapePoint p;
+    if (YamlField u = point.Child("utilization"); u.present()) {
+      absl::StatusOr<int64_t> v = u.Int(0, 100);
+      if (!v.ok()) return v.status();
+      p.utilization = *v;
+    }
+    if (YamlField sc = point.Child("score"); sc.present()) {
+      absl::StatusOr<int64_t> v = sc.Int(0, kMaxCustomPriorityScore);
+      if (!v.ok()) return v.status();
+      p.score = *v;
+    }
+    if (i > 0 && out.shape.back().utilization >= p.utilization) {
+      return point.Child("utilization")
+          .Error("values must be sorted in increasing order");
+    }
+    out.shape.push_back(p);
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeResourcesFit::New(
+    const YamlField& args) {
+  absl::StatusOr<Args> a = ParseArgs(args);
+  if (!a.ok()) return a.status();
+  return std::make_unique<NodeResourcesFit>(*std::move(a));
+}
+
+}  // namespace kscore::plugins

@@ -1,0 +1,184 @@
+#ifndef KSCORE_SCORER_PLUGINS_NODE_RESOURCES_FIT_H_
+#define KSCORE_SCORER_PLUGINS_NODE_RESOURCES_FIT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scorer/framework/plugin.h"
+#include "scorer/framework/yaml_decode.h"
+
+namespace kscore::plugins {
+
+// ------------------------------------------------------------------------
+// Shared with NodeResourcesBalancedAllocation, as kube-scheduler's
+// resourceAllocationScorer is.
+
+// A resource to score and its weight (config.ResourceSpec).
+struct ResourceSpec {
+  std::string name;
+  int64_t weight = 1;
+};
+
+// cpu and memory, weight 1: both plugins' default.
+std::vector<ResourceSpec> DefaultResourceSpecs();
+
+// Decodes a `resources: [{name, weight}]` list strictly; an absent or zero
+// weight becomes 1. An absent or empty list gives the defaults.
+absl::StatusOr<std::vector<ResourceSpec>> ParseResourceSpecs(
+    const framework::YamlField& field);
+
+// v1helper.IsExtendedResourceName / schedutil.IsScalarResourceName.
+bool IsExtendedResourceName(absl::string_view name);
+bool IsScalarResourceName(absl::string_view name);
+
+// A configured resource resolved once, so scoring compares no strings.
+class ScoredResource {
+ public:
+  explicit ScoredResource(ResourceSpec spec);
+
+  const ResourceSpec& spec() const { return spec_; }
+  // Resources not named cpu/memory/ephemeral-storage that the pod does not
+  // request are left out of the score.
+  bool scalar() const { return scalar_; }
+  // The pod's request (from PodRequests or PodNonZeroRequests).
+  int64_t PodRequest(const framework::pb::Resources& pod) const;
+  // The node's allocatable and already requested amounts; cpu and memory
+  // come from non_zero_requested unless use_requested. {0, 0} when the node
+  // does not have the resource.
+  std::pair<int64_t, int64_t> NodeAmounts(const framework::pb::Node& node,
+                                          bool use_requested) const;
+
+ private:
+  enum class Kind { kCpu, kMemory, kEphemeralStorage, kOther };
+  ResourceSpec spec_;
+  Kind kind_;
+  bool scalar_;
+};
+
+// The pod's per-resource requests as CycleState bytes: comma-separated.
+std::string EncodeRequests(absl::Span<const int64_t> requests);
+absl::StatusOr<std::vector<int64_t>> DecodeRequests(absl::string_view bytes);
+
+// Fills allocatable/allocated/requested (sized like resources) for one node:
+// calculateNodeAllocatableRequest. Entries for resources left out are 0.
+void NodeAllocatableRequest(absl::Span<const ScoredResource> resources,
+                            absl::Span<const int64_t> pod_requests,
+                            const framework::pb::Node& node, bool use_requested,
+                            absl::Span<int64_t> requested,
+                            absl::Span<int64_t> allocated,
+                            absl::Span<int64_t> allocatable);
+
+// ------------------------------------------------------------------------
+
+// NodeResourcesFit rejects nodes without room for the pod's requests (and
+// pod count), and scores the rest by a scoring strategy (LeastAllocated by
+// default: emptier nodes first).
+class NodeResourcesFit : public framework::PreFilterPlugin,
+                         public framework::FilterPlugin,
+                         public framework::PreScorePlugin,
+                         public framework::ScorePlugin {
+ public:
+  static constexpr absl::string_view kName = "NodeResourcesFit";
+  static constexpr absl::string_view kPreFilterStateKey =
+      "PreFilterNodeResourcesFit";
+  static constexpr absl::string_view kPreScoreStateKey =
+      "PreScoreNodeResourcesFit";
+  static constexpr absl::string_view kReasonTooManyPods = "Too many pods";
+  static constexpr absl::string_view kReasonCpu = "Insufficient cpu";
+  static constexpr absl::string_view kReasonMemory = "Insufficient memory";
+  static constexpr absl::string_view kReasonEphemeralStorage =
+      "Insufficient ephemeral-storage";
+  // Other resources: "Insufficient <resource name>".
+  static constexpr absl::string_view kReasonInsufficientPrefix =
+      "Insufficient ";
+
+  enum class Strategy {
+    kLeastAllocated,
+    kMostAllocated,
+    kRequestedToCapacityRatio
+  };
+
+  // A point of the RequestedToCapacityRatio shape, as configured:
+  // utilization in [0, 100], score in [0, 10].
+  struct ShapePoint {
+    int64_t utilization = 0;
+    int64_t score = 0;
+  };
+
+  // NodeResourcesFitArgs, defaulted as kube-scheduler does.
+  struct Args {
+    std::vector<std::string> ignored_resources;
+    std::vector<std::string> ignored_resource_groups;
+    Strategy strategy = Strategy::kLeastAllocated;
+    std::vector<ResourceSpec> resources = DefaultResourceSpecs();
+    std::vector<ShapePoint> shape;
+  };
+
+  // The pod's requests to check against a node, ignored resources dropped
+  // and other resources sorted by name. Encoded as a pb::Resources.
+  struct PreFilterState {
+    int64_t milli_cpu = 0;
+    int64_t memory = 0;
+    int64_t ephemeral_storage = 0;
+    std::vector<std::pair<std::string, int64_t>> scalar;
+
+    std::string Encode() const;
+    static absl::StatusOr<PreFilterState> Decode(absl::string_view bytes);
+  };
+
+  // The pod's non-zero requests for each scored resource, in args order.
+  // Encoded as comma-separated integers.
+  struct PreScoreState {
+    std::vector<int64_t> requests;
+
+    std::string Encode() const;
+    static absl::StatusOr<PreScoreState> Decode(absl::string_view bytes);
+  };
+
+  explicit NodeResourcesFit(Args args);
+
+  absl::string_view Name() const override { return kName; }
+
+  framework::PluginStatus PreFilter(
+      framework::CycleState& state,
+      const framework::pb::Pod& pod) const override;
+  framework::PluginStatus Filter(
+      const framework::CycleState& state, const framework::pb::Pod& pod,
+      const framework::pb::Node& node) const override;
+  framework::PluginStatus PreScore(
+      framework::CycleState& state, const framework::pb::Pod& pod,
+      absl::Span<const framework::pb::Node* const> nodes) const override;
+  // Raw scores are already in [0, 100]: no NormalizeScore.
+  framework::PluginStatus Score(
+      const framework::CycleState& state, const framework::pb::Pod& pod,
+      absl::Span<const framework::pb::Node* const> nodes,
+      absl::Span<int64_t> scores) const override;
+
+  const Args& args() const { return args_; }
+
+  // The state PreFilter writes (exposed for the shim's and tests' use).
+  PreFilterState ComputePreFilterState(const framework::pb::Pod& pod) const;
+
+  static absl::StatusOr<Args> ParseArgs(const framework::YamlField& args);
+  static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+      const framework::YamlField& args);
+
+ private:
+  bool Ignored(absl::string_view resource) const;
+  int64_t ScoreNode(absl::Span<const int64_t> requested,
+                    absl::Span<const int64_t> allocatable) const;
+
+  Args args_;
+  std::vector<ScoredResource> resources_;
+  // args_.shape with scores scaled to [0, kMaxNodeScore].
+  std::vector<ShapePoint> shape_;
+};
+
+}  // namespace kscore::plugins
+
+#endif  // KSCORE_SCORER_PLUGINS_NODE_RESOURCES_FIT_H_

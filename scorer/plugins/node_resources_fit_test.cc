@@ -1,0 +1,404 @@
+#include "scorer/plugins/node_resources_fit.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scorer/testing/wrappers.h"
+#include "yaml-cpp/yaml.h"
+
+namespace kscore::plugins {
+namespace {
+
+using ::kscore::testing::MakeNode;
+using ::kscore::testing::MakePod;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+namespace pb = framework::pb;
+
+constexpr int64_t kGi = int64_t{1} << 30;
+constexpr char kPath[] = "profiles[0].pluginConfig[1].args";
+
+std::unique_ptr<NodeResourcesFit> MakeFit(const std::string& yaml) {
+  YAML::Node node = yaml.empty() ? YAML::Node() : YAML::Load(yaml);
+  absl::StatusOr<NodeResourcesFit::Args> args =
+      NodeResourcesFit::ParseArgs(framework::YamlField(node, kPath));
+  EXPECT_TRUE(args.ok()) << args.status();
+  return std::make_unique<NodeResourcesFit>(
+      args.ok() ? *args : NodeResourcesFit::Args());
+}
+
+TEST(NodeResourcesFitTest, Filter) {
+  struct Case {
+    std::string name;
+    pb::Pod pod;
+    pb::Node node;
+    framework::Code code;
+    std::vector<std::string> reasons;
+    std::string args = "";
+  };
+  using framework::Code;
+  // The default node: 4 CPUs, 16Gi, 110 pods.
+  std::vector<Case> cases = {
+      {"empty pod", MakePod().Obj(), MakeNode().Obj(), Code::kSuccess, {}},
+      {"fits exactly",
+       MakePod().Req(1000, 4 * kGi).Obj(),
+       MakeNode().Requested(3000, 12 * kGi).Obj(),
+       Code::kSuccess,
+       {}},
+      {"too many pods",
+       MakePod().Obj(),
+       MakeNode().PodCount(110).Obj(),
+       Code::kUnschedulable,
+       {"Too many pods"}},
+      {"insufficient cpu",
+       MakePod().Req(1001, 0).Obj(),
+       MakeNode().Requested(3000, 0).Obj(),
+       Code::kUnschedulable,
+       {"Insufficient cpu"}},
+      {"more cpu than the node has",
+       MakePod().Req(4001, 0).Obj(),
+       MakeNode().Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient cpu"}},
+      {"request equal to the node's cpu is still resolvable",
+       MakePod().Req(4000, 0).Obj(),
+       MakeNode().Requested(1, 0).Obj(),
+       Code::kUnschedulable,
+       {"Insufficient cpu"}},
+      {"insufficient memory",
+       MakePod().Req(0, 5 * kGi).Obj(),
+       MakeNode().Requested(0, 12 * kGi).Obj(),
+       Code::kUnschedulable,
+       {"Insufficient memory"}},
+      {"every shortage is listed",
+       MakePod().Req(2000, 8 * kGi).Obj(),
+       MakeNode().Requested(3000, 12 * kGi).PodCount(110).Obj(),
+       Code::kUnschedulable,
+       {"Too many pods", "Insufficient cpu", "Insufficient memory"}},
+      {"insufficient ephemeral storage",
+       MakePod().EphemeralReq(2 * kGi).Obj(),
+       MakeNode().EphemeralCapacity(10 * kGi).EphemeralRequested(9 * kGi).Obj(),
+       Code::kUnschedulable,
+       {"Insufficient ephemeral-storage"}},
+      {"ephemeral storage the node does not report",
+       MakePod().EphemeralReq(1).Obj(),
+       MakeNode().Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient ephemeral-storage"}},
+      {"extended resource fits",
+       MakePod().ScalarReq("example.com/gpu", 2).Obj(),
+       MakeNode()
+           .ScalarCapacity("example.com/gpu", 4)
+           .ScalarRequested("example.com/gpu", 2)
+           .Obj(),
+       Code::kSuccess,
+       {}},
+      {"extended resource used up",
+       MakePod().ScalarReq("example.com/gpu", 2).Obj(),
+       MakeNode()
+           .ScalarCapacity("example.com/gpu", 4)
+           .ScalarRequested("example.com/gpu", 3)
+           .Obj(),
+       Code::kUnschedulable,
+       {"Insufficient example.com/gpu"}},
+      {"extended resource the node lacks",
+       MakePod().ScalarReq("example.com/gpu", 1).Obj(),
+       MakeNode().Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient example.com/gpu"}},
+      {"unresolvable if any shortage is",
+       MakePod().Req(1000, 0).ScalarReq("example.com/gpu", 1).Obj(),
+       MakeNode().Requested(3500, 0).Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient cpu", "Insufficient example.com/gpu"}},
+      {"scalar reasons sorted by name",
+       MakePod().ScalarReq("z.io/b", 1).ScalarReq("a.io/a", 1).Obj(),
+       MakeNode().Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient a.io/a", "Insufficient z.io/b"}},
+      {"hugepages",
+       MakePod().ScalarReq("hugepages-2Mi", 4 << 20).Obj(),
+       MakeNode().ScalarCapacity("hugepages-2Mi", 2 << 20).Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient hugepages-2Mi"}},
+      {"ignoredResources",
+       MakePod().ScalarReq("example.com/gpu", 1).Obj(),
+       MakeNode().Obj(),
+       Code::kSuccess,
+       {},
+       "{ignoredResources: [example.com/gpu]}"},
+      {"ignoredResourceGroups",
+       MakePod()
+           .ScalarReq("example.com/gpu", 1)
+           .ScalarReq("other.io/x", 1)
+           .Obj(),
+       MakeNode().Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient other.io/x"},
+       "{ignoredResourceGroups: [example.com]}"},
+      {"native resources cannot be ignored",
+       MakePod().ScalarReq("hugepages-2Mi", 1).Obj(),
+       MakeNode().Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient hugepages-2Mi"},
+       "{ignoredResources: [hugepages-2Mi]}"},
+      {"init container requests count",
+       MakePod().InitReq(3500, 0).Req(100, 0).Obj(),
+       MakeNode().Requested(1000, 0).Obj(),
+       Code::kUnschedulable,
+       {"Insufficient cpu"}},
+      {"overhead counts",
+       MakePod().Req(900, 0).Overhead(200, 0).Obj(),
+       MakeNode().Requested(3000, 0).Obj(),
+       Code::kUnschedulable,
+       {"Insufficient cpu"}},
+      {"zero requests never miss, even on a full node",
+       MakePod().Req(0, 0).Obj(),
+       MakeNode().Requested(4000, 16 * kGi).Obj(),
+       Code::kSuccess,
+       {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::unique_ptr<NodeResourcesFit> pl = MakeFit(c.args);
+    framework::CycleState written;
+    ASSERT_TRUE(pl->PreFilter(written, c.pod).ok());
+    framework::CycleState state(written.bytes());
+    framework::PluginStatus s = pl->Filter(state, c.pod, c.node);
+    EXPECT_EQ(s.code, c.code);
+    EXPECT_THAT(s.reasons, ElementsAreArray(c.reasons));
+  }
+}
+
+TEST(NodeResourcesFitTest, FilterWithoutPreFilterIsAnError) {
+  std::unique_ptr<NodeResourcesFit> pl = MakeFit("");
+  framework::CycleState state;
+  framework::PluginStatus s =
+      pl->Filter(state, MakePod().Obj(), MakeNode().Obj());
+  EXPECT_EQ(s.code, framework::Code::kError);
+  EXPECT_THAT(s.reasons, ElementsAre(HasSubstr("PreFilterNodeResourcesFit")));
+}
+
+TEST(NodeResourcesFitTest, Score) {
+  struct Case {
+    std::string name;
+    std::string args;
+    pb::Pod pod;
+    std::vector<pb::Node> nodes;
+    std::vector<int64_t> want;
+  };
+  const pb::Pod pod = MakePod().Req(3000, 5000).Obj();
+  const std::vector<pb::Node> nodes = {
+      MakeNode().Name("small").Capacity(4000, 10000, 110).Obj(),
+      MakeNode().Name("large").Capacity(6000, 10000, 110).Obj()};
+  std::vector<Case> cases = {
+      // cpu (4000-3000)*100/4000 = 25, memory 50: (25+50)/2.
+      {"LeastAllocated (default)", "", pod, nodes, {37, 50}},
+      {"LeastAllocated, weighted",
+       "{scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, "
+       "weight: 2}, {name: memory, weight: 1}]}}",
+       pod,
+       nodes,
+       {33, 50}},
+      {"MostAllocated",
+       "{scoringStrategy: {type: MostAllocated}}",
+       pod,
+       nodes,
+       {62, 50}},
+      // Utilization 75 -> 25, 50 -> 50; rounded average 37.5 -> 38.
+      {"RequestedToCapacityRatio, spreading shape",
+       "{scoringStrategy: {type: RequestedToCapacityRatio, "
+       "requestedToCapacityRatio: {shape: [{utilization: 0, score: 10}, "
+       "{utilization: 100, score: 0}]}}}",
+       pod,
+       nodes,
+       {38, 50}},
+      {"RequestedToCapacityRatio, packing shape",
+       "{scoringStrategy: {type: RequestedToCapacityRatio, "
+       "requestedToCapacityRatio: {shape: [{utilization: 0, score: 0}, "
+       "{utilization: 100, score: 10}]}}}",
+       pod,
+       nodes,
+       {63, 50}},
+      {"pod without requests counts as 100m/200Mi",
+       "",
+       MakePod().Req(0, 0).Obj(),
+       {MakeNode().Capacity(1000, 1000 << 20, 110).Obj()},
+       {85}},  // cpu 90, memory 80
+      {"uses non-zero requested of the node",
+       "",
+       MakePod().Req(1000, 1000).Obj(),
+       {MakeNode()
+            .Capacity(4000, 10000, 110)
+            .RequestedOnly(0, 0)
+            .NonZeroRequested(1000, 4000)
+            .Obj()},
+       {50}},  // cpu 50, memory 50 (82 if it read `requested`)
+      {"over capacity scores zero",
+       "",
+       MakePod().Req(5000, 20000).Obj(),
+       {MakeNode().Capacity(4000, 10000, 110).Obj()},
+       {0}},
+      {"extended resource the pod does not request is left out",
+       "{scoringStrategy: {type: LeastAllocated, resources: [{name: "
+       "example.com/gpu, weight: 1}]}}",
+       pod,
+       {MakeNode().ScalarCapacity("example.com/gpu", 4).Obj()},
+       {0}},
+      {"extended resource requested",
+       "{scoringStrategy: {type: MostAllocated, resources: [{name: "
+       "example.com/gpu, weight: 1}]}}",
+       MakePod().ScalarReq("example.com/gpu", 1).Obj(),
+       {MakeNode()
+            .ScalarCapacity("example.com/gpu", 4)
+            .ScalarRequested("example.com/gpu", 1)
+            .Obj(),
+        MakeNode().Obj()},
+       {50, 0}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::unique_ptr<NodeResourcesFit> pl = MakeFit(c.args);
+    std::vector<const pb::Node*> ptrs;
+    for (const pb::Node& n : c.nodes) ptrs.push_back(&n);
+    framework::CycleState written;
+    ASSERT_TRUE(pl->PreScore(written, c.pod, ptrs).ok());
+    framework::CycleState with_state(written.bytes());
+    framework::CycleState without_state;
+    for (const framework::CycleState* state : {&with_state, &without_state}) {
+      std::vector<int64_t> scores(ptrs.size(), -1);
+      ASSERT_TRUE(pl->Score(*state, c.pod, ptrs, absl::MakeSpan(scores)).ok());
+      EXPECT_THAT(scores, ElementsAreArray(c.want));
+    }
+  }
+}
+
+TEST(NodeResourcesFitTest, ScoreRejectsStateOfAnotherConfig) {
+  std::unique_ptr<NodeResourcesFit> pl = MakeFit("");
+  framework::CycleState state(framework::CycleState::Bytes{
+      {std::string(NodeResourcesFit::kPreScoreStateKey), "1,2,3"}});
+  pb::Node node = MakeNode().Obj();
+  std::vector<const pb::Node*> ptrs = {&node};
+  std::vector<int64_t> scores(1);
+  EXPECT_EQ(
+      pl->Score(state, MakePod().Obj(), ptrs, absl::MakeSpan(scores)).code,
+      framework::Code::kError);
+  framework::CycleState garbage(framework::CycleState::Bytes{
+      {std::string(NodeResourcesFit::kPreScoreStateKey), "1,x"}});
+  EXPECT_EQ(
+      pl->Score(garbage, MakePod().Obj(), ptrs, absl::MakeSpan(scores)).code,
+      framework::Code::kError);
+}
+
+TEST(NodeResourcesFitTest, ArgsDefaults) {
+  absl::StatusOr<NodeResourcesFit::Args> a =
+      NodeResourcesFit::ParseArgs(framework::YamlField(YAML::Node(), kPath));
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->strategy, NodeResourcesFit::Strategy::kLeastAllocated);
+  ASSERT_EQ(a->resources.size(), 2u);
+  EXPECT_EQ(a->resources[0].name, "cpu");
+  EXPECT_EQ(a->resources[1].name, "memory");
+  EXPECT_EQ(a->resources[0].weight, 1);
+
+  a = NodeResourcesFit::ParseArgs(framework::YamlField(
+      YAML::Load("{apiVersion: kubescheduler.config.k8s.io/v1, kind: "
+                 "NodeResourcesFitArgs, scoringStrategy: {type: MostAllocated, "
+                 "resources: [{name: cpu}, {name: example.com/gpu, weight: "
+                 "0}, {name: memory, weight: 7}]}}"),
+      kPath));
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->strategy, NodeResourcesFit::Strategy::kMostAllocated);
+  ASSERT_EQ(a->resources.size(), 3u);
+  EXPECT_EQ(a->resources[0].weight, 1);
+  EXPECT_EQ(a->resources[1].weight, 1);
+  EXPECT_EQ(a->resources[2].weight, 7);
+}
+
+TEST(NodeResourcesFitTest, ArgsErrors) {
+  struct Case {
+    std::string yaml;
+    std::string error;
+  };
+  std::vector<Case> cases = {
+      {"{scoringStrategy: {type: Foo}}",
+       "profiles[0].pluginConfig[1].args.scoringStrategy.type: unknown type "
+       "\"Foo\" (known: LeastAllocated, MostAllocated, "
+       "RequestedToCapacityRatio)"},
+      {"{scoringStrategy: {resources: [{name: cpu}]}}",
+       "scoringStrategy.type: unknown type \"\""},
+      {"{scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, "
+       "weight: 101}]}}",
+       "scoringStrategy.resources[0].weight: resource weight of cpu not in "
+       "valid range (0, 100]"},
+      {"{scoringStrategy: {type: LeastAllocated, resources: [{name: cpu}, "
+       "{name: memory, weight: -1}]}}",
+       "scoringStrategy.resources[1].weight: resource weight of memory"},
+      {"{scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, "
+       "weight: heavy}]}}",
+       "scoringStrategy.resources[0].weight: expected an integer"},
+      {"{scoringStrategy: {type: LeastAllocated, resources: [{nam: cpu}]}}",
+       "scoringStrategy.resources[0].nam: unknown field"},
+      {"{scoringStrategy: {type: RequestedToCapacityRatio}}",
+       "scoringStrategy.requestedToCapacityRatio: must be specified when type "
+       "is RequestedToCapacityRatio"},
+      {"{scoringStrategy: {type: RequestedToCapacityRatio, "
+       "requestedToCapacityRatio: {shape: []}}}",
+       "requestedToCapacityRatio.shape: at least one point must be specified"},
+      {"{scoringStrategy: {type: RequestedToCapacityRatio, "
+       "requestedToCapacityRatio: {shape: [{utilization: 50, score: 1}, "
+       "{utilization: 50, score: 2}]}}}",
+       "requestedToCapacityRatio.shape[1].utilization: values must be sorted "
+       "in increasing order"},
+      {"{scoringStrategy: {type: RequestedToCapacityRatio, "
+       "requestedToCapacityRatio: {shape: [{utilization: 0, score: 11}]}}}",
+       "requestedToCapacityRatio.shape[0].score: must be between 0 and 10"},
+      {"{scoringStrategy: {type: RequestedToCapacityRatio, "
+       "requestedToCapacityRatio: {shape: [{utilization: 101, score: 1}]}}}",
+       "requestedToCapacityRatio.shape[0].utilization: must be between 0 and "
+       "100"},
+      {"{scoringStrategy: {type: LeastAllocated, requestedToCapacityRatio: "
+       "{shape: [{utilization: 0, score: 1}]}}}",
+       "scoringStrategy.requestedToCapacityRatio: must be nil when type is not "
+       "RequestedToCapacityRatio"},
+      {"{ignoredResources: [-bad]}",
+       "profiles[0].pluginConfig[1].args.ignoredResources[0]: invalid resource "
+       "name \"-bad\""},
+      {"{ignoredResources: example.com/gpu}",
+       "args.ignoredResources: expected a list"},
+      {"{ignoredResourceGroups: [example.com/gpu]}",
+       "args.ignoredResourceGroups[0]: invalid resource group "
+       "\"example.com/gpu\": can't contain '/'"},
+      {"{scoringStrategy: {type: LeastAllocated, shape: []}}",
+       "args.scoringStrategy.shape: unknown field"},
+      {"{kind: NodeAffinityArgs}",
+       "args.kind: expected NodeResourcesFitArgs, got \"NodeAffinityArgs\""},
+      {"{ignoredResource: []}", "args.ignoredResource: unknown field"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.yaml);
+    auto pl =
+        NodeResourcesFit::New(framework::YamlField(YAML::Load(c.yaml), kPath));
+    ASSERT_FALSE(pl.ok());
+    EXPECT_THAT(pl.status().message(), HasSubstr(c.error));
+  }
+}
+
+TEST(NodeResourcesFitTest, ResourceNames) {
+  EXPECT_TRUE(IsExtendedResourceName("example.com/gpu"));
+  EXPECT_FALSE(IsExtendedResourceName("cpu"));
+  EXPECT_FALSE(IsExtendedResourceName("hugepages-2Mi"));
+  EXPECT_FALSE(IsExtendedResourceName("kubernetes.io/foo"));
+  EXPECT_FALSE(IsExtendedResourceName("requests.example.com/gpu"));
+  EXPECT_TRUE(IsScalarResourceName("example.com/gpu"));
+  EXPECT_TRUE(IsScalarResourceName("hugepages-1Gi"));
+  EXPECT_TRUE(IsScalarResourceName("attachable-volumes-aws-ebs"));
+  EXPECT_FALSE(IsScalarResourceName("memory"));
+  EXPECT_FALSE(IsScalarResourceName("ephemeral-storage"));
+}
+
+}  // namespace
+}  // namespace kscore::plugins

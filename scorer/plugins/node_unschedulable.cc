@@ -1,0 +1,34 @@
+#include "scorer/plugins/node_unschedulable.h"
+
+#include <string>
+
+#include "scorer/plugins/taint_toleration.h"
+
+namespace kscore::plugins {
+
+using framework::CycleState;
+using framework::PluginStatus;
+namespace pb = framework::pb;
+
+PluginStatus NodeUnschedulable::Filter(const CycleState& /*state*/,
+                                       const pb::Pod& pod,
+                                       const pb::Node& node) const {
+  if (!node.unschedulable()) return PluginStatus::Success();
+  // Tolerating the cordon taint means tolerating spec.unschedulable too.
+  if (TolerationsTolerateTaint(pod.tolerations(), kTaintKey, /*value=*/"",
+                               kEffectNoSchedule)) {
+    return PluginStatus::Success();
+  }
+  return PluginStatus::UnschedulableAndUnresolvable(
+      std::string(kReasonUnschedulable));
+}
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeUnschedulable::New(
+    const framework::YamlField& args) {
+  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+    return s;
+  }
+  return std::make_unique<NodeUnschedulable>();
+}
+
+}  // namespace kscore::plugins

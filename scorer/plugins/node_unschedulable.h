@@ -1,0 +1,36 @@
+#ifndef KSCORE_SCORER_PLUGINS_NODE_UNSCHEDULABLE_H_
+#define KSCORE_SCORER_PLUGINS_NODE_UNSCHEDULABLE_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "scorer/framework/plugin.h"
+#include "scorer/framework/yaml_decode.h"
+
+namespace kscore::plugins {
+
+// NodeUnschedulable keeps pods off cordoned nodes (spec.unschedulable), unless
+// the pod tolerates the node.kubernetes.io/unschedulable:NoSchedule taint.
+class NodeUnschedulable : public framework::FilterPlugin {
+ public:
+  static constexpr absl::string_view kName = "NodeUnschedulable";
+  static constexpr absl::string_view kReasonUnschedulable =
+      "node(s) were unschedulable";
+  static constexpr absl::string_view kTaintKey =
+      "node.kubernetes.io/unschedulable";
+
+  absl::string_view Name() const override { return kName; }
+
+  framework::PluginStatus Filter(
+      const framework::CycleState& state, const framework::pb::Pod& pod,
+      const framework::pb::Node& node) const override;
+
+  // Takes no args (absent, or only apiVersion/kind).
+  static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
+      const framework::YamlField& args);
+};
+
+}  // namespace kscore::plugins
+
+#endif  // KSCORE_SCORER_PLUGINS_NODE_UNSCHEDULABLE_H_

@@ -1,0 +1,120 @@
+#include "scorer/plugins/taint_toleration.h"
+
+#include "scorer/framework/normalize.h"
+
+namespace kscore::plugins {
+
+using framework::CycleState;
+using framework::PluginStatus;
+namespace pb = framework::pb;
+
+bool ToleratesTaint(const pb::Toleration& toleration, absl::string_view key,
+                    absl::string_view value, absl::string_view effect) {
+  if (!toleration.effect().empty() && toleration.effect() != effect) {
+    return false;
+  }
+  if (!toleration.key().empty() && toleration.key() != key) return false;
+  const std::string& op = toleration.operator_();
+  if (op.empty() || op == "Equal") return toleration.value() == value;
+  return op == "Exists";
+}
+
+bool TolerationsTolerateTaint(
+    const google::protobuf::RepeatedPtrField<pb::Toleration>& tolerations,
+    absl::string_view key, absl::string_view value, absl::string_view effect) {
+  for (const pb::Toleration& t : tolerations) {
+    if (ToleratesTaint(t, key, value, effect)) return true;
+  }
+  return false;
+}
+
+std::string TaintToleration::State::Encode() const {
+  pb::Pod pod;
+  for (const pb::Toleration& t : tolerations) *pod.add_tolerations() = t;
+  return pod.SerializeAsString();
+}
+
+absl::StatusOr<TaintToleration::State> TaintToleration::State::Decode(
+    absl::string_view bytes) {
+  pb::Pod pod;
+  if (!pod.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError("not a serialized toleration list");
+  }
+  State s;
+  s.tolerations.assign(pod.tolerations().begin(), pod.tolerations().end());
+  return s;
+}
+
+PluginStatus TaintToleration::Filter(const CycleState& /*state*/,
+                                     const pb::Pod& pod,
+                                     const pb::Node& node) const {
+  for (const pb::Taint& taint : node.taints()) {
+    if (taint.effect() != kEffectNoSchedule &&
+        taint.effect() != kEffectNoExecute) {
+      continue;
+    }
+    if (!TolerationsTolerateTaint(pod.tolerations(), taint.key(), taint.value(),
+                                  taint.effect())) {
+      return PluginStatus::UnschedulableAndUnresolvable(
+          std::string(kReasonUntolerated));
+    }
+  }
+  return PluginStatus::Success();
+}
+
+PluginStatus TaintToleration::PreScore(
+    CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> /*nodes*/) const {
+  State s;
+  for (const pb::Toleration& t : pod.tolerations()) {
+    // An empty effect matches every effect, PreferNoSchedule included.
+    if (t.effect().empty() || t.effect() == kEffectPreferNoSchedule) {
+      s.tolerations.push_back(t);
+    }
+  }
+  state.Write(kStateKey, std::move(s));
+  return PluginStatus::Success();
+}
+
+PluginStatus TaintToleration::Score(const CycleState& state,
+                                    const pb::Pod& /*pod*/,
+                                    absl::Span<const pb::Node* const> nodes,
+                                    absl::Span<int64_t> scores) const {
+  absl::StatusOr<const State*> s = state.Read<State>(kStateKey);
+  if (!s.ok()) return PluginStatus::Error(std::string(s.status().message()));
+  const std::vector<pb::Toleration>& tolerations = (*s)->tolerations;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    int64_t intolerable = 0;
+    for (const pb::Taint& taint : nodes[i]->taints()) {
+      if (taint.effect() != kEffectPreferNoSchedule) continue;
+      bool tolerated = false;
+      for (const pb::Toleration& t : tolerations) {
+        if (ToleratesTaint(t, taint.key(), taint.value(), taint.effect())) {
+          tolerated = true;
+          break;
+        }
+      }
+      if (!tolerated) ++intolerable;
+    }
+    scores[i] = intolerable;
+  }
+  return PluginStatus::Success();
+}
+
+PluginStatus TaintToleration::NormalizeScore(const CycleState& /*state*/,
+                                             const pb::Pod& /*pod*/,
+                                             absl::Span<int64_t> scores) const {
+  framework::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true,
+                                   scores);
+  return PluginStatus::Success();
+}
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> TaintToleration::New(
+    const framework::YamlField& args) {
+  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+    return s;
+  }
+  return std::make_unique<TaintToleration>();
+}
+
+}  // namespace kscore::plugins
