@@ -9,11 +9,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/grpcpp.h"
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
+#include "scorer/server/flags.h"
 #include "scorer/server/logging.h"
 #include "scorer/server/scorer_service.h"
 #include "spdlog/spdlog.h"
@@ -32,7 +34,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "scorer --config FILE [--listen ADDR] [-v N]\n"
       "Serves kscore.scorer.v1.Scorer for every profile in the config file.");
-  absl::ParseCommandLine(argc, argv);
+  kscore::server::KubeStyleArgs args(argc, argv);
+  absl::ParseCommandLine(args.argc(), args.argv.data());
   kscore::server::SetUpLogging("scorer", absl::GetFlag(FLAGS_v));
 
   const std::string config_path = absl::GetFlag(FLAGS_config);
@@ -63,6 +66,8 @@ int main(int argc, char** argv) {
   kscore::server::ScorerService service(
       profiles->get(), kscore::server::ServiceOptions{max_batch});
   grpc::EnableDefaultHealthCheckService(true);
+  // Keeps grpc.health.v1's descriptors linked in, for reflection.
+  (void)grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;

@@ -1,0 +1,85 @@
+#ifndef KSCORE_SHIM_CACHE_CACHE_H_
+#define KSCORE_SHIM_CACHE_CACHE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "shim/cache/objects.h"
+
+namespace kscore::cache {
+
+// The shim's picture of the cluster: nodes, and per node the aggregates of the
+// pods on it (bound and assumed) that the scorer contract carries, kept
+// incrementally so a cycle costs O(candidate nodes), never O(pods).
+// Thread-safe.
+class Cache {
+ public:
+  void UpsertNode(pb::Node node);
+  void RemoveNode(const std::string& name);
+
+  // A pod the API server says is assigned (spec.nodeName set). Replaces an
+  // assumed copy of the same pod.
+  void UpsertAssignedPod(const PodInfo& pod);
+  void RemovePod(const std::string& key);
+
+  // Counts the pod on `node` before the binding is confirmed, so the next
+  // cycles see it. False if the pod is already in the cache.
+  bool AssumePod(const PodInfo& pod, const std::string& node);
+  // Undoes AssumePod after a failed binding (no-op if confirmed meanwhile).
+  void ForgetPod(const std::string& key);
+  bool IsAssumed(const std::string& key) const;
+  // The node a pod is bound or assumed on, or "".
+  std::string NodeOf(const std::string& key) const;
+
+  size_t NodeCount() const;
+  size_t PodCount() const;
+
+  // Appends to `out` the candidate nodes [start, start+count) (wrapping) of
+  // the node list, with the aggregates the scorer reads; label_counts for
+  // `label_keys` use the incoming pod's namespace and values. Returns the
+  // number of nodes appended.
+  size_t FillCandidates(const PodInfo& incoming, const std::vector<std::string>& label_keys,
+                        size_t start, size_t count,
+                        google::protobuf::RepeatedPtrField<pb::Node>* out) const;
+
+ private:
+  // What a pod contributes to its node; kept so updates and deletes can
+  // subtract exactly what was added.
+  struct PodEntry {
+    std::string node;
+    std::string namespace_;
+    bool assumed = false;
+    bool countable = false;  // counted in label counts
+    pb::Resources requests;
+    pb::Resources non_zero;
+    std::vector<pb::HostPort> host_ports;
+    std::vector<std::pair<std::string, std::string>> labels;
+  };
+  struct NodeEntry {
+    pb::Node node;  // static part (name, labels, taints, allocatable)
+    bool present = false;  // a Node object exists (pods may arrive first)
+    int32_t pod_count = 0;
+    pb::Resources requested;
+    pb::Resources non_zero;
+    std::vector<pb::HostPort> used_ports;
+    // "namespace\0key\0value" -> count of countable pods.
+    absl::flat_hash_map<std::string, int64_t> label_counts;
+  };
+
+  void AddLocked(const std::string& key, PodEntry entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SubtractLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, NodeEntry> nodes_ ABSL_GUARDED_BY(mu_);
+  // Node names in a stable order, for round-robin candidate windows.
+  std::vector<std::string> order_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace kscore::cache
+
+#endif  // KSCORE_SHIM_CACHE_CACHE_H_

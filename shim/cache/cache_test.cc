@@ -1,0 +1,129 @@
+#include "shim/cache/cache.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kscore::cache {
+namespace {
+
+PodInfo Pod(const std::string& ns, const std::string& name, const std::string& app,
+            const std::string& node, int64_t cpu = 100) {
+  PodInfo p;
+  p.namespace_ = ns;
+  p.name = name;
+  p.key = ns + "/" + name;
+  p.uid = name + "-uid";
+  p.node_name = node;
+  p.phase = "Running";
+  if (!app.empty()) (*p.pod.mutable_labels())["app"] = app;
+  p.pod.set_namespace_(ns);
+  p.requests.set_milli_cpu(cpu);
+  p.non_zero.set_milli_cpu(cpu);
+  return p;
+}
+
+pb::Node Node(const std::string& name) {
+  pb::Node n;
+  n.set_name(name);
+  n.mutable_allocatable()->set_milli_cpu(4000);
+  return n;
+}
+
+std::map<std::string, pb::Node> Candidates(const Cache& c, const PodInfo& incoming) {
+  google::protobuf::RepeatedPtrField<pb::Node> out;
+  c.FillCandidates(incoming, {"app"}, 0, 100, &out);
+  std::map<std::string, pb::Node> m;
+  for (const pb::Node& n : out) m[n.name()] = n;
+  return m;
+}
+
+int64_t Count(const pb::Node& n) { return n.label_counts_size() ? n.label_counts(0).count() : 0; }
+
+TEST(CacheTest, LabelCountsAreForTheIncomingPodsNamespaceAndValue) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertNode(Node("b"));
+  c.UpsertAssignedPod(Pod("ns", "w1", "web", "a"));
+  c.UpsertAssignedPod(Pod("ns", "w2", "web", "a"));
+  c.UpsertAssignedPod(Pod("other", "w3", "web", "b"));  // other namespace
+  c.UpsertAssignedPod(Pod("ns", "d1", "db", "b"));       // other value
+  PodInfo done = Pod("ns", "w4", "web", "b");
+  done.phase = "Succeeded";  // terminated: neither counted nor holding resources
+  c.UpsertAssignedPod(done);
+  PodInfo leaving = Pod("ns", "w5", "web", "b");
+  leaving.deleting = true;  // being deleted: holds resources, not counted
+  c.UpsertAssignedPod(leaving);
+
+  auto m = Candidates(c, Pod("ns", "new", "web", ""));
+  EXPECT_EQ(Count(m["a"]), 2);
+  EXPECT_EQ(Count(m["b"]), 0);
+  EXPECT_EQ(m["a"].requested().milli_cpu(), 200);
+  EXPECT_EQ(m["b"].requested().milli_cpu(), 300);
+  EXPECT_EQ(m["b"].pod_count(), 4);
+  ASSERT_EQ(m["a"].label_counts_size(), 1);
+  EXPECT_EQ(m["a"].label_counts(0).value(), "web");
+}
+
+TEST(CacheTest, UpdatesAndDeletesSubtractExactly) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertNode(Node("b"));
+  c.UpsertAssignedPod(Pod("ns", "w1", "web", "a", 300));
+  c.UpsertAssignedPod(Pod("ns", "w1", "web", "b", 300));  // moved (re-created elsewhere)
+  auto m = Candidates(c, Pod("ns", "new", "web", ""));
+  EXPECT_EQ(m["a"].requested().milli_cpu(), 0);
+  EXPECT_EQ(Count(m["a"]), 0);
+  EXPECT_EQ(Count(m["b"]), 1);
+  c.RemovePod("ns/w1");
+  m = Candidates(c, Pod("ns", "new", "web", ""));
+  EXPECT_EQ(m["b"].requested().milli_cpu(), 0);
+  EXPECT_EQ(m["b"].pod_count(), 0);
+  EXPECT_EQ(c.PodCount(), 0u);
+}
+
+TEST(CacheTest, AssumedPodsCountUntilForgottenOrConfirmed) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  PodInfo p = Pod("ns", "w1", "web", "");
+  ASSERT_TRUE(c.AssumePod(p, "a"));
+  EXPECT_FALSE(c.AssumePod(p, "a"));  // never twice
+  EXPECT_TRUE(c.IsAssumed("ns/w1"));
+  EXPECT_EQ(Count(Candidates(c, Pod("ns", "new", "web", ""))["a"]), 1);
+  c.ForgetPod("ns/w1");
+  EXPECT_EQ(Count(Candidates(c, Pod("ns", "new", "web", ""))["a"]), 0);
+  ASSERT_TRUE(c.AssumePod(p, "a"));
+  p.node_name = "a";
+  c.UpsertAssignedPod(p);  // the informer confirms the binding
+  EXPECT_FALSE(c.IsAssumed("ns/w1"));
+  c.ForgetPod("ns/w1");  // no effect once confirmed
+  EXPECT_EQ(Count(Candidates(c, Pod("ns", "new", "web", ""))["a"]), 1);
+}
+
+TEST(CacheTest, HostPortsAndRemovedNodes) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  PodInfo p = Pod("ns", "p", "", "a");
+  pb::HostPort& hp = p.host_ports.emplace_back();
+  hp.set_port(80);
+  hp.set_protocol("TCP");
+  c.UpsertAssignedPod(p);
+  EXPECT_EQ(Candidates(c, Pod("ns", "x", "", ""))["a"].used_ports_size(), 1);
+  c.RemoveNode("a");
+  EXPECT_EQ(c.NodeCount(), 0u);
+  EXPECT_TRUE(Candidates(c, Pod("ns", "x", "", "")).empty());
+  c.RemovePod("ns/p");
+  c.UpsertNode(Node("a"));
+  EXPECT_EQ(Candidates(c, Pod("ns", "x", "", ""))["a"].used_ports_size(), 0);
+}
+
+TEST(CacheTest, CandidateWindowWraps) {
+  Cache c;
+  for (const char* n : {"a", "b", "c"}) c.UpsertNode(Node(n));
+  google::protobuf::RepeatedPtrField<pb::Node> out;
+  EXPECT_EQ(c.FillCandidates(Pod("ns", "x", "", ""), {}, 2, 2, &out), 2u);
+  EXPECT_EQ(out[0].name(), "c");
+  EXPECT_EQ(out[1].name(), "a");
+}
+
+}  // namespace
+}  // namespace kscore::cache

@@ -1,0 +1,111 @@
+#include "shim/cache/objects.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kscore::cache {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(PodFromJsonTest, ReadsWhatPluginsNeed) {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "web-1", "uid": "u1", "resourceVersion": "7",
+                 "labels": {"app": "web"}, "creationTimestamp": "2026-12-02T10:00:00Z"},
+    "spec": {
+      "schedulerName": "concentrate-scheduler",
+      "priority": 5,
+      "nodeSelector": {"disk": "ssd"},
+      "affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+          {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}]}]},
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+          {"weight": 3, "preference": {"matchExpressions": [{"key": "x", "operator": "Exists"}]}}]}},
+      "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"}],
+      "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "2"}}}],
+      "containers": [
+        {"name": "a", "resources": {"requests": {"cpu": "500m", "memory": "1Gi",
+                                                 "example.com/gpu": "1"}},
+         "ports": [{"containerPort": 80, "hostPort": 8080}]},
+        {"name": "b", "resources": {"requests": {"cpu": "250m"}}}],
+      "overhead": {"cpu": "100m"}
+    },
+    "status": {"phase": "Pending", "conditions": [
+      {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3"}]}
+  })");
+  absl::StatusOr<PodInfo> p = PodFromJson(j);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->key, "ns/web-1");
+  EXPECT_EQ(p->uid, "u1");
+  EXPECT_EQ(p->scheduler_name, "concentrate-scheduler");
+  EXPECT_EQ(p->priority, 5);
+  EXPECT_EQ(p->unschedulable_message, "0/3");
+  EXPECT_TRUE(p->node_name.empty());
+  EXPECT_EQ(p->pod.labels().at("app"), "web");
+  EXPECT_EQ(p->pod.node_selector().at("disk"), "ssd");
+  ASSERT_TRUE(p->pod.node_affinity().has_required());
+  EXPECT_EQ(p->pod.node_affinity().required(0).match_expressions(0).values_size(), 2);
+  EXPECT_EQ(p->pod.node_affinity().preferred(0).weight(), 3);
+  EXPECT_EQ(p->pod.tolerations(0).effect(), "NoSchedule");
+  // max(init 2000m, 500m + 250m) + 100m overhead
+  EXPECT_EQ(p->requests.milli_cpu(), 2100);
+  EXPECT_EQ(p->requests.memory(), int64_t{1} << 30);
+  EXPECT_EQ(p->requests.scalar().at("example.com/gpu"), 1);
+  ASSERT_EQ(p->host_ports.size(), 1u);
+  EXPECT_EQ(p->host_ports[0].port(), 8080);
+  EXPECT_EQ(p->host_ports[0].protocol(), "TCP");
+  EXPECT_TRUE(p->unsupported.empty());
+}
+
+TEST(PodFromJsonTest, DefaultsAndFlags) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p", "deletionTimestamp": "2026-12-02T10:00:00Z"},
+    "spec": {"nodeName": "n1", "schedulingGates": [{"name": "g"}], "containers": [{"name": "c"}]},
+    "status": {"phase": "Succeeded"}})"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->scheduler_name, "default-scheduler");
+  EXPECT_EQ(p->node_name, "n1");
+  EXPECT_TRUE(p->deleting);
+  EXPECT_TRUE(p->gated);
+  EXPECT_TRUE(p->terminated());
+  // No requests: the non-zero defaults apply for scoring.
+  EXPECT_EQ(p->requests.milli_cpu(), 0);
+  EXPECT_EQ(p->non_zero.milli_cpu(), 100);
+}
+
+TEST(PodFromJsonTest, UnsupportedConstraintsAreNamed) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+      [{"topologyKey": "kubernetes.io/hostname"}]}}, "containers": [{"name": "c"}]}})"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_THAT(p->unsupported, HasSubstr("podAntiAffinity"));
+}
+
+TEST(PodFromJsonTest, BadQuantityNamesTheField) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "lots"}}}]}})"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("spec.containers[0].resources.requests.cpu: invalid quantity \"lots\""));
+}
+
+TEST(NodeFromJsonTest, ReadsNode) {
+  absl::StatusOr<pb::Node> n = NodeFromJson(nlohmann::json::parse(R"({
+    "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+    "spec": {"unschedulable": true, "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]},
+    "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110",
+                               "ephemeral-storage": "100Gi", "example.com/gpu": "2"}}})"));
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(n->name(), "n1");
+  EXPECT_TRUE(n->unschedulable());
+  EXPECT_EQ(n->taints(0).key(), "k");
+  EXPECT_EQ(n->allocatable().milli_cpu(), 4000);
+  EXPECT_EQ(n->allocatable().memory(), int64_t{16} << 30);
+  EXPECT_EQ(n->allocatable().pods(), 110);
+  EXPECT_EQ(n->allocatable().scalar().at("example.com/gpu"), 2);
+}
+
+}  // namespace
+}  // namespace kscore::cache

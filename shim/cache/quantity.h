@@ -1,0 +1,19 @@
+#ifndef KSCORE_SHIM_CACHE_QUANTITY_H_
+#define KSCORE_SHIM_CACHE_QUANTITY_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace kscore::cache {
+
+// Parses a Kubernetes resource.Quantity ("100m", "1.5", "128Mi", "1G",
+// "2e3") and returns its value scaled by 10^scale_exp, rounded up as
+// Quantity.ScaledValue does: scale_exp -3 gives milli-units (CPU), 0 gives
+// whole units (memory, storage, counts).
+absl::StatusOr<int64_t> ParseQuantity(absl::string_view s, int scale_exp);
+
+}  // namespace kscore::cache
+
+#endif  // KSCORE_SHIM_CACHE_QUANTITY_H_

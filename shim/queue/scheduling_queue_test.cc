@@ -1,0 +1,134 @@
+#include "shim/queue/scheduling_queue.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kscore::queue {
+namespace {
+
+std::shared_ptr<const cache::PodInfo> Pod(const std::string& name, int32_t priority = 0,
+                                          const std::string& uid = "") {
+  auto p = std::make_shared<cache::PodInfo>();
+  p->name = name;
+  p->key = "ns/" + name;
+  p->uid = uid.empty() ? name + "-uid" : uid;
+  p->priority = priority;
+  return p;
+}
+
+class QueueTest : public ::testing::Test {
+ protected:
+  SchedulingQueue::Options Opts() {
+    SchedulingQueue::Options o;
+    o.initial_backoff = absl::Seconds(1);
+    o.max_backoff = absl::Seconds(10);
+    o.now = [this] { return now_; };
+    return o;
+  }
+  absl::Time now_ = absl::FromUnixSeconds(1000);
+};
+
+TEST_F(QueueTest, PopsByPriorityThenAge) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("low", 0));
+  now_ += absl::Seconds(1);
+  q.AddOrUpdate(Pod("high", 10));
+  now_ += absl::Seconds(1);
+  q.AddOrUpdate(Pod("low2", 0));
+  EXPECT_EQ(q.Pop(absl::ZeroDuration())->info->name, "high");
+  EXPECT_EQ(q.Pop(absl::ZeroDuration())->info->name, "low");
+  EXPECT_EQ(q.Pop(absl::ZeroDuration())->info->name, "low2");
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+}
+
+TEST_F(QueueTest, BackoffDoublesUpToTheMax) {
+  SchedulingQueue q(Opts());
+  EXPECT_EQ(q.BackoffFor(1), absl::Seconds(1));
+  EXPECT_EQ(q.BackoffFor(2), absl::Seconds(2));
+  EXPECT_EQ(q.BackoffFor(4), absl::Seconds(8));
+  EXPECT_EQ(q.BackoffFor(5), absl::Seconds(10));
+  EXPECT_EQ(q.BackoffFor(50), absl::Seconds(10));
+}
+
+TEST_F(QueueTest, ErrorsBackOffThenComeBack) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("p"));
+  auto qp = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(qp.has_value());
+  q.Requeue(*qp, /*unschedulable=*/false);
+  EXPECT_EQ(q.sizes().backoff, 1u);
+  q.Flush();
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+  now_ += absl::Seconds(1);
+  q.Flush();
+  auto again = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->attempts, 2);
+}
+
+TEST_F(QueueTest, UnschedulableWaitsForAnEventOrTheCeiling) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("p"));
+  q.Requeue(*q.Pop(absl::ZeroDuration()), true);
+  now_ += absl::Seconds(30);
+  q.Flush();
+  EXPECT_EQ(q.sizes().unschedulable, 1u);
+  q.MoveAllToActiveOrBackoff();
+  EXPECT_EQ(q.sizes().active, 1u);
+  q.Requeue(*q.Pop(absl::ZeroDuration()), true);
+  now_ += absl::Minutes(5);
+  q.Flush();
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+}
+
+TEST_F(QueueTest, EventDuringTheCycleSendsToBackoffNotUnschedulable) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("p"));
+  auto qp = q.Pop(absl::ZeroDuration());
+  q.MoveAllToActiveOrBackoff();  // a node was added while we were scheduling
+  q.Requeue(*qp, true);
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+  EXPECT_EQ(q.sizes().backoff, 1u);
+}
+
+TEST_F(QueueTest, NothingLostNothingTwice) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("p"));
+  q.AddOrUpdate(Pod("p"));  // an update while queued: still one entry
+  auto qp = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(qp.has_value());
+  q.AddOrUpdate(Pod("p"));  // an update while in flight is not a second copy
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+  q.Delete("ns/p");  // deleted while in flight: dropped on requeue
+  q.Requeue(*qp, false);
+  EXPECT_FALSE(q.Contains("ns/p"));
+}
+
+TEST_F(QueueTest, RecreatedWhileInFlightIsKept) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("p", 0, "old"));
+  auto qp = q.Pop(absl::ZeroDuration());
+  q.Delete("ns/p");
+  q.AddOrUpdate(Pod("p", 0, "new"));
+  q.Done("ns/p", "old");  // the old pod was bound; the new one must not vanish
+  auto next = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->info->uid, "new");
+}
+
+TEST_F(QueueTest, UpdateInFlightIsUsedOnRequeue) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("p", 0));
+  auto qp = q.Pop(absl::ZeroDuration());
+  q.AddOrUpdate(Pod("p", 7));
+  q.Requeue(*qp, true);
+  q.MoveAllToActiveOrBackoff();
+  now_ += absl::Seconds(10);
+  q.Flush();
+  auto next = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->info->priority, 7);
+}
+
+}  // namespace
+}  // namespace kscore::queue

@@ -1,0 +1,36 @@
+#ifndef KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
+#define KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "shim/cache/objects.h"
+#include "shim/kube/client.h"
+
+namespace kscore::scheduler {
+
+// What a person sees: events.k8s.io/v1 events in kube-scheduler's wording and
+// the pod's PodScheduled condition.
+class Feedback {
+ public:
+  Feedback(kube::Client* client, std::string hostname)
+      : client_(client), hostname_(std::move(hostname)) {}
+
+  // "Successfully assigned default/web-1 to node-1".
+  absl::Status Scheduled(const cache::PodInfo& pod, const std::string& node);
+  absl::Status FailedScheduling(const cache::PodInfo& pod, const std::string& message);
+  // PodScheduled=False with reason Unschedulable (or SchedulerError).
+  absl::Status MarkUnschedulable(const cache::PodInfo& pod, const std::string& reason,
+                                 const std::string& message);
+
+ private:
+  absl::Status Event(const cache::PodInfo& pod, const char* type, const char* reason,
+                     const std::string& note);
+
+  kube::Client* client_;
+  std::string hostname_;
+};
+
+}  // namespace kscore::scheduler
+
+#endif  // KSCORE_SHIM_SCHEDULER_FEEDBACK_H_

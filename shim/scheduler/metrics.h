@@ -1,0 +1,33 @@
+#ifndef KSCORE_SHIM_SCHEDULER_METRICS_H_
+#define KSCORE_SHIM_SCHEDULER_METRICS_H_
+
+#include <memory>
+#include <string>
+
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace kscore::scheduler {
+
+// Prometheus metrics, with kube-scheduler's names where they overlap.
+struct Metrics {
+  Metrics();
+
+  // result: scheduled | unschedulable | error
+  void Attempt(const std::string& result, const std::string& profile, double seconds);
+
+  std::shared_ptr<prometheus::Registry> registry;
+  prometheus::Family<prometheus::Counter>* attempts;
+  prometheus::Family<prometheus::Histogram>* attempt_duration;
+  prometheus::Family<prometheus::Gauge>* pending;
+  prometheus::Family<prometheus::Counter>* binds;
+  prometheus::Family<prometheus::Gauge>* scorer;
+  prometheus::Gauge* leader;
+};
+
+}  // namespace kscore::scheduler
+
+#endif  // KSCORE_SHIM_SCHEDULER_METRICS_H_

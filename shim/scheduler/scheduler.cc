@@ -1,0 +1,297 @@
+#include "shim/scheduler/scheduler.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "scorer/framework/fit_error.h"
+#include "spdlog/spdlog.h"
+
+namespace kscore::scheduler {
+
+namespace pb = ::kscore::scorer::v1;
+
+WorkerPool::WorkerPool(int threads) {
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      while (true) {
+        std::function<void()> task;
+        {
+          std::unique_lock<std::mutex> lock(mu_);
+          cv_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+          if (tasks_.empty()) return;  // stopping, and drained
+          task = std::move(tasks_.front());
+          tasks_.pop_front();
+        }
+        task();
+      }
+    });
+  }
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void WorkerPool::Submit(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+Scheduler::Scheduler(Options options, std::map<std::string, ProfileInfo> profiles,
+                     cache::Cache* cache, queue::SchedulingQueue* queue,
+                     scorer_client::ScorerClient* scorer, kube::Client* client,
+                     Feedback* feedback, Metrics* metrics)
+    : options_(options),
+      profiles_(std::move(profiles)),
+      cache_(cache),
+      queue_(queue),
+      scorer_(scorer),
+      client_(client),
+      feedback_(feedback),
+      metrics_(metrics) {}
+
+Scheduler::~Scheduler() { Stop(); }
+
+void Scheduler::Start() {
+  binders_ = std::make_unique<WorkerPool>(options_.bind_workers);
+  feedback_pool_ = std::make_unique<WorkerPool>(2);
+  for (int i = 0; i < options_.schedule_workers; ++i) {
+    workers_.emplace_back([this] {
+      while (!stop_) {
+        std::optional<queue::SchedulingQueue::QueuedPod> qp = queue_->Pop(absl::Milliseconds(200));
+        if (qp.has_value()) ScheduleOne(*std::move(qp));
+      }
+    });
+  }
+}
+
+void Scheduler::Stop() {
+  stop_ = true;
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
+  binders_.reset();  // waits for in-flight bindings
+  feedback_pool_.reset();
+}
+
+size_t Scheduler::NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes) {
+  constexpr size_t kMinFeasibleNodesToFind = 100;
+  constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
+  if (all_nodes < kMinFeasibleNodesToFind) return all_nodes;
+  int32_t pct = percentage;
+  if (pct == 0) {
+    pct = 50 - static_cast<int32_t>(all_nodes / 125);
+    if (pct < kMinFeasibleNodesPercentageToFind) pct = kMinFeasibleNodesPercentageToFind;
+  }
+  size_t n = all_nodes * static_cast<size_t>(pct) / 100;
+  if (n < kMinFeasibleNodesToFind) return kMinFeasibleNodesToFind;
+  return n;
+}
+
+void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
+  const absl::Time start = absl::Now();
+  const cache::PodInfo& pod = *qp.info;
+  auto profile_it = profiles_.find(pod.scheduler_name);
+  if (profile_it == profiles_.end()) {  // not ours (cannot happen: filtered at the informer)
+    queue_->Done(pod.key);
+    return;
+  }
+  if (!cache_->NodeOf(pod.key).empty()) {  // already assumed or bound
+    queue_->Done(pod.key);
+    return;
+  }
+  if (!pod.unsupported.empty()) {
+    Fail(std::move(qp), pod.unsupported, true, start, "unschedulable");
+    return;
+  }
+  const ProfileInfo& profile = profile_it->second;
+  const size_t all_nodes = cache_->NodeCount();
+  if (all_nodes == 0) {
+    Fail(std::move(qp), "0/0 nodes are available: no nodes available to schedule pods", true,
+         start, "unschedulable");
+    return;
+  }
+  const size_t to_find = NumFeasibleNodesToFind(profile.percentage_of_nodes_to_score, all_nodes);
+  const size_t batch = static_cast<size_t>(std::max(1, options_.batch_size));
+  const size_t first = next_start_.load() % all_nodes;
+  // One fused call normalises in place; several batches are normalised
+  // together afterwards.
+  const bool single = all_nodes <= batch;
+
+  framework::FitErrorBuilder fit_error(static_cast<int>(all_nodes));
+  std::vector<std::string> plugins;
+  std::vector<int32_t> weights;
+  std::vector<pb::NodeScore> feasible;
+  google::protobuf::Map<std::string, std::string> cycle_state;
+  size_t processed = 0;
+  while (processed < all_nodes && feasible.size() < to_find) {
+    // Enough batches to cover what is still to find, at least one.
+    size_t want = std::min(all_nodes - processed, std::max(to_find - feasible.size(), batch));
+    std::vector<pb::EvaluateRequest> requests;
+    for (size_t off = 0; off < want; off += batch) {
+      pb::EvaluateRequest& req = requests.emplace_back();
+      req.set_profile(pod.scheduler_name);
+      *req.mutable_pod() = pod.pod;
+      req.set_skip_normalize(!single);
+      cache_->FillCandidates(pod, profile.label_count_keys, first + processed + off,
+                             std::min(batch, want - off), req.mutable_nodes());
+    }
+    processed += want;
+    std::vector<absl::StatusOr<pb::EvaluateResponse>> results = scorer_->EvaluateAll(requests);
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!results[i].ok()) {
+        Fail(std::move(qp),
+             absl::StrCat("scorer unavailable: ", results[i].status().message()), false, start,
+             "error");
+        return;
+      }
+      pb::EvaluateResponse& resp = *results[i];
+      if (resp.status().code() != pb::CODE_SUCCESS) {
+        fit_error.SetPreFilterMessage(absl::StrJoin(resp.status().reasons(), ", "));
+        Fail(std::move(qp), fit_error.Message(), true, start, "unschedulable");
+        return;
+      }
+      for (const pb::Status& s : resp.filter()) {
+        for (const std::string& r : s.reasons()) fit_error.AddReason(r);
+      }
+      if (plugins.empty()) {
+        plugins.assign(resp.plugins().begin(), resp.plugins().end());
+        weights.assign(resp.weights().begin(), resp.weights().end());
+        cycle_state = resp.cycle_state();
+      }
+      for (pb::NodeScore& ns : *resp.mutable_scores()) feasible.push_back(std::move(ns));
+    }
+  }
+  next_start_.store((first + processed) % all_nodes);
+  if (feasible.empty()) {
+    Fail(std::move(qp), fit_error.Message(), true, start, "unschedulable");
+    return;
+  }
+  if (!single) {
+    pb::NormalizeScoreRequest req;
+    req.set_profile(pod.scheduler_name);
+    *req.mutable_pod() = pod.pod;
+    *req.mutable_cycle_state() = cycle_state;
+    for (const std::string& p : plugins) req.add_plugins(p);
+    for (pb::NodeScore& ns : feasible) *req.add_scores() = std::move(ns);
+    absl::StatusOr<pb::NormalizeScoreResponse> norm = scorer_->NormalizeScore(req);
+    if (!norm.ok()) {
+      Fail(std::move(qp), absl::StrCat("scorer unavailable: ", norm.status().message()), false,
+           start, "error");
+      return;
+    }
+    feasible.assign(norm->scores().begin(), norm->scores().end());
+    weights.assign(norm->weights().begin(), norm->weights().end());
+  }
+
+  // Highest total wins; ties broken uniformly at random (reservoir sampling).
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  size_t best = 0, ties = 1;
+  for (size_t i = 1; i < feasible.size(); ++i) {
+    if (feasible[i].total() > feasible[best].total()) {
+      best = i;
+      ties = 1;
+    } else if (feasible[i].total() == feasible[best].total() &&
+               std::uniform_int_distribution<size_t>(0, ties++)(rng) == 0) {
+      best = i;
+    }
+  }
+  const std::string node = feasible[best].node_name();
+  if (spdlog::should_log(spdlog::level::debug)) {
+    std::vector<size_t> order(feasible.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    size_t top = std::min<size_t>(3, order.size());
+    std::partial_sort(order.begin(), order.begin() + top, order.end(), [&](size_t a, size_t b) {
+      return feasible[a].total() > feasible[b].total();
+    });
+    std::string why;
+    for (size_t k = 0; k < top; ++k) {
+      const pb::NodeScore& ns = feasible[order[k]];
+      std::vector<std::string> parts;
+      for (int p = 0; p < ns.normalized_size() && p < static_cast<int>(plugins.size()); ++p) {
+        parts.push_back(absl::StrCat(plugins[p], "=", ns.normalized(p) * weights[p]));
+      }
+      absl::StrAppend(&why, k ? "; " : "", ns.node_name(), " total=", ns.total(), " (",
+                      absl::StrJoin(parts, " "), ")");
+    }
+    spdlog::debug("pod {} -> node {} among {} feasible of {} nodes; top: {}", pod.key, node,
+                  feasible.size(), all_nodes, why);
+  }
+  if (!cache_->AssumePod(pod, node)) {
+    queue_->Done(pod.key);
+    return;
+  }
+  binders_->Submit([this, qp = std::move(qp), node, start]() mutable {
+    Bind(std::move(qp), node, start);
+  });
+}
+
+void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node, absl::Time start) {
+  const cache::PodInfo& pod = *qp.info;
+  nlohmann::json binding = {
+      {"apiVersion", "v1"},
+      {"kind", "Binding"},
+      {"metadata", {{"name", pod.name}, {"namespace", pod.namespace_}, {"uid", pod.uid}}},
+      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}},
+  };
+  absl::StatusOr<kube::Response> r = client_->Do(
+      "POST", absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/", pod.name, "/binding"),
+      binding.dump());
+  if (r.ok() && r->status >= 200 && r->status < 300) {
+    metrics_->binds->Add({{"result", "bound"}}).Increment();
+    metrics_->Attempt("scheduled", pod.scheduler_name, absl::ToDoubleSeconds(absl::Now() - start));
+    spdlog::info("bound pod {} to node {}", pod.key, node);
+    auto info = qp.info;
+    queue_->Done(pod.key, pod.uid);
+    feedback_pool_->Submit([this, info, node] {
+      if (absl::Status s = feedback_->Scheduled(*info, node); !s.ok()) {
+        spdlog::warn("event for {}: {}", info->key, std::string(s.message()));
+      }
+    });
+    return;
+  }
+  cache_->ForgetPod(pod.key);
+  if (r.ok() && (r->status == 404 || r->status == 409)) {
+    // Already bound (by us before a restart, or by someone else), or gone:
+    // the informer brings the truth; retry only if the pod is still pending.
+    metrics_->binds->Add({{"result", "conflict"}}).Increment();
+    spdlog::info("binding {} to {}: HTTP {} (already bound or gone); not retrying now", pod.key,
+                 node, r->status);
+    queue_->Requeue(std::move(qp), false);
+    return;
+  }
+  metrics_->binds->Add({{"result", "error"}}).Increment();
+  std::string why = r.ok() ? absl::StrCat("HTTP ", r->status, ": ", r->body.substr(0, 300))
+                           : std::string(r.status().message());
+  Fail(std::move(qp), absl::StrCat("Binding rejected: ", why), false, start, "error");
+}
+
+void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
+                     bool unschedulable, absl::Time start, const char* result) {
+  auto info = qp.info;
+  metrics_->Attempt(result, info->scheduler_name, absl::ToDoubleSeconds(absl::Now() - start));
+  spdlog::info("unable to schedule pod {}: {}", info->key, message);
+  queue_->Requeue(std::move(qp), unschedulable);
+  const char* reason = unschedulable ? "Unschedulable" : "SchedulerError";
+  feedback_pool_->Submit([this, info, message, reason] {
+    if (absl::Status s = feedback_->FailedScheduling(*info, message); !s.ok()) {
+      spdlog::warn("event for {}: {}", info->key, std::string(s.message()));
+    }
+    if (info->unschedulable_message != message) {
+      if (absl::Status s = feedback_->MarkUnschedulable(*info, reason, message); !s.ok()) {
+        spdlog::warn("condition for {}: {}", info->key, std::string(s.message()));
+      }
+    }
+  });
+}
+
+}  // namespace kscore::scheduler

@@ -1,0 +1,98 @@
+#ifndef KSCORE_SHIM_SCHEDULER_SCHEDULER_H_
+#define KSCORE_SHIM_SCHEDULER_SCHEDULER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "shim/cache/cache.h"
+#include "shim/kube/client.h"
+#include "shim/queue/scheduling_queue.h"
+#include "shim/scheduler/feedback.h"
+#include "shim/scheduler/metrics.h"
+#include "shim/scorer_client/scorer_client.h"
+
+namespace kscore::scheduler {
+
+// What the shim knows of a profile, from the scorer's ListProfiles.
+struct ProfileInfo {
+  std::vector<std::string> label_count_keys;
+  int32_t percentage_of_nodes_to_score = 0;
+};
+
+// A fixed pool of threads running tasks in order of submission.
+class WorkerPool {
+ public:
+  explicit WorkerPool(int threads);
+  ~WorkerPool();
+  void Submit(std::function<void()> task);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// The scheduling loop: pop a pod, ask the scorer, pick the node, assume it
+// in the cache and bind asynchronously. It holds no placement rule.
+class Scheduler {
+ public:
+  struct Options {
+    int batch_size = 500;  // nodes per scorer call
+    int bind_workers = 16;
+    int schedule_workers = 1;
+  };
+
+  Scheduler(Options options, std::map<std::string, ProfileInfo> profiles, cache::Cache* cache,
+            queue::SchedulingQueue* queue, scorer_client::ScorerClient* scorer,
+            kube::Client* client, Feedback* feedback, Metrics* metrics);
+  ~Scheduler();
+
+  // Starts the workers; Stop() waits for them and for in-flight bindings.
+  void Start();
+  void Stop();
+
+  // One cycle for one pod (exposed for tests).
+  void ScheduleOne(queue::SchedulingQueue::QueuedPod qp);
+
+  // kube-scheduler's numFeasibleNodesToFind.
+  static size_t NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes);
+
+ private:
+  struct Choice {
+    std::string node;
+    std::string why;  // -v=4: top nodes and per-plugin contributions
+  };
+  void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message, bool unschedulable,
+            absl::Time start, const char* result);
+  void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node, absl::Time start);
+
+  Options options_;
+  std::map<std::string, ProfileInfo> profiles_;
+  cache::Cache* cache_;
+  queue::SchedulingQueue* queue_;
+  scorer_client::ScorerClient* scorer_;
+  kube::Client* client_;
+  Feedback* feedback_;
+  Metrics* metrics_;
+  std::atomic<size_t> next_start_{0};
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> workers_;
+  std::unique_ptr<WorkerPool> binders_;
+  std::unique_ptr<WorkerPool> feedback_pool_;
+};
+
+}  // namespace kscore::scheduler
+
+#endif  // KSCORE_SHIM_SCHEDULER_SCHEDULER_H_

@@ -1,0 +1,136 @@
+#include "shim/scorer_client/scorer_client.h"
+
+#include <condition_variable>
+#include <mutex>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/blocking_counter.h"
+#include "spdlog/spdlog.h"
+
+namespace kscore::scorer_client {
+namespace {
+
+bool Retryable(grpc::StatusCode c) {
+  return c == grpc::StatusCode::UNAVAILABLE || c == grpc::StatusCode::DEADLINE_EXCEEDED ||
+         c == grpc::StatusCode::CANCELLED || c == grpc::StatusCode::RESOURCE_EXHAUSTED;
+}
+
+absl::Status ToAbsl(const grpc::Status& s) {
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                      absl::StrCat("scorer: ", s.error_message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(Options options) {
+  if (options.target.empty()) return absl::InvalidArgumentError("--scorer is required");
+  std::unique_ptr<ScorerClient> c(new ScorerClient(options));
+  grpc::ChannelArguments args;
+  // Round robin over every address a target resolves to (dns:/// of a
+  // headless Service gives one per scorer replica).
+  args.SetServiceConfigJSON(R"({"loadBalancingConfig":[{"round_robin":{}}]})");
+  args.SetMaxReceiveMessageSize(64 << 20);
+  std::vector<std::string> targets;
+  if (absl::StrContains(options.target, ",") && !absl::StrContains(options.target, ":///") &&
+      !absl::StartsWith(options.target, "ipv4:") && !absl::StartsWith(options.target, "ipv6:")) {
+    targets = absl::StrSplit(options.target, ',', absl::SkipWhitespace());
+  } else {
+    targets.push_back(options.target);
+  }
+  for (const std::string& t : targets) {
+    auto ch = grpc::CreateCustomChannel(t, grpc::InsecureChannelCredentials(), args);
+    c->stubs_.push_back(pb::Scorer::NewStub(ch));
+    c->channels_.push_back(std::move(ch));
+  }
+  return c;
+}
+
+pb::Scorer::Stub* ScorerClient::NextStub() {
+  return stubs_[next_.fetch_add(1) % stubs_.size()].get();
+}
+
+std::unique_ptr<grpc::ClientContext> ScorerClient::Context() const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(absl::ToChronoTime(absl::Now() + options_.timeout));
+  return ctx;
+}
+
+absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
+  grpc::Status st;
+  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
+    pb::ListProfilesResponse resp;
+    st = NextStub()->ListProfiles(Context().get(), pb::ListProfilesRequest(), &resp);
+    stats_.calls++;
+    if (st.ok()) return resp;
+    stats_.failures++;
+    if (!Retryable(st.error_code())) break;
+  }
+  return ToAbsl(st);
+}
+
+std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
+    const std::vector<pb::EvaluateRequest>& requests) {
+  const size_t n = requests.size();
+  std::vector<absl::StatusOr<pb::EvaluateResponse>> results(n, absl::UnknownError("not run"));
+  std::vector<int> pending(n);
+  for (size_t i = 0; i < n; ++i) pending[i] = static_cast<int>(i);
+  for (int attempt = 0; attempt < options_.attempts && !pending.empty(); ++attempt) {
+    struct Call {
+      std::unique_ptr<grpc::ClientContext> ctx;
+      pb::EvaluateResponse resp;
+      grpc::Status status;
+    };
+    std::vector<Call> calls(pending.size());
+    absl::BlockingCounter done(static_cast<int>(pending.size()));
+    for (size_t k = 0; k < pending.size(); ++k) {
+      Call& call = calls[k];
+      call.ctx = Context();
+      const pb::EvaluateRequest& req = requests[pending[k]];
+      stats_.calls++;
+      stats_.request_bytes += req.ByteSizeLong();
+      NextStub()->async()->Evaluate(call.ctx.get(), &req, &call.resp,
+                                    [&call, &done](grpc::Status s) {
+                                      call.status = std::move(s);
+                                      done.DecrementCount();
+                                    });
+    }
+    done.Wait();
+    std::vector<int> retry;
+    for (size_t k = 0; k < pending.size(); ++k) {
+      Call& call = calls[k];
+      if (call.status.ok()) {
+        stats_.response_bytes += call.resp.ByteSizeLong();
+        results[pending[k]] = std::move(call.resp);
+        continue;
+      }
+      stats_.failures++;
+      results[pending[k]] = ToAbsl(call.status);
+      if (Retryable(call.status.error_code())) {
+        spdlog::debug("scorer call failed ({}), retrying on another replica",
+                      call.status.error_message());
+        retry.push_back(pending[k]);
+      }
+    }
+    pending = std::move(retry);
+  }
+  return results;
+}
+
+absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
+    const pb::NormalizeScoreRequest& request) {
+  grpc::Status st;
+  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
+    pb::NormalizeScoreResponse resp;
+    stats_.calls++;
+    stats_.request_bytes += request.ByteSizeLong();
+    st = NextStub()->NormalizeScore(Context().get(), request, &resp);
+    if (st.ok()) return resp;
+    stats_.failures++;
+    if (!Retryable(st.error_code())) break;
+  }
+  return ToAbsl(st);
+}
+
+}  // namespace kscore::scorer_client

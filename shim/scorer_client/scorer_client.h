@@ -1,0 +1,63 @@
+#ifndef KSCORE_SHIM_SCORER_CLIENT_SCORER_CLIENT_H_
+#define KSCORE_SHIM_SCORER_CLIENT_SCORER_CLIENT_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "kscore/scorer/v1/scorer.grpc.pb.h"
+
+namespace kscore::scorer_client {
+
+namespace pb = ::kscore::scorer::v1;
+
+// The shim's side of the scorer contract: channels to the scorer replicas,
+// a deadline per call, retries on another replica when one is down, and
+// batches fanned out in parallel.
+class ScorerClient {
+ public:
+  struct Options {
+    // Any gRPC target ("dns:///scorer.ns.svc:50051", "127.0.0.1:50051"), or
+    // several comma-separated addresses; calls round-robin over replicas.
+    std::string target;
+    absl::Duration timeout = absl::Seconds(5);
+    int attempts = 3;  // per call, each on the next replica
+  };
+
+  struct Stats {
+    std::atomic<uint64_t> calls{0};
+    std::atomic<uint64_t> failures{0};
+    std::atomic<uint64_t> request_bytes{0};
+    std::atomic<uint64_t> response_bytes{0};
+  };
+
+  static absl::StatusOr<std::unique_ptr<ScorerClient>> Create(Options options);
+
+  absl::StatusOr<pb::ListProfilesResponse> ListProfiles();
+  // All batches in parallel; one result per request, in order.
+  std::vector<absl::StatusOr<pb::EvaluateResponse>> EvaluateAll(
+      const std::vector<pb::EvaluateRequest>& requests);
+  absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
+      const pb::NormalizeScoreRequest& request);
+
+  const Stats& stats() const { return stats_; }
+
+ private:
+  explicit ScorerClient(Options options) : options_(std::move(options)) {}
+  pb::Scorer::Stub* NextStub();
+  std::unique_ptr<grpc::ClientContext> Context() const;
+
+  Options options_;
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;
+  std::vector<std::unique_ptr<pb::Scorer::Stub>> stubs_;
+  std::atomic<uint64_t> next_{0};
+  Stats stats_;
+};
+
+}  // namespace kscore::scorer_client
+
+#endif  // KSCORE_SHIM_SCORER_CLIENT_SCORER_CLIENT_H_
