@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Shared helpers for the end-to-end tests: a local cluster of their own,
+# PASS/FAIL bookkeeping, polling with deadlines, and starting the real scorer
+# and shim binaries. Source it after setting E2E_NAME.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+CLUSTER="${ROOT}/hack/cluster.sh"
+export KSCORE_CLUSTER_DIR="${KSCORE_CLUSTER_DIR:-/tmp/kscore-e2e-${E2E_NAME}}"
+STATE="${KSCORE_CLUSTER_DIR}"
+WORK="$(mktemp -d "/tmp/kscore-${E2E_NAME}-XXXXXX")"
+TIMEOUT="${KSCORE_E2E_TIMEOUT:-60}"
+passed=0
+failed=0
+pass() { echo "PASS: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+info() { echo "  .. $*"; }
+check() {  # check NAME COMMAND...
+  local name="$1"; shift
+  if "$@"; then pass "$name"; else fail "$name"; fi
+}
+finish() {
+  echo "${E2E_NAME}: ${passed} passed, ${failed} failed"
+  ((failed == 0))
+}
+
+# poll SECONDS COMMAND...: true as soon as COMMAND succeeds, false at the deadline.
+poll() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.25
+  done
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+declare -A PIDS=()
+# start NAME COMMAND...: runs in the background, log in $WORK/NAME.log.
+start() {
+  local name="$1"; shift
+  "$@" >"${WORK}/${name}.log" 2>&1 &
+  PIDS[$name]=$!
+}
+stop() {  # stop NAME [SIGNAL]
+  local pid="${PIDS[$1]:-}"
+  [[ -n "$pid" ]] || return 0
+  kill "-${2:-TERM}" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  unset "PIDS[$1]"
+}
+log_of() { cat "${WORK}/$1.log"; }
+
+cleanup() {
+  local rc=$?
+  local n
+  for n in "${!PIDS[@]}"; do stop "$n" KILL; done
+  if [[ "${E2E_KEEP:-0}" != 1 ]]; then
+    "${CLUSTER}" down >/dev/null 2>&1 || true
+    rm -rf "${WORK}"
+  else
+    echo "kept: cluster ${STATE}, logs ${WORK}"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+
+cluster_up() {
+  local out
+  out="$("${CLUSTER}" up "$@")" || { fail "hack/cluster.sh up failed"; finish; exit 1; }
+  KUBECONFIG_FILE="$(tail -n1 <<<"${out}")"
+  BIN="$(sed -n 's/^KSCORE_BIN=//p' "${STATE}/env")"
+}
+k() { "${BIN}/kubectl" --kubeconfig="${KUBECONFIG_FILE}" "$@"; }
+
+# A Deployment of pause pods: deployment NAME REPLICAS SCHEDULER [CPU_REQUEST]
+deployment() {
+  local cpu="${4:-}"
+  local resources=""
+  [[ -n "$cpu" ]] && resources="
+        resources: {requests: {cpu: ${cpu}}}"
+  k apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $1}
+spec:
+  replicas: $2
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      schedulerName: $3
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: pause
+        image: registry.k8s.io/pause:3.9${resources}
+YAML
+}
+# Pods of app=$1 per node, "node count" lines, the way the seed counts them.
+per_node() {
+  k get pods -l "app=$1" -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep . | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' '
+}
+bound_count() {
+  k get pods -l "app=$1" -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c . || true
+}
+pod_count() { k get pods -l "app=$1" --no-headers 2>/dev/null | wc -l; }
+all_bound() { [[ "$(pod_count "$1")" -eq "$2" && "$(bound_count "$1")" -eq "$2" ]]; }

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# End-to-end tests of the shim and the scorer (real binaries) on a real local
+# control plane (hack/cluster.sh). Each check prints PASS/FAIL; every wait
+# polls with a deadline. Needs build/bin/{scorer,shim}.
+set -euo pipefail
+E2E_NAME=shim
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+cluster_up --nodes 3
+N1=kscore-node-1 N2=kscore-node-2 N3=kscore-node-3
+SCORER_PORT="$(free_port)"
+SCORER="127.0.0.1:${SCORER_PORT}"
+
+config() {  # config FILE [rejectEverything] [extra top-level yaml]
+  cat >"$1" <<YAML
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+${3:-}
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+  pluginConfig:
+  - name: Concentrate
+    args:
+      labelKey: app
+      rejectEverything: ${2:-false}
+YAML
+}
+config "$WORK/on.yaml"
+config "$WORK/reject.yaml" true
+config "$WORK/slow.yaml" false "clientConnection: {qps: 20, burst: 5}"
+
+scorer_up() {  # scorer_up NAME CONFIG PORT
+  start "$1" build/bin/scorer --config "$2" --listen "127.0.0.1:$3"
+  poll 20 bash -c "exec 3<>/dev/tcp/127.0.0.1/$3" || fail "$1 did not listen"
+}
+shim_up() {  # shim_up NAME CONFIG [flags...]
+  local name="$1" cfg="$2"; shift 2
+  start "$name" build/bin/shim --config "$cfg" --kubeconfig "$KUBECONFIG_FILE" \
+    --scorer "$SCORER" --bind-address "127.0.0.1:$(free_port)" -v 4 "$@"
+}
+events_for() {  # notes of events with reason $2 about pod $1
+  k get events.events.k8s.io --field-selector "regarding.name=$1,reason=$2" \
+    -o jsonpath='{range .items[*]}{.note}{"\n"}{end}'
+}
+first_pod() { k get pods -l "app=$1" -o jsonpath='{.items[0].metadata.name}'; }
+pending_with() {  # pending_with APP TEXT: a pod of APP has a FailedScheduling event with TEXT
+  local p
+  for p in $(k get pods -l "app=$1" -o jsonpath='{.items[*].metadata.name}'); do
+    events_for "$p" FailedScheduling | grep -qF "$2" && return 0
+  done
+  return 1
+}
+delete_app() {
+  k delete deployment "$1" --wait=false >/dev/null 2>&1 || true
+  poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pods -l app=$1 --no-headers 2>/dev/null | wc -l)\" -eq 0 ]" || true
+}
+
+# A pod for another scheduler: must never be touched.
+k run foreign --image=registry.k8s.io/pause:3.9 --overrides='{"spec":{"schedulerName":"someone-else"}}' >/dev/null
+
+# ------------------------------------------------------------ invalid config
+for bin in scorer shim; do
+  extra=(--listen 127.0.0.1:0)
+  [[ $bin == shim ]] && extra=(--scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE")
+  set +e
+  out="$(build/bin/$bin --config tests/testdata/config/bad/bad_label_key.yaml "${extra[@]}" 2>&1)"
+  rc=$?
+  set -e
+  if [[ $rc -ne 0 ]] && grep -qF 'profiles[0].pluginConfig[0].args.labelKey: invalid label key "a b"' <<<"$out"; then
+    pass "$bin exits $rc on an invalid config, naming the field"
+  else
+    fail "$bin on an invalid config: exit $rc, output: $out"
+  fi
+done
+
+# ------------------------------------------------------------ seed scenario
+scorer_up scorer "$WORK/on.yaml" "$SCORER_PORT"
+shim_up shim "$WORK/on.yaml" --leader-elect=false
+deployment spread 6 default-scheduler
+if poll "$TIMEOUT" all_bound spread 6; then
+  dist="$(per_node spread)"
+  if [[ "$(wc -w <<<"$dist")" -eq 3 ]] && ! grep -Eq '=([4-9]|[1-9][0-9])' <<<"$dist"; then
+    pass "default-scheduler spreads the seed's 6 replicas: $dist"
+  else
+    fail "default-scheduler did not spread: $dist"
+  fi
+else
+  fail "default-scheduler did not bind 6 pods: $(per_node spread)"
+fi
+delete_app spread
+deployment spread 6 concentrate-scheduler
+if poll "$TIMEOUT" all_bound spread 6 && [[ "$(wc -w <<<"$(per_node spread)")" -eq 1 ]]; then
+  pass "concentrate-scheduler puts all 6 replicas on one node: $(per_node spread)"
+else
+  fail "concentrate-scheduler placement: $(per_node spread)"
+fi
+delete_app spread
+
+# ------------------------------------------------------------ rejectEverything
+stop shim; stop scorer
+scorer_up scorer "$WORK/reject.yaml" "$SCORER_PORT"
+shim_up shim "$WORK/reject.yaml" --leader-elect=false
+deployment held 3 concentrate-scheduler
+check "rejectEverything: FailedScheduling names Concentrate" \
+  poll "$TIMEOUT" pending_with held "0/3 nodes are available: 3 node(s) were rejected by Concentrate (rejectEverything)."
+held_pod="$(first_pod held)"
+check "rejectEverything: PodScheduled=False, reason Unschedulable" \
+  poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pod $held_pod -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].status}/{.status.conditions[?(@.type==\"PodScheduled\")].reason}')\" = False/Unschedulable ]"
+check "rejectEverything: no pod bound" test "$(bound_count held)" -eq 0
+uids_before="$(k get pods -l app=held -o jsonpath='{.items[*].metadata.uid}' | tr ' ' '\n' | sort)"
+stop shim; stop scorer
+scorer_up scorer "$WORK/on.yaml" "$SCORER_PORT"
+shim_up shim "$WORK/on.yaml" --leader-elect=false
+check "after restart with rejectEverything off, the same 3 pods are scheduled" poll "$TIMEOUT" all_bound held 3
+uids_after="$(k get pods -l app=held -o jsonpath='{.items[*].metadata.uid}' | tr ' ' '\n' | sort)"
+check "none lost: the bound pods are the ones that were pending" test "$uids_before" = "$uids_after"
+delete_app held
+
+# ------------------------------------------------------------ core filters
+k cordon "$N1" >/dev/null
+k taint node "$N2" dedicated=infra:NoSchedule >/dev/null
+deployment big 4 concentrate-scheduler 1500m
+poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pods -l app=big -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .)\" -ge 2 ]" || true
+if [[ "$(per_node big)" == "${N3}=2 " ]]; then
+  pass "filters: 2 of 4 pods (1500m each) fit, only on the untainted, uncordoned node"
+else
+  fail "filters: placement of 4 x 1500m pods: '$(per_node big)'"
+fi
+check "filters: the rest stay Pending with kube-scheduler's reasons" \
+  poll "$TIMEOUT" pending_with big "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable."
+k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: pinned, labels: {app: pinned}}
+spec:
+  schedulerName: concentrate-scheduler
+  nodeSelector: {kubernetes.io/hostname: ${N2}}
+  tolerations: [{key: dedicated, operator: Equal, value: infra, effect: NoSchedule}]
+  containers: [{name: pause, image: registry.k8s.io/pause:3.9}]
+YAML
+check "filters: a nodeSelector is honoured (tolerating pod lands on $N2)" \
+  poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pod pinned -o jsonpath='{.spec.nodeName}')\" = $N2 ]"
+k delete pod pinned --wait=false >/dev/null
+delete_app big
+k uncordon "$N1" >/dev/null
+k taint node "$N2" dedicated=infra:NoSchedule- >/dev/null
+
+# ------------------------------------------------------------ scorer down
+stop scorer
+deployment waiting 3 concentrate-scheduler
+check "scorer down: pods stay Pending with a FailedScheduling event saying so" \
+  poll "$TIMEOUT" pending_with waiting "scorer unavailable"
+check "scorer down: nothing bound" test "$(bound_count waiting)" -eq 0
+scorer_up scorer "$WORK/on.yaml" "$SCORER_PORT"
+check "scorer back: the pods are scheduled" poll "$TIMEOUT" all_bound waiting 3
+delete_app waiting
+
+# ------------------------------------------------------------ kill the shim mid-run
+stop shim
+shim_up shim "$WORK/slow.yaml" --leader-elect=false
+deployment fifty 50 concentrate-scheduler
+poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pods -l app=fifty -o jsonpath='{range .items[*]}{.spec.nodeName}{\"\\n\"}{end}' | grep -c .)\" -ge 5 ]" || true
+bound_at_kill="$(bound_count fifty)"
+stop shim KILL
+info "killed the shim with SIGKILL after $bound_at_kill of 50 pods were bound"
+check "the shim was killed mid-run" test "$bound_at_kill" -lt 50
+shim_up shim2 "$WORK/slow.yaml" --leader-elect=false
+check "after restart all 50 pods are bound" poll 120 all_bound fifty 50
+twice="$(k get events.events.k8s.io --field-selector reason=Scheduled -o jsonpath='{range .items[*]}{.regarding.name}{"\n"}{end}' | grep '^fifty-' | sort | uniq -d | wc -l)"
+check "no pod was scheduled twice (at most one Scheduled event each)" test "$twice" -eq 0
+delete_app fifty
+stop shim2
+
+# ------------------------------------------------------------ leader election
+le_flags=(--leader-elect=true --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s
+          --leader-elect-retry-period=500ms --leader-elect-resource-namespace=default)
+shim_up a "$WORK/on.yaml" "${le_flags[@]}"
+shim_up b "$WORK/on.yaml" "${le_flags[@]}"
+leaders() { grep -l "became leader" "$WORK/a.log" "$WORK/b.log" 2>/dev/null | wc -l; }
+check "leader election: one of two shims leads" poll "$TIMEOUT" bash -c "[ \$(grep -l 'became leader' $WORK/a.log $WORK/b.log | wc -l) -eq 1 ]"
+sleep_check_start=$SECONDS
+deployment le 3 concentrate-scheduler
+poll "$TIMEOUT" all_bound le 3 || true
+if grep -q "became leader" "$WORK/a.log"; then leader=a follower=b; else leader=b follower=a; fi
+check "leader election: only the leader ($leader) binds" bash -c "grep -q 'bound pod default/le-' $WORK/$leader.log && ! grep -q 'bound pod' $WORK/$follower.log"
+stop "$leader" KILL
+killed_at=$SECONDS
+if poll 10 grep -q "became leader" "$WORK/$follower.log"; then
+  took=$((SECONDS - killed_at))
+  check "leader election: $follower took over ${took}s after the leader was killed (lease 4s)" test "$took" -le 5
+else
+  fail "leader election: $follower did not take over"
+fi
+k scale deployment le --replicas=6 >/dev/null
+check "leader election: the new leader schedules" poll "$TIMEOUT" all_bound le 6
+: "$sleep_check_start"
+delete_app le
+
+# ------------------------------------------------------------ other schedulers
+check "a pod for another scheduler is never touched (unbound, no events, no condition)" bash -c "
+  [ -z \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pod foreign -o jsonpath='{.spec.nodeName}{.status.conditions}')\" ] &&
+  [ -z \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get events.events.k8s.io --field-selector regarding.name=foreign -o name)\" ]"
+
+finish
