@@ -1,0 +1,397 @@
+// Client over libcurl: a pool of easy handles (each keeps its connections
+// alive between calls), HTTP/2 over TLS, credentials from memory.
+
+#include "shim/kube/client.h"
+
+#include <curl/curl.h>
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "shim/kube/rate_limiter.h"
+#include "spdlog/spdlog.h"
+
+namespace kscore::kube {
+namespace {
+
+constexpr char kHttpStatusPayload[] = "type.kscore.io/http-status";
+constexpr long kConnectTimeoutMs = 10'000;
+constexpr absl::Duration kDoTimeout = absl::Seconds(30);
+// Watches can be quiet for their whole timeoutSeconds (<= 10 min); beyond
+// that a silent stream is dead. TCP keepalive catches dead peers sooner.
+constexpr long kStreamLowSpeedTimeS = 15 * 60;
+constexpr std::size_t kMaxIdleHandles = 8;
+constexpr std::size_t kMaxErrorBody = 64 * 1024;
+constexpr absl::Duration kTokenRefresh = absl::Minutes(1);
+
+void GlobalInit() {
+  static const bool done = [] {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return true;
+  }();
+  (void)done;
+}
+
+size_t AppendBody(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+// Per-call state of Stream, reached from curl's callbacks.
+struct StreamState {
+  CURL* handle = nullptr;
+  const std::function<bool(absl::string_view)>* on_line = nullptr;
+  long status = 0;
+  std::string pending;   // bytes after the last newline (or the error body)
+  bool aborted = false;  // on_line returned false
+
+  size_t Write(char* data, size_t n) {
+    if (status == 0) curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) {
+      if (pending.size() < kMaxErrorBody) pending.append(data, n);
+      return n;
+    }
+    pending.append(data, n);
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos;
+         start = nl + 1) {
+      if (!Deliver(absl::string_view(pending).substr(start, nl - start))) {
+        return 0;  // makes curl stop with CURLE_WRITE_ERROR
+      }
+    }
+    pending.erase(0, start);
+    return n;
+  }
+
+  bool Deliver(absl::string_view line) {
+    line = absl::StripTrailingAsciiWhitespace(line);
+    if (line.empty()) return true;
+    if (!(*on_line)(line)) aborted = true;
+    return !aborted;
+  }
+
+  static size_t Callback(char* data, size_t size, size_t n, void* user) {
+    return static_cast<StreamState*>(user)->Write(data, size * n);
+  }
+};
+
+class CurlClient final : public Client {
+ public:
+  explicit CurlClient(RestConfig config)
+      : config_(std::move(config)),
+        limiter_(config_.qps, config_.burst),
+        token_(config_.bearer_token) {
+    while (absl::EndsWith(config_.server, "/")) config_.server.pop_back();
+  }
+
+  ~CurlClient() override {
+    for (CURL* h : idle_) curl_easy_cleanup(h);
+  }
+
+  absl::StatusOr<Response> Do(absl::string_view method, absl::string_view path,
+                              absl::string_view body,
+                              absl::string_view content_type) override {
+    return DoWithTimeout(method, path, body, content_type, kDoTimeout);
+  }
+
+  absl::StatusOr<Response> DoWithTimeout(absl::string_view method,
+                                         absl::string_view path,
+                                         absl::string_view body,
+                                         absl::string_view content_type,
+                                         absl::Duration timeout) override {
+    limiter_.Wait();
+    CURL* h = Acquire();
+    if (h == nullptr) return absl::ResourceExhaustedError("curl init failed");
+    Request req(this, h, path);
+    const std::string m(method);
+    if (m == "GET") {
+      curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    } else {
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, m.c_str());
+      if (!body.empty() || m == "POST" || m == "PUT" || m == "PATCH") {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+                         static_cast<curl_off_t>(body.size()));
+        req.AddHeader(absl::StrCat("Content-Type: ", content_type));
+      }
+    }
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
+                     static_cast<long>(absl::ToInt64Milliseconds(timeout)));
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // gzip for big lists
+    Response resp;
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, AppendBody);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp.body);
+    req.Finish();
+    const CURLcode rc = curl_easy_perform(h);
+    if (rc != CURLE_OK) {
+      absl::Status st = absl::UnavailableError(
+          absl::StrCat(m, " ", req.url(), ": ", req.CurlError(rc)));
+      curl_easy_cleanup(h);  // its connection may be broken
+      return st;
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp.status);
+    Release(h);
+    return resp;
+  }
+
+  absl::Status Stream(
+      absl::string_view path,
+      const std::function<bool(absl::string_view line)>& on_line,
+      const std::atomic<bool>* stop) override {
+    limiter_.Wait();
+    GlobalInit();
+    // A fresh handle driven by a multi handle, so *stop is polled every
+    // 100ms even when the stream is quiet.
+    CURL* h = curl_easy_init();
+    CURLM* multi = curl_multi_init();
+    if (h == nullptr || multi == nullptr) {
+      if (h != nullptr) curl_easy_cleanup(h);
+      if (multi != nullptr) curl_multi_cleanup(multi);
+      return absl::ResourceExhaustedError("curl init failed");
+    }
+    Request req(this, h, path);
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, kStreamLowSpeedTimeS);
+    StreamState state;
+    state.handle = h;
+    state.on_line = &on_line;
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, StreamState::Callback);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &state);
+    req.Finish();
+
+    curl_multi_add_handle(multi, h);
+    CURLcode rc = CURLE_OK;
+    bool stopped = false;
+    for (int running = 1; running > 0;) {
+      if (stop != nullptr && stop->load()) {
+        stopped = true;
+        break;
+      }
+      if (curl_multi_perform(multi, &running) != CURLM_OK) break;
+      if (running > 0) curl_multi_poll(multi, nullptr, 0, 100, nullptr);
+    }
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
+      if (msg->msg == CURLMSG_DONE) rc = msg->data.result;
+    }
+    absl::Status result;
+    if (stopped || state.aborted) {
+      result = absl::OkStatus();
+    } else if (rc != CURLE_OK) {
+      result = absl::UnavailableError(
+          absl::StrCat("watch ", req.url(), ": ", req.CurlError(rc)));
+    } else if (state.status != 200) {
+      if (state.status == 0) {
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &state.status);
+      }
+      result = state.status == 200 ? absl::OkStatus()
+                                   : HttpError(state.status, state.pending);
+    } else {
+      state.Deliver(state.pending);  // a last line without a newline
+    }
+    curl_multi_remove_handle(multi, h);
+    curl_easy_cleanup(h);
+    curl_multi_cleanup(multi);
+    return result;
+  }
+
+ private:
+  // The options every call shares; owns the header list and error buffer.
+  class Request {
+   public:
+    Request(CurlClient* client, CURL* h, absl::string_view path)
+        : h_(h), url_(absl::StrCat(client->config_.server, path)) {
+      errbuf_[0] = '\0';
+      const RestConfig& c = client->config_;
+      curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
+      curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf_);
+      curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+      curl_easy_setopt(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+      curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
+      curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+      curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 30L);
+      curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 15L);
+      curl_easy_setopt(h, CURLOPT_USERAGENT, c.user_agent.c_str());
+      if (!c.ca_pem.empty()) {
+        // Trust only the cluster CA, not the system roots as well.
+        curl_easy_setopt(h, CURLOPT_CAINFO, nullptr);
+        curl_easy_setopt(h, CURLOPT_CAPATH, nullptr);
+        SetBlob(CURLOPT_CAINFO_BLOB, c.ca_pem);
+      }
+      if (c.insecure_skip_tls_verify) {
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+      }
+      if (!c.client_cert_pem.empty()) {
+        SetBlob(CURLOPT_SSLCERT_BLOB, c.client_cert_pem);
+        curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+        SetBlob(CURLOPT_SSLKEY_BLOB, c.client_key_pem);
+        curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+      }
+      const std::string token = client->Token();
+      if (!token.empty())
+        AddHeader(absl::StrCat("Authorization: Bearer ", token));
+      AddHeader("Accept: application/json");
+      AddHeader("Expect:");  // no 100-continue round trip for bodies
+    }
+    ~Request() { curl_slist_free_all(headers_); }
+    Request(const Request&) = delete;
+    Request& operator=(const Request&) = delete;
+
+    void AddHeader(const std::string& header) {
+      headers_ = curl_slist_append(headers_, header.c_str());
+    }
+    void Finish() { curl_easy_setopt(h_, CURLOPT_HTTPHEADER, headers_); }
+    const std::string& url() const { return url_; }
+    std::string CurlError(CURLcode rc) const {
+      return errbuf_[0] != '\0' ? std::string(errbuf_) : curl_easy_strerror(rc);
+    }
+
+   private:
+    void SetBlob(CURLoption opt, const std::string& pem) {
+      curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+      curl_easy_setopt(h_, opt, &blob);
+    }
+
+    CURL* h_;
+    std::string url_;
+    curl_slist* headers_ = nullptr;
+    char errbuf_[CURL_ERROR_SIZE];
+  };
+
+  CURL* Acquire() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!idle_.empty()) {
+        CURL* h = idle_.back();
+        idle_.pop_back();
+        curl_easy_reset(h);  // keeps its live connections and TLS sessions
+        return h;
+      }
+    }
+    GlobalInit();
+    return curl_easy_init();
+  }
+
+  void Release(CURL* h) {
+    absl::MutexLock lock(&mu_);
+    if (idle_.size() < kMaxIdleHandles) {
+      idle_.push_back(h);
+    } else {
+      curl_easy_cleanup(h);
+    }
+  }
+
+  // The bearer token; token_file is re-read every minute (projected service
+  // account tokens rotate). A failed read keeps the last token.
+  std::string Token() {
+    absl::MutexLock lock(&mu_);
+    if (!config_.token_file.empty() &&
+        absl::Now() - token_read_ > kTokenRefresh) {
+      token_read_ = absl::Now();
+      std::ifstream in(config_.token_file);
+      std::ostringstream ss;
+      if (in && (ss << in.rdbuf())) {
+        token_ = std::string(absl::StripAsciiWhitespace(ss.str()));
+      } else {
+        spdlog::warn("cannot re-read token file {}; keeping the last token",
+                     config_.token_file);
+      }
+    }
+    return token_;
+  }
+
+  RestConfig config_;
+  TokenBucket limiter_;
+  absl::Mutex mu_;
+  std::vector<CURL*> idle_ ABSL_GUARDED_BY(mu_);
+  std::string token_ ABSL_GUARDED_BY(mu_);
+  absl::Time token_read_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+};
+
+absl::StatusCode CodeForHttp(long status) {
+  switch (status) {
+    case 400:
+    case 422:
+      return absl::StatusCode::kInvalidArgument;
+    case 401:
+      return absl::StatusCode::kUnauthenticated;
+    case 403:
+      return absl::StatusCode::kPermissionDenied;
+    case 404:
+      return absl::StatusCode::kNotFound;
+    case 409:
+      return absl::StatusCode::kAborted;
+    case 410:
+      return absl::StatusCode::kOutOfRange;
+    case 429:
+      return absl::StatusCode::kResourceExhausted;
+    case 504:
+      return absl::StatusCode::kDeadlineExceeded;
+    default:
+      return status >= 500 ? absl::StatusCode::kUnavailable
+                           : absl::StatusCode::kUnknown;
+  }
+}
+
+}  // namespace
+
+absl::Status HttpError(long status, absl::string_view body) {
+  absl::Status st(
+      CodeForHttp(status),
+      absl::StrCat("HTTP ", status, ": ", absl::StripAsciiWhitespace(body)));
+  st.SetPayload(kHttpStatusPayload, absl::Cord(absl::StrCat(status)));
+  return st;
+}
+
+long HttpStatusOf(const absl::Status& status) {
+  const auto p = status.GetPayload(kHttpStatusPayload);
+  long code = 0;
+  if (!p.has_value() || !absl::SimpleAtoi(std::string(*p), &code)) return 0;
+  return code;
+}
+
+std::string QueryEscape(absl::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if (absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.' ||
+        c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<Client>> NewClient(const RestConfig& config) {
+  if (!absl::StartsWith(config.server, "https://") &&
+      !absl::StartsWith(config.server, "http://")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "server \"", config.server, "\" must start with https:// or http://"));
+  }
+  if (config.client_cert_pem.empty() != config.client_key_pem.empty()) {
+    return absl::InvalidArgumentError(
+        "client certificate and key must be given together");
+  }
+  GlobalInit();
+  return std::make_unique<CurlClient>(config);
+}
+
+}  // namespace kscore::kube
