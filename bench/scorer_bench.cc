@@ -41,15 +41,16 @@ std::vector<pb::Node> Nodes(int n) {
   std::vector<pb::Node> nodes;
   nodes.reserve(n);
   for (int i = 0; i < n; ++i) {
-    nodes.push_back(MakeNode()
-                        .Name(absl::StrCat("node-", i))
-                        .Label("kubernetes.io/hostname", absl::StrCat("node-", i))
-                        .Label("topology.kubernetes.io/zone", absl::StrCat("zone-", i % 3))
-                        .Label("kubernetes.io/os", "linux")
-                        .Requested(100 * (i % 20), (int64_t{256} << 20) * (i % 3 + 1))
-                        .PodCount(i % 20)
-                        .LabelCount("app", "web", i % 7)
-                        .Obj());
+    nodes.push_back(
+        MakeNode()
+            .Name(absl::StrCat("node-", i))
+            .Label("kubernetes.io/hostname", absl::StrCat("node-", i))
+            .Label("topology.kubernetes.io/zone", absl::StrCat("zone-", i % 3))
+            .Label("kubernetes.io/os", "linux")
+            .Requested(100 * (i % 20), (int64_t{256} << 20) * (i % 3 + 1))
+            .PodCount(i % 20)
+            .LabelCount("app", "web", i % 7)
+            .Obj());
   }
   return nodes;
 }
@@ -60,15 +61,18 @@ pb::Pod Pod() {
 
 std::unique_ptr<framework::ProfileSet> Profiles() {
   auto cfg = framework::ParseSchedulerConfig(kStage1);
-  auto set = framework::BuildProfileSet(*std::move(cfg), plugins::DefaultRegistry());
+  auto set =
+      framework::BuildProfileSet(*std::move(cfg), plugins::DefaultRegistry());
   return *std::move(set);
 }
 
 void PerNode(benchmark::State& state, int64_t nodes) {
   state.SetItemsProcessed(state.iterations() * nodes);
-  state.counters["ns_per_node"] = benchmark::Counter(
-      static_cast<double>(nodes) * 1e-9,
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  // Seconds per node (shown with an SI prefix, e.g. "7.5n").
+  state.counters["per_node"] =
+      benchmark::Counter(static_cast<double>(nodes),
+                         benchmark::Counter::kIsIterationInvariantRate |
+                             benchmark::Counter::kInvert);
 }
 
 void BM_ConcentrateScore(benchmark::State& state) {
@@ -119,7 +123,8 @@ void BM_EvaluateGrpcLoopback(benchmark::State& state) {
   server::ScorerService service(profiles.get(), server::ServiceOptions{});
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> srv = builder.BuildAndStart();
   auto stub = pb::Scorer::NewStub(grpc::CreateChannel(

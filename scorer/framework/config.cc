@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "scorer/framework/config.h"
 
 #include <fstream>
@@ -6,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "scorer/framework/yaml_decode.h"
 
 namespace kscore::framework {
@@ -35,7 +35,8 @@ absl::Status ParseDuration(const YamlField& f, absl::Duration* out) {
   if (!s.ok()) return s.status();
   absl::Duration d;
   if (!absl::ParseDuration(*s, &d)) {
-    return f.Error(absl::StrCat("invalid duration \"", *s, "\" (e.g. \"15s\")"));
+    return f.Error(
+        absl::StrCat("invalid duration \"", *s, "\" (e.g. \"15s\")"));
   }
   if (d <= absl::ZeroDuration()) return f.Error("must be greater than zero");
   *out = d;
@@ -57,7 +58,8 @@ absl::Status ParsePluginList(const YamlField& list, std::vector<PluginRef>* out,
     KSCORE_ASSIGN_OR_RETURN_FIELD(ref.name, name.String());
     if (ref.name.empty()) return name.Error("Required value: plugin name");
     if (YamlField w = item.Child("weight"); w.present()) {
-      if (!allow_weight) return w.Error("weight is only allowed for enabled plugins");
+      if (!allow_weight)
+        return w.Error("weight is only allowed for enabled plugins");
       int64_t weight = 0;
       KSCORE_ASSIGN_OR_RETURN_FIELD(weight, w.Int(0, INT32_MAX));
       ref.weight = static_cast<int32_t>(weight);
@@ -76,7 +78,8 @@ absl::Status ParsePluginSet(const YamlField& f, PluginSet* out) {
   return ParsePluginList(f.Child("disabled"), &out->disabled, false);
 }
 
-absl::Status ParseProfile(const YamlField& f, size_t count, ProfileConfig* out) {
+absl::Status ParseProfile(const YamlField& f, size_t count,
+                          ProfileConfig* out) {
   out->path = f.path();
   if (absl::Status s = f.ExpectMap({"schedulerName", "percentageOfNodesToScore",
                                     "plugins", "pluginConfig"});
@@ -117,7 +120,8 @@ absl::Status ParseProfile(const YamlField& f, size_t count, ProfileConfig* out) 
   for (absl::string_view extra :
        {"placementGenerate", "placementScore", "podGroupPostFilter"}) {
     PluginSet ignored;
-    if (absl::Status s = ParsePluginSet(plugins.Child(extra), &ignored); !s.ok()) {
+    if (absl::Status s = ParsePluginSet(plugins.Child(extra), &ignored);
+        !s.ok()) {
       return s;
     }
   }
@@ -148,26 +152,29 @@ absl::Status ParseProfile(const YamlField& f, size_t count, ProfileConfig* out) 
   return absl::OkStatus();
 }
 
-absl::Status ParseLeaderElection(const YamlField& f, LeaderElectionConfig* out) {
-  if (absl::Status s = f.ExpectMap({"leaderElect", "leaseDuration",
-                                    "renewDeadline", "retryPeriod",
-                                    "resourceLock", "resourceName",
-                                    "resourceNamespace"});
+absl::Status ParseLeaderElection(const YamlField& f,
+                                 LeaderElectionConfig* out) {
+  if (absl::Status s = f.ExpectMap(
+          {"leaderElect", "leaseDuration", "renewDeadline", "retryPeriod",
+           "resourceLock", "resourceName", "resourceNamespace"});
       !s.ok()) {
     return s;
   }
   if (YamlField v = f.Child("leaderElect"); v.present()) {
     KSCORE_ASSIGN_OR_RETURN_FIELD(out->leader_elect, v.Bool());
   }
-  if (absl::Status s = ParseDuration(f.Child("leaseDuration"), &out->lease_duration);
+  if (absl::Status s =
+          ParseDuration(f.Child("leaseDuration"), &out->lease_duration);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = ParseDuration(f.Child("renewDeadline"), &out->renew_deadline);
+  if (absl::Status s =
+          ParseDuration(f.Child("renewDeadline"), &out->renew_deadline);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = ParseDuration(f.Child("retryPeriod"), &out->retry_period);
+  if (absl::Status s =
+          ParseDuration(f.Child("retryPeriod"), &out->retry_period);
       !s.ok()) {
     return s;
   }
@@ -181,7 +188,8 @@ absl::Status ParseLeaderElection(const YamlField& f, LeaderElectionConfig* out) 
   }
   if (YamlField v = f.Child("resourceNamespace"); v.present()) {
     KSCORE_ASSIGN_OR_RETURN_FIELD(out->resource_namespace, v.String());
-    if (out->resource_namespace.empty()) out->resource_namespace = "kube-system";
+    if (out->resource_namespace.empty())
+      out->resource_namespace = "kube-system";
   }
   if (out->leader_elect) {
     if (out->resource_lock != "leases") {
@@ -279,13 +287,14 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
     int64_t p = 0;
     KSCORE_ASSIGN_OR_RETURN_FIELD(p, v.Int(INT32_MIN, INT32_MAX));
     if (p <= 0) {
-      return v.Error(absl::StrCat("Invalid value: ", p,
-                                  ": should be an integer value greater than zero"));
+      return v.Error(
+          absl::StrCat("Invalid value: ", p,
+                       ": should be an integer value greater than zero"));
     }
     cfg.parallelism = static_cast<int32_t>(p);
   }
-  if (absl::Status s =
-          ParseLeaderElection(top.Child("leaderElection"), &cfg.leader_election);
+  if (absl::Status s = ParseLeaderElection(top.Child("leaderElection"),
+                                           &cfg.leader_election);
       !s.ok()) {
     return s;
   }

@@ -124,8 +124,8 @@ TEST(ConfigTest, BadFilesFailNamingTheField) {
     std::string expected = first.substr(prefix.size());
     absl::StatusOr<std::unique_ptr<ProfileSet>> set =
         LoadProfileSet(entry.path().string(), registry);
-    ASSERT_FALSE(set.ok()) << entry.path() << " loaded but should fail with: "
-                           << expected;
+    ASSERT_FALSE(set.ok()) << entry.path()
+                           << " loaded but should fail with: " << expected;
     EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(set.status().message()), HasSubstr(expected))
         << entry.path();
@@ -138,10 +138,12 @@ TEST(ConfigTest, BadFilesFailNamingTheField) {
 }
 
 TEST(ConfigTest, MissingFileIsNotFound) {
-  absl::StatusOr<SchedulerConfig> cfg = LoadSchedulerConfig("/nonexistent/x.yaml");
+  absl::StatusOr<SchedulerConfig> cfg =
+      LoadSchedulerConfig("/nonexistent/x.yaml");
   ASSERT_FALSE(cfg.ok());
   EXPECT_EQ(cfg.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(std::string(cfg.status().message()), HasSubstr("/nonexistent/x.yaml"));
+  EXPECT_THAT(std::string(cfg.status().message()),
+              HasSubstr("/nonexistent/x.yaml"));
 }
 
 TEST(ConfigTest, ExampleConfigsLoad) {

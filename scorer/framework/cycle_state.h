@@ -3,11 +3,11 @@
 
 #include <any>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace kscore::framework {
 

@@ -10,7 +10,8 @@ namespace kscore::framework {
 
 std::string FitErrorBuilder::Message() const {
   std::string msg = absl::StrCat("0/", num_all_nodes_, " nodes are available:");
-  if (!pre_filter_msg_.empty()) return absl::StrCat(msg, " ", pre_filter_msg_, ".");
+  if (!pre_filter_msg_.empty())
+    return absl::StrCat(msg, " ", pre_filter_msg_, ".");
   std::vector<std::string> histogram;
   histogram.reserve(reasons_.size());
   for (const auto& [reason, count] : reasons_) {

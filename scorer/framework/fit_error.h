@@ -2,15 +2,16 @@
 #define KSCORE_SCORER_FRAMEWORK_FIT_ERROR_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 
 namespace kscore::framework {
 
 // Builds kube-scheduler's FitError message from the filter reasons of every
 // rejected node, so events read the same as upstream's:
-//   "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu."
+//   "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient
+//   cpu."
 class FitErrorBuilder {
  public:
   explicit FitErrorBuilder(int num_all_nodes) : num_all_nodes_(num_all_nodes) {}
@@ -18,7 +19,9 @@ class FitErrorBuilder {
   // A reason of one rejected node (call once per reason per node).
   void AddReason(absl::string_view reason) { ++reasons_[reason]; }
   // A PreFilter rejection replaces the per-node reasons.
-  void SetPreFilterMessage(std::string msg) { pre_filter_msg_ = std::move(msg); }
+  void SetPreFilterMessage(std::string msg) {
+    pre_filter_msg_ = std::move(msg);
+  }
 
   std::string Message() const;
 

@@ -3,9 +3,9 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 #include "scorer/framework/cycle_state.h"
@@ -40,7 +40,8 @@ class PreFilterPlugin : public virtual Plugin {
  public:
   // Computes per-pod state once. Success, Skip (the plugin's Filter is not
   // needed for this pod), UnschedulableAndUnresolvable, or Error.
-  virtual PluginStatus PreFilter(CycleState& state, const pb::Pod& pod) const = 0;
+  virtual PluginStatus PreFilter(CycleState& state,
+                                 const pb::Pod& pod) const = 0;
 };
 
 class FilterPlugin : public virtual Plugin {
@@ -54,8 +55,9 @@ class FilterPlugin : public virtual Plugin {
 class PreScorePlugin : public virtual Plugin {
  public:
   // Runs once over the feasible nodes. Skip leaves the plugin out of Score.
-  virtual PluginStatus PreScore(CycleState& state, const pb::Pod& pod,
-                                absl::Span<const pb::Node* const> nodes) const = 0;
+  virtual PluginStatus PreScore(
+      CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes) const = 0;
 };
 
 class ScorePlugin : public virtual Plugin {

@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "scorer/framework/profile.h"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 
 namespace kscore::framework {
 namespace {
@@ -116,8 +116,8 @@ constexpr ExtensionPoint kRunPoints[] = {
 
 absl::Status PluginError(const PluginStatus& s, absl::string_view plugin) {
   return absl::InvalidArgumentError(absl::StrCat(
-      "plugin \"", plugin, "\": ",
-      s.reasons.empty() ? "error" : absl::StrJoin(s.reasons, "; ")));
+      "plugin \"", plugin,
+      "\": ", s.reasons.empty() ? "error" : absl::StrJoin(s.reasons, "; ")));
 }
 
 }  // namespace
@@ -136,11 +136,11 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   // Merge with defaults: only multiPoint has defaults.
   PluginSet merged[static_cast<int>(ExtensionPoint::kCount)];
   for (int i = 0; i < static_cast<int>(ExtensionPoint::kCount); ++i) {
-    merged[i] = MergePluginSet(
-        i == static_cast<int>(ExtensionPoint::kMultiPoint)
-            ? DefaultMultiPoint()
-            : std::vector<PluginRef>{},
-        config.plugins[i]);
+    merged[i] =
+        MergePluginSet(i == static_cast<int>(ExtensionPoint::kMultiPoint)
+                           ? DefaultMultiPoint()
+                           : std::vector<PluginRef>{},
+                       config.plugins[i]);
   }
   const PluginSet& multi =
       merged[static_cast<int>(ExtensionPoint::kMultiPoint)];
@@ -222,9 +222,9 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
                          "\" does not extend ", ExtensionPointName(point)));
       }
       if (enabled.contains(ref.name)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(ref.path, ".name: plugin \"", ref.name,
-                         "\" already registered as ", ExtensionPointName(point)));
+        return absl::InvalidArgumentError(absl::StrCat(
+            ref.path, ".name: plugin \"", ref.name, "\" already registered as ",
+            ExtensionPointName(point)));
       }
       enabled[ref.name] = *p;
       enabled_names.push_back(ref.name);
@@ -279,37 +279,44 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
       if (std::find(lists[to].begin(), lists[to].end(), p) != lists[to].end()) {
         continue;
       }
-      bool disabled = std::any_of(
-          to_set.disabled.begin(), to_set.disabled.end(),
-          [&](const PluginRef& d) { return d.name == p->Name(); });
+      bool disabled =
+          std::any_of(to_set.disabled.begin(), to_set.disabled.end(),
+                      [&](const PluginRef& d) { return d.name == p->Name(); });
       if (!disabled) lists[to].push_back(p);
     }
   };
   // Plugins whose args make them filter join Filter wherever they are enabled.
-  const PluginSet& filter_set = merged[static_cast<int>(ExtensionPoint::kFilter)];
+  const PluginSet& filter_set =
+      merged[static_cast<int>(ExtensionPoint::kFilter)];
   for (size_t k : {0, 2, 3}) {
     for (Plugin* p : lists[k]) {
-      if (!p->FiltersWheneverEnabled() || !Implements<FilterPlugin>(p)) continue;
-      if (std::find(lists[1].begin(), lists[1].end(), p) != lists[1].end()) continue;
-      bool disabled = std::any_of(
-          filter_set.disabled.begin(), filter_set.disabled.end(),
-          [&](const PluginRef& d) { return d.name == p->Name(); });
+      if (!p->FiltersWheneverEnabled() || !Implements<FilterPlugin>(p))
+        continue;
+      if (std::find(lists[1].begin(), lists[1].end(), p) != lists[1].end())
+        continue;
+      bool disabled =
+          std::any_of(filter_set.disabled.begin(), filter_set.disabled.end(),
+                      [&](const PluginRef& d) { return d.name == p->Name(); });
       if (!disabled) lists[1].push_back(p);
     }
   }
   add_companion(1, 0, ExtensionPoint::kPreFilter);
   add_companion(3, 2, ExtensionPoint::kPreScore);
 
-  for (Plugin* p : lists[0]) prof->pre_filter_.push_back(dynamic_cast<PreFilterPlugin*>(p));
-  for (Plugin* p : lists[1]) prof->filter_.push_back(dynamic_cast<FilterPlugin*>(p));
-  for (Plugin* p : lists[2]) prof->pre_score_.push_back(dynamic_cast<PreScorePlugin*>(p));
+  for (Plugin* p : lists[0])
+    prof->pre_filter_.push_back(dynamic_cast<PreFilterPlugin*>(p));
+  for (Plugin* p : lists[1])
+    prof->filter_.push_back(dynamic_cast<FilterPlugin*>(p));
+  for (Plugin* p : lists[2])
+    prof->pre_score_.push_back(dynamic_cast<PreScorePlugin*>(p));
   for (Plugin* p : lists[3]) {
     prof->score_.push_back(dynamic_cast<ScorePlugin*>(p));
     prof->score_weights_.push_back(weights[std::string(p->Name())]);
   }
   for (Plugin* p : lists[3]) {
     for (std::string& key : p->LabelCountKeys()) {
-      if (std::find(prof->label_count_keys_.begin(), prof->label_count_keys_.end(),
+      if (std::find(prof->label_count_keys_.begin(),
+                    prof->label_count_keys_.end(),
                     key) == prof->label_count_keys_.end()) {
         prof->label_count_keys_.push_back(std::move(key));
       }
@@ -327,9 +334,11 @@ std::vector<Profile::PluginInfo> Profile::Describe() const {
     out.push_back(PluginInfo{std::string(p->Name()), 0, {}});
     return out.back();
   };
-  for (const auto* p : pre_filter_) entry(p).extension_points.push_back("PreFilter");
+  for (const auto* p : pre_filter_)
+    entry(p).extension_points.push_back("PreFilter");
   for (const auto* p : filter_) entry(p).extension_points.push_back("Filter");
-  for (const auto* p : pre_score_) entry(p).extension_points.push_back("PreScore");
+  for (const auto* p : pre_score_)
+    entry(p).extension_points.push_back("PreScore");
   for (size_t i = 0; i < score_.size(); ++i) {
     PluginInfo& info = entry(score_[i]);
     info.extension_points.push_back("Score");
@@ -390,8 +399,9 @@ absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
   if (!pre_filter_.empty()) {
     absl::StatusOr<const SkipSet*> skip = state.Read<SkipSet>(kSkipFilterKey);
     if (!skip.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          skip.status().message(), " (run PreFilter first and pass its cycle_state)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(skip.status().message(),
+                       " (run PreFilter first and pass its cycle_state)"));
     }
     for (const FilterPlugin* f : filter_) {
       if (!(*skip)->Has(f->Name())) active.push_back(f);
@@ -462,8 +472,8 @@ absl::Status Profile::RunNormalizeScore(const CycleState& state,
       if (scores[i] > kMaxNodeScore || scores[i] < kMinNodeScore) {
         return absl::InternalError(absl::StrCat(
             "plugin \"", p->Name(), "\" returns an invalid score ", scores[i],
-            ", it should in the range of [", kMinNodeScore, ", ",
-            kMaxNodeScore, "] after normalizing"));
+            ", it should in the range of [", kMinNodeScore, ", ", kMaxNodeScore,
+            "] after normalizing"));
       }
       t.total[i] += scores[i] * t.weights[k];
     }
@@ -494,7 +504,8 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
   ev.pre_filter = *std::move(pre);
   if (!ev.pre_filter.ok()) return ev;
 
-  absl::StatusOr<std::vector<PluginStatus>> filter = RunFilter(state, pod, nodes);
+  absl::StatusOr<std::vector<PluginStatus>> filter =
+      RunFilter(state, pod, nodes);
   if (!filter.ok()) return filter.status();
   ev.filter = *std::move(filter);
   std::vector<const pb::Node*> feasible;

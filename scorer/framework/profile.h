@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "scorer/framework/config.h"
 #include "scorer/framework/cycle_state.h"
@@ -29,11 +29,11 @@ struct ScoreTable {
 
 // The outcome of a whole cycle for one batch of nodes (the fused call).
 struct Evaluation {
-  PluginStatus pre_filter;            // when not ok, nothing else is filled
-  std::vector<PluginStatus> filter;   // per input node
-  std::vector<int> feasible;          // indices into the input nodes
-  std::vector<std::string> skipped;   // score plugins PreScore skipped
-  ScoreTable scores;                  // over `feasible`
+  PluginStatus pre_filter;           // when not ok, nothing else is filled
+  std::vector<PluginStatus> filter;  // per input node
+  std::vector<int> feasible;         // indices into the input nodes
+  std::vector<std::string> skipped;  // score plugins PreScore skipped
+  ScoreTable scores;                 // over `feasible`
 };
 
 // One scheduling profile: the plugins enabled at each extension point (after
@@ -76,9 +76,10 @@ class Profile {
   absl::StatusOr<std::vector<std::string>> RunPreScore(
       CycleState& state, const pb::Pod& pod,
       absl::Span<const pb::Node* const> nodes) const;
-  absl::StatusOr<ScoreTable> RunScore(const CycleState& state, const pb::Pod& pod,
-                                      absl::Span<const pb::Node* const> nodes,
-                                      absl::Span<const std::string> skipped) const;
+  absl::StatusOr<ScoreTable> RunScore(
+      const CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes,
+      absl::Span<const std::string> skipped) const;
   // Normalises table.raw in place into table.normalized and table.total.
   absl::Status RunNormalizeScore(const CycleState& state, const pb::Pod& pod,
                                  ScoreTable& table) const;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "scorer/framework/config.h"
 #include "scorer/framework/profile.h"
 #include "scorer/framework/registry.h"

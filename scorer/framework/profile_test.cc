@@ -1,10 +1,10 @@
-#include "absl/strings/string_view.h"
 #include "scorer/framework/profile.h"
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scorer/framework/profile_set.h"
@@ -24,13 +24,16 @@ constexpr char kHeader[] =
     "kind: KubeSchedulerConfiguration\n";
 
 absl::StatusOr<std::unique_ptr<ProfileSet>> Build(
-    const std::string& body, const Registry& registry = plugins::DefaultRegistry()) {
+    const std::string& body,
+    const Registry& registry = plugins::DefaultRegistry()) {
   absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(kHeader + body);
   if (!cfg.ok()) return cfg.status();
   return BuildProfileSet(*std::move(cfg), registry);
 }
 
-const Profile& Only(const ProfileSet& set) { return *set.profiles.begin()->second; }
+const Profile& Only(const ProfileSet& set) {
+  return *set.profiles.begin()->second;
+}
 
 std::vector<std::pair<std::string, int32_t>> Weights(const Profile& p) {
   std::vector<std::pair<std::string, int32_t>> out;
@@ -50,9 +53,10 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit"));
-  EXPECT_THAT(Weights(p), ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
-                                      W{"NodeResourcesFit", 1},
-                                      W{"NodeResourcesBalancedAllocation", 1}));
+  EXPECT_THAT(Weights(p),
+              ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
+                          W{"NodeResourcesFit", 1},
+                          W{"NodeResourcesBalancedAllocation", 1}));
 }
 
 TEST(ProfileTest, Stage1AddsConcentrateAfterDefaultsWithItsPreScore) {
@@ -70,11 +74,13 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(Weights(p), ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
-                                      W{"NodeResourcesFit", 1},
-                                      W{"NodeResourcesBalancedAllocation", 1},
-                                      W{"Concentrate", 10}));
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore), ::testing::Contains("Concentrate"));
+  EXPECT_THAT(Weights(p),
+              ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
+                          W{"NodeResourcesFit", 1},
+                          W{"NodeResourcesBalancedAllocation", 1},
+                          W{"Concentrate", 10}));
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore),
+              ::testing::Contains("Concentrate"));
   // Enabled at score only: it does not filter.
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
               ::testing::Not(::testing::Contains("Concentrate")));
@@ -93,7 +99,8 @@ profiles:
   ASSERT_TRUE(set.ok()) << set.status();
   EXPECT_THAT(Weights(Only(**set)),
               ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
-                          W{"NodeAffinity", 2}, W{"NodeResourcesBalancedAllocation", 1}));
+                          W{"NodeAffinity", 2},
+                          W{"NodeResourcesBalancedAllocation", 1}));
 }
 
 TEST(ProfileTest, ZeroOrMissingWeightMeansOne) {
@@ -120,8 +127,10 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter), ::testing::Contains("Concentrate"));
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore), ::testing::Contains("Concentrate"));
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+              ::testing::Contains("Concentrate"));
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore),
+              ::testing::Contains("Concentrate"));
   EXPECT_EQ(p.WeightOf("Concentrate"), 7);
 }
 
@@ -157,7 +166,8 @@ profiles:
   const Profile& p = Only(**set);
   EXPECT_THAT(Weights(p), ElementsAre(W{"Concentrate", 10}));
   // Filters are untouched.
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter), ::testing::Contains("NodeResourcesFit"));
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+              ::testing::Contains("NodeResourcesFit"));
 }
 
 TEST(ProfileTest, DisabledAtMultiPointIsGoneEverywhere) {
@@ -185,7 +195,8 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter), ::testing::Contains("TaintToleration"));
+  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+              ::testing::Contains("TaintToleration"));
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kScore),
               ::testing::Not(::testing::Contains("TaintToleration")));
 }
@@ -227,8 +238,10 @@ profiles:
     args: {labelKey: app}
 )");
   ASSERT_FALSE(set.ok());
-  EXPECT_THAT(std::string(set.status().message()),
-              HasSubstr("profiles[0].pluginConfig[0].name: unknown plugin \"Concentrat\""));
+  EXPECT_THAT(
+      std::string(set.status().message()),
+      HasSubstr(
+          "profiles[0].pluginConfig[0].name: unknown plugin \"Concentrat\""));
 }
 
 // A score plugin that returns whatever it was built with, to test the
@@ -250,16 +263,18 @@ class FixedScore : public ScorePlugin {
 
 TEST(ProfileTest, NormalizedScoreOutOfRangeIsAnErrorNamingThePlugin) {
   Registry r = plugins::DefaultRegistry();
-  r.Register("FixedScore", [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-    return std::make_unique<FixedScore>(101);
-  });
+  r.Register("FixedScore",
+             [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+               return std::make_unique<FixedScore>(101);
+             });
   auto set = Build(R"(
 profiles:
 - plugins:
     score:
       enabled:
       - name: FixedScore
-)", r);
+)",
+                   r);
   ASSERT_TRUE(set.ok()) << set.status();
   pb::Pod pod = MakePod().Obj();
   pb::Node node = MakeNode().Name("n").Obj();
@@ -267,9 +282,10 @@ profiles:
   CycleState state;
   absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, nodes, true);
   ASSERT_FALSE(ev.ok());
-  EXPECT_THAT(std::string(ev.status().message()),
-              HasSubstr("plugin \"FixedScore\" returns an invalid score 101, it "
-                        "should in the range of [0, 100] after normalizing"));
+  EXPECT_THAT(
+      std::string(ev.status().message()),
+      HasSubstr("plugin \"FixedScore\" returns an invalid score 101, it "
+                "should in the range of [0, 100] after normalizing"));
 }
 
 TEST(ProfileTest, EvaluateAppliesWeights) {
@@ -285,8 +301,9 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   pb::Pod pod = MakePod().Label("app", "web").Obj();
-  std::vector<pb::Node> nodes = {MakeNode().Name("a").LabelCount("app", "web", 1).Obj(),
-                                 MakeNode().Name("b").LabelCount("app", "web", 4).Obj()};
+  std::vector<pb::Node> nodes = {
+      MakeNode().Name("a").LabelCount("app", "web", 1).Obj(),
+      MakeNode().Name("b").LabelCount("app", "web", 4).Obj()};
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
   CycleState state;
   absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
@@ -311,7 +328,8 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   pb::Pod pod = MakePod().Obj();
-  std::vector<pb::Node> nodes = {MakeNode().Name("a").Obj(), MakeNode().Name("b").Obj()};
+  std::vector<pb::Node> nodes = {MakeNode().Name("a").Obj(),
+                                 MakeNode().Name("b").Obj()};
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
   CycleState state;
   absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
@@ -351,7 +369,8 @@ TEST(ProfileTest, FilterWithoutPreFilterStateIsInvalidArgument) {
   auto r = Only(**set).RunFilter(state, pod, nodes);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(r.status().message()), HasSubstr("run PreFilter first"));
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("run PreFilter first"));
 }
 
 }  // namespace

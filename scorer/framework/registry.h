@@ -3,12 +3,12 @@
 
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "scorer/framework/plugin.h"
 #include "scorer/framework/yaml_decode.h"
 
@@ -16,8 +16,8 @@ namespace kscore::framework {
 
 // A plugin's factory validates its args once (pluginConfig[i].args, possibly
 // absent) and returns a ready plugin, or InvalidArgument naming the field.
-using PluginFactory =
-    std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const YamlField& args)>;
+using PluginFactory = std::function<absl::StatusOr<std::unique_ptr<Plugin>>(
+    const YamlField& args)>;
 
 // Maps plugin names to factories. Built by value (see DefaultRegistry in
 // scorer/plugins/registry.h); there is no global registry.

@@ -1,13 +1,15 @@
-#include "absl/strings/string_view.h"
 #include "scorer/framework/validation.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 
 namespace kscore::framework {
 namespace {
 
-bool IsAlnum(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); }
+bool IsAlnum(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c));
+}
 
 // [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?
 bool IsQualifiedNamePart(absl::string_view s) {
@@ -18,7 +20,8 @@ bool IsQualifiedNamePart(absl::string_view s) {
   return true;
 }
 
-// DNS-1123 subdomain: lower-case labels [a-z0-9]([-a-z0-9]*[a-z0-9])? joined by dots.
+// DNS-1123 subdomain: lower-case labels [a-z0-9]([-a-z0-9]*[a-z0-9])? joined by
+// dots.
 bool IsDns1123Subdomain(absl::string_view s) {
   if (s.empty() || s.size() > 253) return false;
   for (absl::string_view label : absl::StrSplit(s, '.')) {

@@ -2,6 +2,7 @@
 #define KSCORE_SCORER_FRAMEWORK_VALIDATION_H_
 
 #include <string>
+
 #include "absl/strings/string_view.h"
 
 namespace kscore::framework {

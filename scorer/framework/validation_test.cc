@@ -6,8 +6,9 @@ namespace kscore::framework {
 namespace {
 
 TEST(CheckLabelKeyTest, Valid) {
-  for (const char* k : {"app", "a", "app.kubernetes.io/name", "example.com/x_y-z.1",
-                        "A9", "topology.kubernetes.io/zone"}) {
+  for (const char* k :
+       {"app", "a", "app.kubernetes.io/name", "example.com/x_y-z.1", "A9",
+        "topology.kubernetes.io/zone"}) {
     EXPECT_EQ(CheckLabelKey(k), "") << k;
   }
 }

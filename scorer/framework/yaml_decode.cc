@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "scorer/framework/yaml_decode.h"
 
 #include <algorithm>
@@ -7,14 +6,15 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 
 namespace kscore::framework {
 
 YamlField YamlField::Child(absl::string_view key) const {
-  YAML::Node child =
-      node_.IsMap() ? node_[std::string(key)] : YAML::Node(YAML::NodeType::Undefined);
-  return YamlField(child, path_.empty() ? std::string(key)
-                                        : absl::StrCat(path_, ".", key));
+  YAML::Node child = node_.IsMap() ? node_[std::string(key)]
+                                   : YAML::Node(YAML::NodeType::Undefined);
+  return YamlField(
+      child, path_.empty() ? std::string(key) : absl::StrCat(path_, ".", key));
 }
 
 YamlField YamlField::Index(size_t i) const {
@@ -49,9 +49,9 @@ absl::Status YamlField::ExpectMap(
     if (!kv.first.IsScalar()) return Error("keys must be strings");
     const std::string& key = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      return Child(key).Error(absl::StrCat(
-          "unknown field \"", key, "\" (known: ", absl::StrJoin(allowed, ", "),
-          ")"));
+      return Child(key).Error(
+          absl::StrCat("unknown field \"", key,
+                       "\" (known: ", absl::StrJoin(allowed, ", "), ")"));
     }
   }
   return absl::OkStatus();
@@ -86,8 +86,8 @@ absl::StatusOr<int64_t> YamlField::Int(int64_t min, int64_t max) const {
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc() && end == s.data() + s.size()) {
       if (v < min || v > max) {
-        return Error(absl::StrCat("must be between ", min, " and ", max,
-                                  ", got ", v));
+        return Error(
+            absl::StrCat("must be between ", min, " and ", max, ", got ", v));
       }
       return v;
     }

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "yaml-cpp/yaml.h"
 
 namespace kscore::framework {
@@ -33,7 +33,8 @@ class YamlField {
   size_t size() const { return node_.size(); }
 
   // Errors unless the field is a mapping whose keys are all in `allowed`.
-  absl::Status ExpectMap(std::initializer_list<absl::string_view> allowed) const;
+  absl::Status ExpectMap(
+      std::initializer_list<absl::string_view> allowed) const;
   // Errors unless the field is a sequence (absent counts as empty).
   absl::Status ExpectSequence() const;
 

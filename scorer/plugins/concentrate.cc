@@ -19,8 +19,9 @@ PluginStatus Concentrate::Filter(const CycleState& /*state*/,
   return PluginStatus::Success();
 }
 
-PluginStatus Concentrate::PreScore(CycleState& state, const pb::Pod& pod,
-                                   absl::Span<const pb::Node* const> /*nodes*/) const {
+PluginStatus Concentrate::PreScore(
+    CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> /*nodes*/) const {
   auto it = pod.labels().find(args_.label_key);
   // A pod without the label has no workload to concentrate: all nodes equal.
   if (it == pod.labels().end()) return PluginStatus::Skip();
@@ -59,8 +60,8 @@ absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
     const framework::YamlField& args) {
   Args out;
   if (!args.present()) return out;
-  if (absl::Status s =
-          args.ExpectMap({"apiVersion", "kind", "labelKey", "rejectEverything"});
+  if (absl::Status s = args.ExpectMap(
+          {"apiVersion", "kind", "labelKey", "rejectEverything"});
       !s.ok()) {
     return s;
   }
@@ -68,7 +69,8 @@ absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
     absl::StatusOr<std::string> k = kind.String();
     if (!k.ok()) return k.status();
     if (*k != "ConcentrateArgs") {
-      return kind.Error(absl::StrCat("expected ConcentrateArgs, got \"", *k, "\""));
+      return kind.Error(
+          absl::StrCat("expected ConcentrateArgs, got \"", *k, "\""));
     }
   }
   if (framework::YamlField key = args.Child("labelKey"); key.present()) {

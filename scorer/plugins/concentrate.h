@@ -3,10 +3,10 @@
 
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "scorer/framework/plugin.h"
 #include "scorer/framework/yaml_decode.h"
 
@@ -44,21 +44,23 @@ class Concentrate : public framework::FilterPlugin,
   std::vector<std::string> LabelCountKeys() const override {
     return {args_.label_key};
   }
-  bool FiltersWheneverEnabled() const override { return args_.reject_everything; }
+  bool FiltersWheneverEnabled() const override {
+    return args_.reject_everything;
+  }
 
-  framework::PluginStatus Filter(const framework::CycleState& state,
-                                 const framework::pb::Pod& pod,
-                                 const framework::pb::Node& node) const override;
+  framework::PluginStatus Filter(
+      const framework::CycleState& state, const framework::pb::Pod& pod,
+      const framework::pb::Node& node) const override;
   framework::PluginStatus PreScore(
       framework::CycleState& state, const framework::pb::Pod& pod,
       absl::Span<const framework::pb::Node* const> nodes) const override;
-  framework::PluginStatus Score(const framework::CycleState& state,
-                                const framework::pb::Pod& pod,
-                                absl::Span<const framework::pb::Node* const> nodes,
-                                absl::Span<int64_t> scores) const override;
-  framework::PluginStatus NormalizeScore(const framework::CycleState& state,
-                                         const framework::pb::Pod& pod,
-                                         absl::Span<int64_t> scores) const override;
+  framework::PluginStatus Score(
+      const framework::CycleState& state, const framework::pb::Pod& pod,
+      absl::Span<const framework::pb::Node* const> nodes,
+      absl::Span<int64_t> scores) const override;
+  framework::PluginStatus NormalizeScore(
+      const framework::CycleState& state, const framework::pb::Pod& pod,
+      absl::Span<int64_t> scores) const override;
 
   const Args& args() const { return args_; }
 

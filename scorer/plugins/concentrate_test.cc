@@ -25,7 +25,7 @@ struct ScoreRun {
 };
 
 ScoreRun ScoreAll(const Concentrate& plugin, const pb::Pod& pod,
-             const std::vector<pb::Node>& nodes) {
+                  const std::vector<pb::Node>& nodes) {
   std::vector<const pb::Node*> ptrs;
   for (const pb::Node& n : nodes) ptrs.push_back(&n);
   framework::CycleState state;
@@ -33,7 +33,8 @@ ScoreRun ScoreAll(const Concentrate& plugin, const pb::Pod& pod,
   r.pre_score = plugin.PreScore(state, pod, ptrs);
   if (!r.pre_score.ok()) return r;
   r.raw.assign(nodes.size(), -1);
-  framework::PluginStatus s = plugin.Score(state, pod, ptrs, absl::MakeSpan(r.raw));
+  framework::PluginStatus s =
+      plugin.Score(state, pod, ptrs, absl::MakeSpan(r.raw));
   EXPECT_TRUE(s.ok());
   r.normalized = r.raw;
   s = plugin.NormalizeScore(state, pod, absl::MakeSpan(r.normalized));
@@ -68,7 +69,8 @@ TEST(ConcentrateTest, NormalizeMapsRawRangeOntoZeroToHundred) {
       MakeNode().Name("d").Obj(),
   };
   ScoreRun r = ScoreAll(plugin, pod, nodes);
-  // score * 100 / max, integer division, as kube-scheduler's default normaliser.
+  // score * 100 / max, integer division, as kube-scheduler's default
+  // normaliser.
   EXPECT_THAT(r.normalized, ElementsAre(33, 100, 50, 0));
 }
 
@@ -97,7 +99,8 @@ TEST(ConcentrateTest, CountsOnlyThePodsOwnValue) {
 
 TEST(ConcentrateTest, CustomLabelKey) {
   Concentrate plugin(Concentrate::Args{"example.com/team", false});
-  pb::Pod pod = MakePod().Label("app", "x").Label("example.com/team", "t1").Obj();
+  pb::Pod pod =
+      MakePod().Label("app", "x").Label("example.com/team", "t1").Obj();
   std::vector<pb::Node> nodes = {
       MakeNode().Name("a").LabelCount("app", "x", 5).Obj(),
       MakeNode().Name("b").LabelCount("example.com/team", "t1", 1).Obj(),
@@ -109,8 +112,10 @@ TEST(ConcentrateTest, CustomLabelKey) {
 TEST(ConcentrateTest, PodWithoutLabelIsSkipped) {
   Concentrate plugin(Defaults());
   pb::Pod pod = MakePod().Label("tier", "web").Obj();
-  std::vector<pb::Node> nodes = {MakeNode().Name("a").LabelCount("app", "web", 3).Obj()};
-  EXPECT_EQ(ScoreAll(plugin, pod, nodes).pre_score.code, framework::Code::kSkip);
+  std::vector<pb::Node> nodes = {
+      MakeNode().Name("a").LabelCount("app", "web", 3).Obj()};
+  EXPECT_EQ(ScoreAll(plugin, pod, nodes).pre_score.code,
+            framework::Code::kSkip);
 }
 
 TEST(ConcentrateTest, ScoreReadsValueFromCycleState) {
@@ -126,7 +131,8 @@ TEST(ConcentrateTest, ScoreReadsValueFromCycleState) {
   EXPECT_EQ(score, 4);
   // Without PreScore's state, Score is an error naming the key.
   framework::CycleState empty;
-  framework::PluginStatus s = plugin.Score(empty, pod, ptrs, absl::MakeSpan(&score, 1));
+  framework::PluginStatus s =
+      plugin.Score(empty, pod, ptrs, absl::MakeSpan(&score, 1));
   EXPECT_EQ(s.code, framework::Code::kError);
   EXPECT_THAT(s.reasons.at(0), HasSubstr("PreScoreConcentrate"));
 }
@@ -144,8 +150,9 @@ TEST(ConcentrateTest, RejectEverythingRejectsEveryNodeNamingConcentrate) {
     framework::PluginStatus s =
         plugin.Filter(state, MakePod().Obj(), MakeNode().Name(name).Obj());
     EXPECT_EQ(s.code, framework::Code::kUnschedulable);
-    EXPECT_THAT(s.reasons,
-                ElementsAre("node(s) were rejected by Concentrate (rejectEverything)"));
+    EXPECT_THAT(
+        s.reasons,
+        ElementsAre("node(s) were rejected by Concentrate (rejectEverything)"));
   }
 }
 
@@ -163,7 +170,8 @@ class ConcentrateArgsTest : public ::testing::TestWithParam<ArgsCase> {};
 
 TEST_P(ConcentrateArgsTest, ParsesAndValidates) {
   const ArgsCase& c = GetParam();
-  YAML::Node node = *c.yaml ? YAML::Load(c.yaml) : YAML::Node(YAML::NodeType::Undefined);
+  YAML::Node node =
+      *c.yaml ? YAML::Load(c.yaml) : YAML::Node(YAML::NodeType::Undefined);
   framework::YamlField f(node, "profiles[0].pluginConfig[0].args");
   absl::StatusOr<Concentrate::Args> a = Concentrate::ParseArgs(f);
   if (*c.error) {
@@ -182,17 +190,25 @@ INSTANTIATE_TEST_SUITE_P(
         ArgsCase{"Absent", "", "app", false, ""},
         ArgsCase{"Empty", "{}", "app", false, ""},
         ArgsCase{"LabelKey", "{labelKey: tier}", "tier", false, ""},
-        ArgsCase{"PrefixedKey", "{labelKey: example.com/team}", "example.com/team", false, ""},
+        ArgsCase{"PrefixedKey", "{labelKey: example.com/team}",
+                 "example.com/team", false, ""},
         ArgsCase{"Reject", "{rejectEverything: true}", "app", true, ""},
-        ArgsCase{"WithKind", "{apiVersion: kubescheduler.config.k8s.io/v1, kind: ConcentrateArgs}",
+        ArgsCase{"WithKind",
+                 "{apiVersion: kubescheduler.config.k8s.io/v1, kind: "
+                 "ConcentrateArgs}",
                  "app", false, ""},
         ArgsCase{"BadKey", "{labelKey: a b}", "", false,
-                 "profiles[0].pluginConfig[0].args.labelKey: invalid label key \"a b\""},
+                 "profiles[0].pluginConfig[0].args.labelKey: invalid label key "
+                 "\"a b\""},
         ArgsCase{"BadPrefix", "{labelKey: Example.com/x}", "", false,
                  "invalid label key \"Example.com/x\": prefix part"},
-        ArgsCase{"TooLong", "{labelKey: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}",
+        ArgsCase{"TooLong",
+                 "{labelKey: "
+                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                 "aaaaaaaaa}",
                  "", false, "no more than 63 characters"},
-        ArgsCase{"EmptyKey", "{labelKey: \"\"}", "", false, "invalid label key \"\""},
+        ArgsCase{"EmptyKey", "{labelKey: \"\"}", "", false,
+                 "invalid label key \"\""},
         ArgsCase{"RejectNotBool", "{rejectEverything: yes please}", "", false,
                  "args.rejectEverything: expected true or false"},
         ArgsCase{"UnknownField", "{labelkey: app}", "", false,

@@ -2,7 +2,6 @@
 #define KSCORE_SCORER_PLUGINS_REGISTRY_H_
 
 #include "absl/strings/string_view.h"
-
 #include "scorer/framework/registry.h"
 
 namespace kscore::plugins {

@@ -20,14 +20,26 @@ class PodWrapper {
     pod_.set_namespace_("default");
     pod_.set_name("pod");
   }
-  PodWrapper& Name(std::string n) { pod_.set_name(std::move(n)); return *this; }
-  PodWrapper& Namespace(std::string n) { pod_.set_namespace_(std::move(n)); return *this; }
-  PodWrapper& UID(std::string u) { pod_.set_uid(std::move(u)); return *this; }
+  PodWrapper& Name(std::string n) {
+    pod_.set_name(std::move(n));
+    return *this;
+  }
+  PodWrapper& Namespace(std::string n) {
+    pod_.set_namespace_(std::move(n));
+    return *this;
+  }
+  PodWrapper& UID(std::string u) {
+    pod_.set_uid(std::move(u));
+    return *this;
+  }
   PodWrapper& Label(const std::string& k, const std::string& v) {
     (*pod_.mutable_labels())[k] = v;
     return *this;
   }
-  PodWrapper& NodeName(std::string n) { pod_.set_node_name(std::move(n)); return *this; }
+  PodWrapper& NodeName(std::string n) {
+    pod_.set_node_name(std::move(n));
+    return *this;
+  }
   PodWrapper& NodeSelector(const std::string& k, const std::string& v) {
     (*pod_.mutable_node_selector())[k] = v;
     return *this;
@@ -108,8 +120,9 @@ class PodWrapper {
   }
   // requiredDuringScheduling...nodeSelectorTerms: marks required as set; each
   // call adds one (ORed) term. Requirements are ANDed within the term.
-  PodWrapper& RequiredTerm(std::vector<pb::NodeSelectorRequirement> exprs,
-                           std::vector<pb::NodeSelectorRequirement> fields = {}) {
+  PodWrapper& RequiredTerm(
+      std::vector<pb::NodeSelectorRequirement> exprs,
+      std::vector<pb::NodeSelectorRequirement> fields = {}) {
     pb::NodeAffinity* a = pod_.mutable_node_affinity();
     a->set_has_required(true);
     *a->add_required() = Term(std::move(exprs), std::move(fields));
@@ -120,9 +133,9 @@ class PodWrapper {
     pod_.mutable_node_affinity()->set_has_required(true);
     return *this;
   }
-  PodWrapper& PreferredTerm(int32_t weight,
-                            std::vector<pb::NodeSelectorRequirement> exprs,
-                            std::vector<pb::NodeSelectorRequirement> fields = {}) {
+  PodWrapper& PreferredTerm(
+      int32_t weight, std::vector<pb::NodeSelectorRequirement> exprs,
+      std::vector<pb::NodeSelectorRequirement> fields = {}) {
     pb::PreferredSchedulingTerm* t =
         pod_.mutable_node_affinity()->add_preferred();
     t->set_weight(weight);
@@ -162,7 +175,10 @@ class NodeWrapper {
     // kube-scheduler's test default: roomy enough for any test pod.
     Capacity(4000, int64_t{16} << 30, 110);
   }
-  NodeWrapper& Name(std::string n) { node_.set_name(std::move(n)); return *this; }
+  NodeWrapper& Name(std::string n) {
+    node_.set_name(std::move(n));
+    return *this;
+  }
   NodeWrapper& Label(const std::string& k, const std::string& v) {
     (*node_.mutable_labels())[k] = v;
     return *this;
@@ -174,7 +190,10 @@ class NodeWrapper {
     t->set_effect(std::move(effect));
     return *this;
   }
-  NodeWrapper& Unschedulable(bool u = true) { node_.set_unschedulable(u); return *this; }
+  NodeWrapper& Unschedulable(bool u = true) {
+    node_.set_unschedulable(u);
+    return *this;
+  }
   NodeWrapper& Capacity(int64_t milli_cpu, int64_t memory, int64_t pods) {
     node_.mutable_allocatable()->set_milli_cpu(milli_cpu);
     node_.mutable_allocatable()->set_memory(memory);
@@ -217,7 +236,10 @@ class NodeWrapper {
     (*node_.mutable_non_zero_requested()->mutable_scalar())[name] = v;
     return *this;
   }
-  NodeWrapper& PodCount(int32_t n) { node_.set_pod_count(n); return *this; }
+  NodeWrapper& PodCount(int32_t n) {
+    node_.set_pod_count(n);
+    return *this;
+  }
   NodeWrapper& UsedPort(int32_t port, std::string protocol = "TCP",
                         std::string host_ip = "") {
     pb::HostPort* p = node_.add_used_ports();

@@ -7,14 +7,17 @@
 namespace kscore::cache {
 namespace {
 
-std::string CountKey(const std::string& ns, const std::string& key, const std::string& value) {
-  return absl::StrCat(ns, std::string(1, '\0'), key, std::string(1, '\0'), value);
+std::string CountKey(const std::string& ns, const std::string& key,
+                     const std::string& value) {
+  return absl::StrCat(ns, std::string(1, '\0'), key, std::string(1, '\0'),
+                      value);
 }
 
 void Add(pb::Resources* into, const pb::Resources& r, int sign) {
   into->set_milli_cpu(into->milli_cpu() + sign * r.milli_cpu());
   into->set_memory(into->memory() + sign * r.memory());
-  into->set_ephemeral_storage(into->ephemeral_storage() + sign * r.ephemeral_storage());
+  into->set_ephemeral_storage(into->ephemeral_storage() +
+                              sign * r.ephemeral_storage());
   for (const auto& [name, v] : r.scalar()) {
     int64_t& slot = (*into->mutable_scalar())[name];
     slot += sign * v;
@@ -23,7 +26,8 @@ void Add(pb::Resources* into, const pb::Resources& r, int sign) {
 }
 
 bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
-  return a.port() == b.port() && a.protocol() == b.protocol() && a.host_ip() == b.host_ip();
+  return a.port() == b.port() && a.protocol() == b.protocol() &&
+         a.host_ip() == b.host_ip();
 }
 
 }  // namespace
@@ -56,7 +60,8 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
   Add(&n.non_zero, entry.non_zero, +1);
   for (const pb::HostPort& p : entry.host_ports) n.used_ports.push_back(p);
   if (entry.countable) {
-    for (const auto& [k, v] : entry.labels) n.label_counts[CountKey(entry.namespace_, k, v)]++;
+    for (const auto& [k, v] : entry.labels)
+      n.label_counts[CountKey(entry.namespace_, k, v)]++;
   }
   pods_[key] = std::move(entry);
 }
@@ -72,14 +77,16 @@ void Cache::SubtractLocked(const std::string& key) {
     Add(&n.requested, entry.requests, -1);
     Add(&n.non_zero, entry.non_zero, -1);
     for (const pb::HostPort& p : entry.host_ports) {
-      auto pit = std::find_if(n.used_ports.begin(), n.used_ports.end(),
-                              [&](const pb::HostPort& u) { return SamePort(u, p); });
+      auto pit =
+          std::find_if(n.used_ports.begin(), n.used_ports.end(),
+                       [&](const pb::HostPort& u) { return SamePort(u, p); });
       if (pit != n.used_ports.end()) n.used_ports.erase(pit);
     }
     if (entry.countable) {
       for (const auto& [k, v] : entry.labels) {
         auto cit = n.label_counts.find(CountKey(entry.namespace_, k, v));
-        if (cit != n.label_counts.end() && --cit->second <= 0) n.label_counts.erase(cit);
+        if (cit != n.label_counts.end() && --cit->second <= 0)
+          n.label_counts.erase(cit);
       }
     }
     if (!n.present && n.pod_count == 0) nodes_.erase(nit);
@@ -154,9 +161,10 @@ size_t Cache::PodCount() const {
   return pods_.size();
 }
 
-size_t Cache::FillCandidates(const PodInfo& incoming, const std::vector<std::string>& label_keys,
-                             size_t start, size_t count,
-                             google::protobuf::RepeatedPtrField<pb::Node>* out) const {
+size_t Cache::FillCandidates(
+    const PodInfo& incoming, const std::vector<std::string>& label_keys,
+    size_t start, size_t count,
+    google::protobuf::RepeatedPtrField<pb::Node>* out) const {
   absl::MutexLock lock(&mu_);
   const size_t n = order_.size();
   if (n == 0) return 0;

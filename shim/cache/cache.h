@@ -42,9 +42,10 @@ class Cache {
   // the node list, with the aggregates the scorer reads; label_counts for
   // `label_keys` use the incoming pod's namespace and values. Returns the
   // number of nodes appended.
-  size_t FillCandidates(const PodInfo& incoming, const std::vector<std::string>& label_keys,
-                        size_t start, size_t count,
-                        google::protobuf::RepeatedPtrField<pb::Node>* out) const;
+  size_t FillCandidates(
+      const PodInfo& incoming, const std::vector<std::string>& label_keys,
+      size_t start, size_t count,
+      google::protobuf::RepeatedPtrField<pb::Node>* out) const;
 
  private:
   // What a pod contributes to its node; kept so updates and deletes can
@@ -60,7 +61,7 @@ class Cache {
     std::vector<std::pair<std::string, std::string>> labels;
   };
   struct NodeEntry {
-    pb::Node node;  // static part (name, labels, taints, allocatable)
+    pb::Node node;         // static part (name, labels, taints, allocatable)
     bool present = false;  // a Node object exists (pods may arrive first)
     int32_t pod_count = 0;
     pb::Resources requested;
@@ -70,8 +71,10 @@ class Cache {
     absl::flat_hash_map<std::string, int64_t> label_counts;
   };
 
-  void AddLocked(const std::string& key, PodEntry entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void SubtractLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AddLocked(const std::string& key, PodEntry entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SubtractLocked(const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, NodeEntry> nodes_ ABSL_GUARDED_BY(mu_);

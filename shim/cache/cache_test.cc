@@ -6,8 +6,9 @@
 namespace kscore::cache {
 namespace {
 
-PodInfo Pod(const std::string& ns, const std::string& name, const std::string& app,
-            const std::string& node, int64_t cpu = 100) {
+PodInfo Pod(const std::string& ns, const std::string& name,
+            const std::string& app, const std::string& node,
+            int64_t cpu = 100) {
   PodInfo p;
   p.namespace_ = ns;
   p.name = name;
@@ -29,7 +30,8 @@ pb::Node Node(const std::string& name) {
   return n;
 }
 
-std::map<std::string, pb::Node> Candidates(const Cache& c, const PodInfo& incoming) {
+std::map<std::string, pb::Node> Candidates(const Cache& c,
+                                           const PodInfo& incoming) {
   google::protobuf::RepeatedPtrField<pb::Node> out;
   c.FillCandidates(incoming, {"app"}, 0, 100, &out);
   std::map<std::string, pb::Node> m;
@@ -37,7 +39,9 @@ std::map<std::string, pb::Node> Candidates(const Cache& c, const PodInfo& incomi
   return m;
 }
 
-int64_t Count(const pb::Node& n) { return n.label_counts_size() ? n.label_counts(0).count() : 0; }
+int64_t Count(const pb::Node& n) {
+  return n.label_counts_size() ? n.label_counts(0).count() : 0;
+}
 
 TEST(CacheTest, LabelCountsAreForTheIncomingPodsNamespaceAndValue) {
   Cache c;
@@ -46,9 +50,10 @@ TEST(CacheTest, LabelCountsAreForTheIncomingPodsNamespaceAndValue) {
   c.UpsertAssignedPod(Pod("ns", "w1", "web", "a"));
   c.UpsertAssignedPod(Pod("ns", "w2", "web", "a"));
   c.UpsertAssignedPod(Pod("other", "w3", "web", "b"));  // other namespace
-  c.UpsertAssignedPod(Pod("ns", "d1", "db", "b"));       // other value
+  c.UpsertAssignedPod(Pod("ns", "d1", "db", "b"));      // other value
   PodInfo done = Pod("ns", "w4", "web", "b");
-  done.phase = "Succeeded";  // terminated: neither counted nor holding resources
+  done.phase =
+      "Succeeded";  // terminated: neither counted nor holding resources
   c.UpsertAssignedPod(done);
   PodInfo leaving = Pod("ns", "w5", "web", "b");
   leaving.deleting = true;  // being deleted: holds resources, not counted
@@ -69,7 +74,8 @@ TEST(CacheTest, UpdatesAndDeletesSubtractExactly) {
   c.UpsertNode(Node("a"));
   c.UpsertNode(Node("b"));
   c.UpsertAssignedPod(Pod("ns", "w1", "web", "a", 300));
-  c.UpsertAssignedPod(Pod("ns", "w1", "web", "b", 300));  // moved (re-created elsewhere)
+  c.UpsertAssignedPod(
+      Pod("ns", "w1", "web", "b", 300));  // moved (re-created elsewhere)
   auto m = Candidates(c, Pod("ns", "new", "web", ""));
   EXPECT_EQ(m["a"].requested().milli_cpu(), 0);
   EXPECT_EQ(Count(m["a"]), 0);

@@ -22,19 +22,23 @@ std::string Str(const json& j, const char* key) {
   return v.is_string() ? v.get<std::string>() : std::string();
 }
 
-void StringMap(const json& j, google::protobuf::Map<std::string, std::string>* out) {
+void StringMap(const json& j,
+               google::protobuf::Map<std::string, std::string>* out) {
   if (!j.is_object()) return;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.value().is_string()) (*out)[it.key()] = it.value().get<std::string>();
+    if (it.value().is_string())
+      (*out)[it.key()] = it.value().get<std::string>();
   }
 }
 
 // A ResourceList ({"cpu": "100m", "memory": "1Gi", ...}) into pb::Resources.
-absl::Status Resources(const json& list, const std::string& path, pb::Resources* out) {
+absl::Status Resources(const json& list, const std::string& path,
+                       pb::Resources* out) {
   if (!list.is_object()) return absl::OkStatus();
   for (auto it = list.begin(); it != list.end(); ++it) {
     if (!it.value().is_string()) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ".", it.key(), ": not a quantity"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ".", it.key(), ": not a quantity"));
     }
     const std::string& name = it.key();
     const std::string q = it.value().get<std::string>();
@@ -51,7 +55,8 @@ absl::Status Resources(const json& list, const std::string& path, pb::Resources*
       out->set_ephemeral_storage(*v);
     } else if (name == "pods") {
       out->set_pods(*v);
-    } else if (absl::StrContains(name, "/") || absl::StartsWith(name, "hugepages-")) {
+    } else if (absl::StrContains(name, "/") ||
+               absl::StartsWith(name, "hugepages-")) {
       // Extended and hugepages resources; others (e.g. storage) are not
       // scheduled on.
       (*out->mutable_scalar())[name] = *v;
@@ -72,13 +77,17 @@ void Requirement(const json& j, pb::NodeSelectorRequirement* out) {
 }
 
 void Term(const json& j, pb::NodeSelectorTerm* out) {
-  for (const json& e : At(j, "matchExpressions")) Requirement(e, out->add_match_expressions());
-  for (const json& e : At(j, "matchFields")) Requirement(e, out->add_match_fields());
+  for (const json& e : At(j, "matchExpressions"))
+    Requirement(e, out->add_match_expressions());
+  for (const json& e : At(j, "matchFields"))
+    Requirement(e, out->add_match_fields());
 }
 
-absl::Status Container(const json& c, const std::string& path, pb::Container* out) {
-  if (absl::Status s = Resources(At(At(c, "resources"), "requests"),
-                                 path + ".resources.requests", out->mutable_requests());
+absl::Status Container(const json& c, const std::string& path,
+                       pb::Container* out) {
+  if (absl::Status s =
+          Resources(At(At(c, "resources"), "requests"),
+                    path + ".resources.requests", out->mutable_requests());
       !s.ok()) {
     return s;
   }
@@ -100,20 +109,25 @@ absl::Status Container(const json& c, const std::string& path, pb::Container* ou
 std::string Unsupported(const json& spec) {
   const json& affinity = At(spec, "affinity");
   for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
-    const json& required = At(At(affinity, kind), "requiredDuringSchedulingIgnoredDuringExecution");
+    const json& required = At(At(affinity, kind),
+                              "requiredDuringSchedulingIgnoredDuringExecution");
     if (required.is_array() && !required.empty()) {
-      return absl::StrCat("pod uses required ", kind, ", which kscore does not support yet");
+      return absl::StrCat("pod uses required ", kind,
+                          ", which kscore does not support yet");
     }
   }
   for (const json& c : At(spec, "topologySpreadConstraints")) {
     if (Str(c, "whenUnsatisfiable") != "ScheduleAnyway") {
-      return "pod uses topologySpreadConstraints with DoNotSchedule, which kscore does not "
+      return "pod uses topologySpreadConstraints with DoNotSchedule, which "
+             "kscore does not "
              "support yet";
     }
   }
   for (const json& v : At(spec, "volumes")) {
-    if (!At(v, "persistentVolumeClaim").is_null() || !At(v, "ephemeral").is_null()) {
-      return "pod uses PersistentVolumeClaims, which kscore does not support yet";
+    if (!At(v, "persistentVolumeClaim").is_null() ||
+        !At(v, "ephemeral").is_null()) {
+      return "pod uses PersistentVolumeClaims, which kscore does not support "
+             "yet";
     }
   }
   const json& claims = At(spec, "resourceClaims");
@@ -128,7 +142,8 @@ std::string Unsupported(const json& spec) {
 absl::Time ParseTime(const std::string& s) {
   absl::Time t;
   std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, s, &t, &err)) return absl::InfinitePast();
+  if (!absl::ParseTime(absl::RFC3339_full, s, &t, &err))
+    return absl::InfinitePast();
   return t;
 }
 
@@ -138,7 +153,8 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
   PodInfo p;
   p.namespace_ = Str(meta, "namespace");
   p.name = Str(meta, "name");
-  if (p.name.empty()) return absl::InvalidArgumentError("pod without metadata.name");
+  if (p.name.empty())
+    return absl::InvalidArgumentError("pod without metadata.name");
   p.key = absl::StrCat(p.namespace_, "/", p.name);
   p.uid = Str(meta, "uid");
   p.resource_version = Str(meta, "resourceVersion");
@@ -169,16 +185,20 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
   StringMap(At(spec, "nodeSelector"), pod.mutable_node_selector());
   const json& node_affinity = At(At(spec, "affinity"), "nodeAffinity");
   if (!node_affinity.is_null()) {
-    const json& required = At(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
+    const json& required =
+        At(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
     if (!required.is_null()) {
       pod.mutable_node_affinity()->set_has_required(true);
       for (const json& t : At(required, "nodeSelectorTerms")) {
         Term(t, pod.mutable_node_affinity()->add_required());
       }
     }
-    for (const json& t : At(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
-      pb::PreferredSchedulingTerm* pt = pod.mutable_node_affinity()->add_preferred();
-      if (const json& w = At(t, "weight"); w.is_number_integer()) pt->set_weight(w.get<int32_t>());
+    for (const json& t :
+         At(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
+      pb::PreferredSchedulingTerm* pt =
+          pod.mutable_node_affinity()->add_preferred();
+      if (const json& w = At(t, "weight"); w.is_number_integer())
+        pt->set_weight(w.get<int32_t>());
       Term(At(t, "preference"), pt->mutable_preference());
     }
   }
@@ -191,7 +211,9 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
   }
   int i = 0;
   for (const json& c : At(spec, "containers")) {
-    if (absl::Status s = Container(c, absl::StrCat("spec.containers[", i++, "]"), pod.add_containers());
+    if (absl::Status s =
+            Container(c, absl::StrCat("spec.containers[", i++, "]"),
+                      pod.add_containers());
         !s.ok()) {
       return s;
     }
@@ -199,12 +221,14 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
   i = 0;
   for (const json& c : At(spec, "initContainers")) {
     if (absl::Status s =
-            Container(c, absl::StrCat("spec.initContainers[", i++, "]"), pod.add_init_containers());
+            Container(c, absl::StrCat("spec.initContainers[", i++, "]"),
+                      pod.add_init_containers());
         !s.ok()) {
       return s;
     }
   }
-  if (absl::Status s = Resources(At(spec, "overhead"), "spec.overhead", pod.mutable_overhead());
+  if (absl::Status s = Resources(At(spec, "overhead"), "spec.overhead",
+                                 pod.mutable_overhead());
       !s.ok()) {
     return s;
   }
@@ -235,17 +259,19 @@ absl::StatusOr<pb::Node> NodeFromJson(const json& obj) {
   const json& spec = At(obj, "spec");
   pb::Node n;
   n.set_name(Str(meta, "name"));
-  if (n.name().empty()) return absl::InvalidArgumentError("node without metadata.name");
+  if (n.name().empty())
+    return absl::InvalidArgumentError("node without metadata.name");
   StringMap(At(meta, "labels"), n.mutable_labels());
-  if (const json& u = At(spec, "unschedulable"); u.is_boolean()) n.set_unschedulable(u.get<bool>());
+  if (const json& u = At(spec, "unschedulable"); u.is_boolean())
+    n.set_unschedulable(u.get<bool>());
   for (const json& t : At(spec, "taints")) {
     pb::Taint* taint = n.add_taints();
     taint->set_key(Str(t, "key"));
     taint->set_value(Str(t, "value"));
     taint->set_effect(Str(t, "effect"));
   }
-  if (absl::Status s = Resources(At(At(obj, "status"), "allocatable"), "status.allocatable",
-                                 n.mutable_allocatable());
+  if (absl::Status s = Resources(At(At(obj, "status"), "allocatable"),
+                                 "status.allocatable", n.mutable_allocatable());
       !s.ok()) {
     return s;
   }

@@ -44,7 +44,8 @@ TEST(PodFromJsonTest, ReadsWhatPluginsNeed) {
   EXPECT_EQ(p->pod.labels().at("app"), "web");
   EXPECT_EQ(p->pod.node_selector().at("disk"), "ssd");
   ASSERT_TRUE(p->pod.node_affinity().has_required());
-  EXPECT_EQ(p->pod.node_affinity().required(0).match_expressions(0).values_size(), 2);
+  EXPECT_EQ(
+      p->pod.node_affinity().required(0).match_expressions(0).values_size(), 2);
   EXPECT_EQ(p->pod.node_affinity().preferred(0).weight(), 3);
   EXPECT_EQ(p->pod.tolerations(0).effect(), "NoSchedule");
   // max(init 2000m, 500m + 250m) + 100m overhead
@@ -88,7 +89,8 @@ TEST(PodFromJsonTest, BadQuantityNamesTheField) {
     "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "lots"}}}]}})"));
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(std::string(p.status().message()),
-              HasSubstr("spec.containers[0].resources.requests.cpu: invalid quantity \"lots\""));
+              HasSubstr("spec.containers[0].resources.requests.cpu: invalid "
+                        "quantity \"lots\""));
 }
 
 TEST(NodeFromJsonTest, ReadsNode) {

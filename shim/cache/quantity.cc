@@ -25,13 +25,16 @@ constexpr Suffix kSuffixes[] = {
 
 absl::StatusOr<int64_t> ParseQuantity(absl::string_view s, int scale_exp) {
   auto bad = [&]() {
-    return absl::InvalidArgumentError(absl::StrCat("invalid quantity \"", s, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid quantity \"", s, "\""));
   };
   if (s.empty()) return bad();
   // Split number and suffix.
   size_t i = 0;
   if (s[i] == '+' || s[i] == '-') ++i;
-  while (i < s.size() && (absl::ascii_isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  while (i < s.size() &&
+         (absl::ascii_isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.'))
+    ++i;
   absl::string_view number = s.substr(0, i);
   absl::string_view suffix = s.substr(i);
   if (number.empty() || number == "+" || number == "-") return bad();

@@ -77,9 +77,12 @@ void SchedulingQueue::Delete(const std::string& key) {
   entries_.erase(it);
 }
 
-std::optional<SchedulingQueue::QueuedPod> SchedulingQueue::Pop(absl::Duration timeout) {
+std::optional<SchedulingQueue::QueuedPod> SchedulingQueue::Pop(
+    absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
-  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return closed_ || !active_.empty(); };
+  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return closed_ || !active_.empty();
+  };
   mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
   if (closed_ || active_.empty()) return std::nullopt;
   ActiveKey top = *active_.begin();
@@ -87,7 +90,8 @@ std::optional<SchedulingQueue::QueuedPod> SchedulingQueue::Pop(absl::Duration ti
   Entry& e = entries_.at(std::get<2>(top));
   e.where = Where::kInFlight;
   e.pod.attempts++;
-  if (e.pod.initial_attempt == absl::Time()) e.pod.initial_attempt = options_.now();
+  if (e.pod.initial_attempt == absl::Time())
+    e.pod.initial_attempt = options_.now();
   e.pod.cycle = move_cycle_;
   return e.pod;
 }
@@ -97,8 +101,8 @@ void SchedulingQueue::Done(const std::string& key, const std::string& uid) {
   auto it = entries_.find(key);
   if (it == entries_.end()) return;
   Entry& e = it->second;
-  if (e.where == Where::kInFlight && e.pending_update != nullptr && !uid.empty() &&
-      e.pending_update->uid != uid && !e.deleted_in_flight) {
+  if (e.where == Where::kInFlight && e.pending_update != nullptr &&
+      !uid.empty() && e.pending_update->uid != uid && !e.deleted_in_flight) {
     e.pod = QueuedPod{std::move(e.pending_update), 0, {}, {}, 0};
     e.pending_update = nullptr;
     ActivateLocked(e);

@@ -34,10 +34,10 @@ class SchedulingQueue {
 
   struct QueuedPod {
     std::shared_ptr<const cache::PodInfo> info;
-    int attempts = 0;  // scheduling attempts so far
-    absl::Time timestamp;  // when it last entered activeQ (ordering)
+    int attempts = 0;            // scheduling attempts so far
+    absl::Time timestamp;        // when it last entered activeQ (ordering)
     absl::Time initial_attempt;  // first Pop, for latency metrics
-    uint64_t cycle = 0;  // move-request cycle seen at Pop
+    uint64_t cycle = 0;          // move-request cycle seen at Pop
   };
 
   struct Sizes {
@@ -90,7 +90,8 @@ class SchedulingQueue {
 
   void ActivateLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BackoffOrActivateLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RemoveFromActiveLocked(const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RemoveFromActiveLocked(const Entry& e)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Options options_;
   mutable absl::Mutex mu_;

@@ -6,7 +6,8 @@
 namespace kscore::queue {
 namespace {
 
-std::shared_ptr<const cache::PodInfo> Pod(const std::string& name, int32_t priority = 0,
+std::shared_ptr<const cache::PodInfo> Pod(const std::string& name,
+                                          int32_t priority = 0,
                                           const std::string& uid = "") {
   auto p = std::make_shared<cache::PodInfo>();
   p->name = name;

@@ -18,14 +18,16 @@ class Feedback {
 
   // "Successfully assigned default/web-1 to node-1".
   absl::Status Scheduled(const cache::PodInfo& pod, const std::string& node);
-  absl::Status FailedScheduling(const cache::PodInfo& pod, const std::string& message);
+  absl::Status FailedScheduling(const cache::PodInfo& pod,
+                                const std::string& message);
   // PodScheduled=False with reason Unschedulable (or SchedulerError).
-  absl::Status MarkUnschedulable(const cache::PodInfo& pod, const std::string& reason,
+  absl::Status MarkUnschedulable(const cache::PodInfo& pod,
+                                 const std::string& reason,
                                  const std::string& message);
 
  private:
-  absl::Status Event(const cache::PodInfo& pod, const char* type, const char* reason,
-                     const std::string& note);
+  absl::Status Event(const cache::PodInfo& pod, const char* type,
+                     const char* reason, const std::string& note);
 
   kube::Client* client_;
   std::string hostname_;

@@ -7,11 +7,13 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                   .Name("scheduler_schedule_attempts_total")
                   .Help("Number of attempts to schedule pods, by the result.")
                   .Register(*registry);
-  attempt_duration = &prometheus::BuildHistogram()
-                          .Name("scheduler_scheduling_attempt_duration_seconds")
-                          .Help("Scheduling attempt latency in seconds (scheduling algorithm + "
-                                "binding)")
-                          .Register(*registry);
+  attempt_duration =
+      &prometheus::BuildHistogram()
+           .Name("scheduler_scheduling_attempt_duration_seconds")
+           .Help(
+               "Scheduling attempt latency in seconds (scheduling algorithm + "
+               "binding)")
+           .Register(*registry);
   pending = &prometheus::BuildGauge()
                  .Name("scheduler_pending_pods")
                  .Help("Number of pending pods, by the queue type.")
@@ -22,7 +24,9 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                .Register(*registry);
   scorer = &prometheus::BuildGauge()
                 .Name("kscore_scorer")
-                .Help("Scorer client counters: calls, failures, request_bytes, response_bytes.")
+                .Help(
+                    "Scorer client counters: calls, failures, request_bytes, "
+                    "response_bytes.")
                 .Register(*registry);
   leader = &prometheus::BuildGauge()
                 .Name("kscore_leader")
@@ -31,11 +35,14 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                 .Add({});
 }
 
-void Metrics::Attempt(const std::string& result, const std::string& profile, double seconds) {
+void Metrics::Attempt(const std::string& result, const std::string& profile,
+                      double seconds) {
   attempts->Add({{"result", result}, {"profile", profile}}).Increment();
   static const prometheus::Histogram::BucketBoundaries kBuckets = {
-      0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096};
-  attempt_duration->Add({{"result", result}, {"profile", profile}}, kBuckets).Observe(seconds);
+      0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064,
+      0.128, 0.256, 0.512, 1.024, 2.048, 4.096};
+  attempt_duration->Add({{"result", result}, {"profile", profile}}, kBuckets)
+      .Observe(seconds);
 }
 
 }  // namespace kscore::scheduler

@@ -17,7 +17,8 @@ struct Metrics {
   Metrics();
 
   // result: scheduled | unschedulable | error
-  void Attempt(const std::string& result, const std::string& profile, double seconds);
+  void Attempt(const std::string& result, const std::string& profile,
+               double seconds);
 
   std::shared_ptr<prometheus::Registry> registry;
   prometheus::Family<prometheus::Counter>* attempts;

@@ -47,7 +47,8 @@ void WorkerPool::Submit(std::function<void()> task) {
   cv_.notify_one();
 }
 
-Scheduler::Scheduler(Options options, std::map<std::string, ProfileInfo> profiles,
+Scheduler::Scheduler(Options options,
+                     std::map<std::string, ProfileInfo> profiles,
                      cache::Cache* cache, queue::SchedulingQueue* queue,
                      scorer_client::ScorerClient* scorer, kube::Client* client,
                      Feedback* feedback, Metrics* metrics)
@@ -68,7 +69,8 @@ void Scheduler::Start() {
   for (int i = 0; i < options_.schedule_workers; ++i) {
     workers_.emplace_back([this] {
       while (!stop_) {
-        std::optional<queue::SchedulingQueue::QueuedPod> qp = queue_->Pop(absl::Milliseconds(200));
+        std::optional<queue::SchedulingQueue::QueuedPod> qp =
+            queue_->Pop(absl::Milliseconds(200));
         if (qp.has_value()) ScheduleOne(*std::move(qp));
       }
     });
@@ -90,7 +92,8 @@ size_t Scheduler::NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes) {
   int32_t pct = percentage;
   if (pct == 0) {
     pct = 50 - static_cast<int32_t>(all_nodes / 125);
-    if (pct < kMinFeasibleNodesPercentageToFind) pct = kMinFeasibleNodesPercentageToFind;
+    if (pct < kMinFeasibleNodesPercentageToFind)
+      pct = kMinFeasibleNodesPercentageToFind;
   }
   size_t n = all_nodes * static_cast<size_t>(pct) / 100;
   if (n < kMinFeasibleNodesToFind) return kMinFeasibleNodesToFind;
@@ -101,7 +104,8 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   const absl::Time start = absl::Now();
   const cache::PodInfo& pod = *qp.info;
   auto profile_it = profiles_.find(pod.scheduler_name);
-  if (profile_it == profiles_.end()) {  // not ours (cannot happen: filtered at the informer)
+  if (profile_it ==
+      profiles_.end()) {  // not ours (cannot happen: filtered at the informer)
     queue_->Done(pod.key);
     return;
   }
@@ -116,11 +120,13 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   const ProfileInfo& profile = profile_it->second;
   const size_t all_nodes = cache_->NodeCount();
   if (all_nodes == 0) {
-    Fail(std::move(qp), "0/0 nodes are available: no nodes available to schedule pods", true,
+    Fail(std::move(qp),
+         "0/0 nodes are available: no nodes available to schedule pods", true,
          start, "unschedulable");
     return;
   }
-  const size_t to_find = NumFeasibleNodesToFind(profile.percentage_of_nodes_to_score, all_nodes);
+  const size_t to_find =
+      NumFeasibleNodesToFind(profile.percentage_of_nodes_to_score, all_nodes);
   const size_t batch = static_cast<size_t>(std::max(1, options_.batch_size));
   const size_t first = next_start_.load() % all_nodes;
   // One fused call normalises in place; several batches are normalised
@@ -135,28 +141,33 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   size_t processed = 0;
   while (processed < all_nodes && feasible.size() < to_find) {
     // Enough batches to cover what is still to find, at least one.
-    size_t want = std::min(all_nodes - processed, std::max(to_find - feasible.size(), batch));
+    size_t want = std::min(all_nodes - processed,
+                           std::max(to_find - feasible.size(), batch));
     std::vector<pb::EvaluateRequest> requests;
     for (size_t off = 0; off < want; off += batch) {
       pb::EvaluateRequest& req = requests.emplace_back();
       req.set_profile(pod.scheduler_name);
       *req.mutable_pod() = pod.pod;
       req.set_skip_normalize(!single);
-      cache_->FillCandidates(pod, profile.label_count_keys, first + processed + off,
+      cache_->FillCandidates(pod, profile.label_count_keys,
+                             first + processed + off,
                              std::min(batch, want - off), req.mutable_nodes());
     }
     processed += want;
-    std::vector<absl::StatusOr<pb::EvaluateResponse>> results = scorer_->EvaluateAll(requests);
+    std::vector<absl::StatusOr<pb::EvaluateResponse>> results =
+        scorer_->EvaluateAll(requests);
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) {
-        Fail(std::move(qp),
-             absl::StrCat("scorer unavailable: ", results[i].status().message()), false, start,
-             "error");
+        Fail(
+            std::move(qp),
+            absl::StrCat("scorer unavailable: ", results[i].status().message()),
+            false, start, "error");
         return;
       }
       pb::EvaluateResponse& resp = *results[i];
       if (resp.status().code() != pb::CODE_SUCCESS) {
-        fit_error.SetPreFilterMessage(absl::StrJoin(resp.status().reasons(), ", "));
+        fit_error.SetPreFilterMessage(
+            absl::StrJoin(resp.status().reasons(), ", "));
         Fail(std::move(qp), fit_error.Message(), true, start, "unschedulable");
         return;
       }
@@ -168,7 +179,8 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
         weights.assign(resp.weights().begin(), resp.weights().end());
         cycle_state = resp.cycle_state();
       }
-      for (pb::NodeScore& ns : *resp.mutable_scores()) feasible.push_back(std::move(ns));
+      for (pb::NodeScore& ns : *resp.mutable_scores())
+        feasible.push_back(std::move(ns));
     }
   }
   next_start_.store((first + processed) % all_nodes);
@@ -183,9 +195,11 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
     *req.mutable_cycle_state() = cycle_state;
     for (const std::string& p : plugins) req.add_plugins(p);
     for (pb::NodeScore& ns : feasible) *req.add_scores() = std::move(ns);
-    absl::StatusOr<pb::NormalizeScoreResponse> norm = scorer_->NormalizeScore(req);
+    absl::StatusOr<pb::NormalizeScoreResponse> norm =
+        scorer_->NormalizeScore(req);
     if (!norm.ok()) {
-      Fail(std::move(qp), absl::StrCat("scorer unavailable: ", norm.status().message()), false,
+      Fail(std::move(qp),
+           absl::StrCat("scorer unavailable: ", norm.status().message()), false,
            start, "error");
       return;
     }
@@ -210,21 +224,26 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
     std::vector<size_t> order(feasible.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     size_t top = std::min<size_t>(3, order.size());
-    std::partial_sort(order.begin(), order.begin() + top, order.end(), [&](size_t a, size_t b) {
-      return feasible[a].total() > feasible[b].total();
-    });
+    std::partial_sort(order.begin(), order.begin() + top, order.end(),
+                      [&](size_t a, size_t b) {
+                        return feasible[a].total() > feasible[b].total();
+                      });
     std::string why;
     for (size_t k = 0; k < top; ++k) {
       const pb::NodeScore& ns = feasible[order[k]];
       std::vector<std::string> parts;
-      for (int p = 0; p < ns.normalized_size() && p < static_cast<int>(plugins.size()); ++p) {
-        parts.push_back(absl::StrCat(plugins[p], "=", ns.normalized(p) * weights[p]));
+      for (int p = 0;
+           p < ns.normalized_size() && p < static_cast<int>(plugins.size());
+           ++p) {
+        parts.push_back(
+            absl::StrCat(plugins[p], "=", ns.normalized(p) * weights[p]));
       }
-      absl::StrAppend(&why, k ? "; " : "", ns.node_name(), " total=", ns.total(), " (",
-                      absl::StrJoin(parts, " "), ")");
+      absl::StrAppend(&why, k ? "; " : "", ns.node_name(),
+                      " total=", ns.total(), " (", absl::StrJoin(parts, " "),
+                      ")");
     }
-    spdlog::debug("pod {} -> node {} among {} feasible of {} nodes; top: {}", pod.key, node,
-                  feasible.size(), all_nodes, why);
+    spdlog::debug("pod {} -> node {} among {} feasible of {} nodes; top: {}",
+                  pod.key, node, feasible.size(), all_nodes, why);
   }
   if (!cache_->AssumePod(pod, node)) {
     queue_->Done(pod.key);
@@ -235,20 +254,25 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   });
 }
 
-void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node, absl::Time start) {
+void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
+                     absl::Time start) {
   const cache::PodInfo& pod = *qp.info;
   nlohmann::json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},
-      {"metadata", {{"name", pod.name}, {"namespace", pod.namespace_}, {"uid", pod.uid}}},
+      {"metadata",
+       {{"name", pod.name}, {"namespace", pod.namespace_}, {"uid", pod.uid}}},
       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}},
   };
-  absl::StatusOr<kube::Response> r = client_->Do(
-      "POST", absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/", pod.name, "/binding"),
-      binding.dump());
+  absl::StatusOr<kube::Response> r =
+      client_->Do("POST",
+                  absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
+                               pod.name, "/binding"),
+                  binding.dump());
   if (r.ok() && r->status >= 200 && r->status < 300) {
     metrics_->binds->Add({{"result", "bound"}}).Increment();
-    metrics_->Attempt("scheduled", pod.scheduler_name, absl::ToDoubleSeconds(absl::Now() - start));
+    metrics_->Attempt("scheduled", pod.scheduler_name,
+                      absl::ToDoubleSeconds(absl::Now() - start));
     spdlog::info("bound pod {} to node {}", pod.key, node);
     auto info = qp.info;
     queue_->Done(pod.key, pod.uid);
@@ -264,21 +288,26 @@ void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node, abs
     // Already bound (by us before a restart, or by someone else), or gone:
     // the informer brings the truth; retry only if the pod is still pending.
     metrics_->binds->Add({{"result", "conflict"}}).Increment();
-    spdlog::info("binding {} to {}: HTTP {} (already bound or gone); not retrying now", pod.key,
-                 node, r->status);
+    spdlog::info(
+        "binding {} to {}: HTTP {} (already bound or gone); not retrying now",
+        pod.key, node, r->status);
     queue_->Requeue(std::move(qp), false);
     return;
   }
   metrics_->binds->Add({{"result", "error"}}).Increment();
-  std::string why = r.ok() ? absl::StrCat("HTTP ", r->status, ": ", r->body.substr(0, 300))
-                           : std::string(r.status().message());
-  Fail(std::move(qp), absl::StrCat("Binding rejected: ", why), false, start, "error");
+  std::string why =
+      r.ok() ? absl::StrCat("HTTP ", r->status, ": ", r->body.substr(0, 300))
+             : std::string(r.status().message());
+  Fail(std::move(qp), absl::StrCat("Binding rejected: ", why), false, start,
+       "error");
 }
 
-void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
-                     bool unschedulable, absl::Time start, const char* result) {
+void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp,
+                     const std::string& message, bool unschedulable,
+                     absl::Time start, const char* result) {
   auto info = qp.info;
-  metrics_->Attempt(result, info->scheduler_name, absl::ToDoubleSeconds(absl::Now() - start));
+  metrics_->Attempt(result, info->scheduler_name,
+                    absl::ToDoubleSeconds(absl::Now() - start));
   spdlog::info("unable to schedule pod {}: {}", info->key, message);
   queue_->Requeue(std::move(qp), unschedulable);
   const char* reason = unschedulable ? "Unschedulable" : "SchedulerError";
@@ -287,8 +316,10 @@ void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& me
       spdlog::warn("event for {}: {}", info->key, std::string(s.message()));
     }
     if (info->unschedulable_message != message) {
-      if (absl::Status s = feedback_->MarkUnschedulable(*info, reason, message); !s.ok()) {
-        spdlog::warn("condition for {}: {}", info->key, std::string(s.message()));
+      if (absl::Status s = feedback_->MarkUnschedulable(*info, reason, message);
+          !s.ok()) {
+        spdlog::warn("condition for {}: {}", info->key,
+                     std::string(s.message()));
       }
     }
   });

@@ -54,9 +54,10 @@ class Scheduler {
     int schedule_workers = 1;
   };
 
-  Scheduler(Options options, std::map<std::string, ProfileInfo> profiles, cache::Cache* cache,
-            queue::SchedulingQueue* queue, scorer_client::ScorerClient* scorer,
-            kube::Client* client, Feedback* feedback, Metrics* metrics);
+  Scheduler(Options options, std::map<std::string, ProfileInfo> profiles,
+            cache::Cache* cache, queue::SchedulingQueue* queue,
+            scorer_client::ScorerClient* scorer, kube::Client* client,
+            Feedback* feedback, Metrics* metrics);
   ~Scheduler();
 
   // Starts the workers; Stop() waits for them and for in-flight bindings.
@@ -74,9 +75,10 @@ class Scheduler {
     std::string node;
     std::string why;  // -v=4: top nodes and per-plugin contributions
   };
-  void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message, bool unschedulable,
-            absl::Time start, const char* result);
-  void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node, absl::Time start);
+  void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
+            bool unschedulable, absl::Time start, const char* result);
+  void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
+            absl::Time start);
 
   Options options_;
   std::map<std::string, ProfileInfo> profiles_;

@@ -13,8 +13,10 @@ namespace kscore::scorer_client {
 namespace {
 
 bool Retryable(grpc::StatusCode c) {
-  return c == grpc::StatusCode::UNAVAILABLE || c == grpc::StatusCode::DEADLINE_EXCEEDED ||
-         c == grpc::StatusCode::CANCELLED || c == grpc::StatusCode::RESOURCE_EXHAUSTED;
+  return c == grpc::StatusCode::UNAVAILABLE ||
+         c == grpc::StatusCode::DEADLINE_EXCEEDED ||
+         c == grpc::StatusCode::CANCELLED ||
+         c == grpc::StatusCode::RESOURCE_EXHAUSTED;
 }
 
 absl::Status ToAbsl(const grpc::Status& s) {
@@ -24,8 +26,10 @@ absl::Status ToAbsl(const grpc::Status& s) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(Options options) {
-  if (options.target.empty()) return absl::InvalidArgumentError("--scorer is required");
+absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
+    Options options) {
+  if (options.target.empty())
+    return absl::InvalidArgumentError("--scorer is required");
   std::unique_ptr<ScorerClient> c(new ScorerClient(options));
   grpc::ChannelArguments args;
   // Round robin over every address a target resolves to (dns:/// of a
@@ -33,14 +37,17 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(Options optio
   args.SetServiceConfigJSON(R"({"loadBalancingConfig":[{"round_robin":{}}]})");
   args.SetMaxReceiveMessageSize(64 << 20);
   std::vector<std::string> targets;
-  if (absl::StrContains(options.target, ",") && !absl::StrContains(options.target, ":///") &&
-      !absl::StartsWith(options.target, "ipv4:") && !absl::StartsWith(options.target, "ipv6:")) {
+  if (absl::StrContains(options.target, ",") &&
+      !absl::StrContains(options.target, ":///") &&
+      !absl::StartsWith(options.target, "ipv4:") &&
+      !absl::StartsWith(options.target, "ipv6:")) {
     targets = absl::StrSplit(options.target, ',', absl::SkipWhitespace());
   } else {
     targets.push_back(options.target);
   }
   for (const std::string& t : targets) {
-    auto ch = grpc::CreateCustomChannel(t, grpc::InsecureChannelCredentials(), args);
+    auto ch =
+        grpc::CreateCustomChannel(t, grpc::InsecureChannelCredentials(), args);
     c->stubs_.push_back(pb::Scorer::NewStub(ch));
     c->channels_.push_back(std::move(ch));
   }
@@ -61,7 +68,8 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
   grpc::Status st;
   for (int attempt = 0; attempt < options_.attempts; ++attempt) {
     pb::ListProfilesResponse resp;
-    st = NextStub()->ListProfiles(Context().get(), pb::ListProfilesRequest(), &resp);
+    st = NextStub()->ListProfiles(Context().get(), pb::ListProfilesRequest(),
+                                  &resp);
     stats_.calls++;
     if (st.ok()) return resp;
     stats_.failures++;
@@ -73,10 +81,12 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
 std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
     const std::vector<pb::EvaluateRequest>& requests) {
   const size_t n = requests.size();
-  std::vector<absl::StatusOr<pb::EvaluateResponse>> results(n, absl::UnknownError("not run"));
+  std::vector<absl::StatusOr<pb::EvaluateResponse>> results(
+      n, absl::UnknownError("not run"));
   std::vector<int> pending(n);
   for (size_t i = 0; i < n; ++i) pending[i] = static_cast<int>(i);
-  for (int attempt = 0; attempt < options_.attempts && !pending.empty(); ++attempt) {
+  for (int attempt = 0; attempt < options_.attempts && !pending.empty();
+       ++attempt) {
     struct Call {
       std::unique_ptr<grpc::ClientContext> ctx;
       pb::EvaluateResponse resp;

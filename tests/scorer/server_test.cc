@@ -59,7 +59,9 @@ std::string WriteTemp(const std::string& text) {
   return tmpl;
 }
 
-std::string ScorerBinary() { return std::string(KSCORE_BINARY_DIR) + "/bin/scorer"; }
+std::string ScorerBinary() {
+  return std::string(KSCORE_BINARY_DIR) + "/bin/scorer";
+}
 
 // grpc.health.v1.Health/Check for the whole server, with hand-encoded
 // messages (an empty request; the response's field 1 is the status enum).
@@ -73,7 +75,8 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
   request = grpc::ByteBuffer(&empty, 1);
   grpc::ByteBuffer response;
   grpc::Status status;
-  auto call = stub.PrepareUnaryCall(&ctx, "/grpc.health.v1.Health/Check", request, &cq);
+  auto call =
+      stub.PrepareUnaryCall(&ctx, "/grpc.health.v1.Health/Check", request, &cq);
   call->StartCall();
   call->Finish(&response, &status, reinterpret_cast<void*>(1));
   void* tag;
@@ -83,7 +86,8 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
   std::vector<grpc::Slice> slices;
   response.Dump(&slices);
   std::string bytes;
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  for (const grpc::Slice& s : slices)
+    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
   if (bytes.size() == 2 && bytes[0] == 0x08) return bytes[1];
   return bytes.empty() ? 0 : -2;
 }
@@ -95,16 +99,19 @@ class ScorerServerTest : public ::testing::Test {
     port_ = testing::FreePort();
     ASSERT_GT(port_, 0);
     address_ = absl::StrCat("127.0.0.1:", port_);
-    ASSERT_TRUE(scorer_.Start({ScorerBinary(), "--config", config_, "--listen",
-                               address_, "--max_batch_nodes", "50", "-v", "4"}));
-    channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+    ASSERT_TRUE(
+        scorer_.Start({ScorerBinary(), "--config", config_, "--listen",
+                       address_, "--max_batch_nodes", "50", "-v", "4"}));
+    channel_ =
+        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
     stub_ = pb::Scorer::NewStub(channel_);
     // Ready when it answers; poll with a deadline.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (!channel_->WaitForConnected(std::chrono::system_clock::now() +
                                        std::chrono::milliseconds(100))) {
       ASSERT_TRUE(scorer_.Running()) << scorer_.Output();
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "scorer not ready";
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+          << "scorer not ready";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
@@ -119,7 +126,8 @@ class ScorerServerTest : public ::testing::Test {
 
   std::unique_ptr<grpc::ClientContext> Ctx() {
     auto ctx = std::make_unique<grpc::ClientContext>();
-    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    ctx->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::seconds(5));
     return ctx;
   }
 
@@ -133,7 +141,11 @@ class ScorerServerTest : public ::testing::Test {
 
 void AddNodes(google::protobuf::RepeatedPtrField<pb::Node>* out) {
   *out->Add() = MakeNode().Name("n1").LabelCount("app", "web", 1).Obj();
-  *out->Add() = MakeNode().Name("n2").LabelCount("app", "web", 3).LabelCount("app", "db", 5).Obj();
+  *out->Add() = MakeNode()
+                    .Name("n2")
+                    .LabelCount("app", "web", 3)
+                    .LabelCount("app", "db", 5)
+                    .Obj();
   *out->Add() = MakeNode().Name("n3").LabelCount("app", "db", 2).Obj();
 }
 
@@ -154,7 +166,8 @@ TEST_F(ScorerServerTest, CycleStateRoundTripsThroughTheServer) {
   pb::FilterResponse filter_resp;
   ASSERT_TRUE(stub_->Filter(Ctx().get(), filter, &filter_resp).ok());
   ASSERT_EQ(filter_resp.statuses_size(), 3);
-  for (const pb::Status& s : filter_resp.statuses()) EXPECT_EQ(s.code(), pb::CODE_SUCCESS);
+  for (const pb::Status& s : filter_resp.statuses())
+    EXPECT_EQ(s.code(), pb::CODE_SUCCESS);
 
   pb::PreScoreRequest pre_score;
   pre_score.set_profile("concentrate-scheduler");
@@ -217,7 +230,8 @@ TEST_F(ScorerServerTest, CycleStateRoundTripsThroughTheServer) {
 TEST_F(ScorerServerTest, EvaluateIsTheFusedCycle) {
   pb::EvaluateRequest req;
   req.set_profile("concentrate-scheduler");
-  *req.mutable_pod() = MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
+  *req.mutable_pod() =
+      MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
   AddNodes(req.mutable_nodes());
   pb::EvaluateResponse resp;
   grpc::Status st = stub_->Evaluate(Ctx().get(), req, &resp);
@@ -248,7 +262,9 @@ TEST_F(ScorerServerTest, RejectEverythingRejectsEveryNodeNamingConcentrate) {
   for (const pb::Status& s : resp.filter()) {
     EXPECT_EQ(s.code(), pb::CODE_UNSCHEDULABLE);
     EXPECT_EQ(s.plugin(), "Concentrate");
-    EXPECT_THAT(s.reasons(), ElementsAre("node(s) were rejected by Concentrate (rejectEverything)"));
+    EXPECT_THAT(
+        s.reasons(),
+        ElementsAre("node(s) were rejected by Concentrate (rejectEverything)"));
   }
   EXPECT_EQ(resp.scores_size(), 0);
 }
@@ -267,14 +283,17 @@ TEST_F(ScorerServerTest, BadRequestsGetInvalidArgument) {
   *req.add_nodes() = MakeNode().Name("n1").Obj();
   st = stub_->Evaluate(Ctx().get(), req, &resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(st.error_message(),
-              HasSubstr("nodes[2].name: duplicate node name \"n1\" (also nodes[0])"));
+  EXPECT_THAT(
+      st.error_message(),
+      HasSubstr("nodes[2].name: duplicate node name \"n1\" (also nodes[0])"));
 
   req.clear_nodes();
-  for (int i = 0; i < 51; ++i) *req.add_nodes() = MakeNode().Name(absl::StrCat("n", i)).Obj();
+  for (int i = 0; i < 51; ++i)
+    *req.add_nodes() = MakeNode().Name(absl::StrCat("n", i)).Obj();
   st = stub_->Evaluate(Ctx().get(), req, &resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(st.error_message(), HasSubstr("batch of 51 nodes is larger than the limit of 50"));
+  EXPECT_THAT(st.error_message(),
+              HasSubstr("batch of 51 nodes is larger than the limit of 50"));
 
   pb::ScoreRequest score;
   score.set_profile("concentrate-scheduler");
@@ -287,7 +306,8 @@ TEST_F(ScorerServerTest, BadRequestsGetInvalidArgument) {
   pb::NormalizeScoreResponse norm_resp;
   st = stub_->NormalizeScore(Ctx().get(), norm, &norm_resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(st.error_message(), HasSubstr("\"NoSuchPlugin\" is not a score plugin"));
+  EXPECT_THAT(st.error_message(),
+              HasSubstr("\"NoSuchPlugin\" is not a score plugin"));
 
   // The server is still up after all of that.
   EXPECT_TRUE(scorer_.Running());
@@ -300,13 +320,15 @@ TEST_F(ScorerServerTest, UnknownProfileIsNotFound) {
   pb::EvaluateResponse resp;
   grpc::Status st = stub_->Evaluate(Ctx().get(), req, &resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_THAT(st.error_message(), HasSubstr("profile \"nope\" not found (serving: "
-                                            "concentrate-scheduler, reject-scheduler)"));
+  EXPECT_THAT(st.error_message(),
+              HasSubstr("profile \"nope\" not found (serving: "
+                        "concentrate-scheduler, reject-scheduler)"));
 }
 
 TEST_F(ScorerServerTest, ListProfilesTellsTheShimWhatToSend) {
   pb::ListProfilesResponse resp;
-  ASSERT_TRUE(stub_->ListProfiles(Ctx().get(), pb::ListProfilesRequest(), &resp).ok());
+  ASSERT_TRUE(
+      stub_->ListProfiles(Ctx().get(), pb::ListProfilesRequest(), &resp).ok());
   ASSERT_EQ(resp.profiles_size(), 2);
   EXPECT_EQ(resp.profiles(0).scheduler_name(), "concentrate-scheduler");
   EXPECT_THAT(resp.profiles(0).label_count_keys(), ElementsAre("app"));
@@ -328,10 +350,12 @@ TEST(ScorerBinaryTest, InvalidConfigExitsNonZeroNamingTheField) {
   std::string bad = std::string(KSCORE_SOURCE_DIR) +
                     "/tests/testdata/config/bad/bad_label_key.yaml";
   testing::Subprocess p;
-  ASSERT_TRUE(p.Start({ScorerBinary(), "--config", bad, "--listen", "127.0.0.1:0"}));
+  ASSERT_TRUE(
+      p.Start({ScorerBinary(), "--config", bad, "--listen", "127.0.0.1:0"}));
   EXPECT_EQ(p.Wait(10000), 1);
-  EXPECT_THAT(p.Output(), HasSubstr("profiles[0].pluginConfig[0].args.labelKey: "
-                                    "invalid label key \"a b\""));
+  EXPECT_THAT(p.Output(),
+              HasSubstr("profiles[0].pluginConfig[0].args.labelKey: "
+                        "invalid label key \"a b\""));
 }
 
 TEST(ScorerBinaryTest, MissingConfigFlagExitsNonZero) {

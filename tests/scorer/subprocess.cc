@@ -37,7 +37,8 @@ bool Subprocess::Start(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -56,12 +57,14 @@ bool Subprocess::Running() {
 int Subprocess::Wait(int timeout_ms) {
   if (exit_code_ >= 0) return exit_code_;
   if (pid_ <= 0) return -1;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (true) {
     int status = 0;
     pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
-      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      exit_code_ =
+          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       return exit_code_;
     }
     if (std::chrono::steady_clock::now() >= deadline) return -1;
