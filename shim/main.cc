@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -32,18 +33,26 @@
 #include "shim/scorer_client/scorer_client.h"
 #include "spdlog/spdlog.h"
 
-ABSL_FLAG(std::string, config, "", "Path to a KubeSchedulerConfiguration file (required)");
-ABSL_FLAG(std::string, kubeconfig, "",
-          "Path to a kubeconfig; else clientConnection.kubeconfig, else in-cluster");
-ABSL_FLAG(std::string, scorer, "",
-          "gRPC target of the scorer, e.g. dns:///scorer.kscore-system.svc:50051 or "
-          "127.0.0.1:50051,127.0.0.1:50052 (required)");
-ABSL_FLAG(int, v, 0, "Log verbosity as kube-scheduler's -v (4: per-pod decisions)");
-ABSL_FLAG(bool, leader_elect, true,
-          "Elect a leader before scheduling (overrides leaderElection.leaderElect)");
-ABSL_FLAG(std::string, leader_elect_lease_duration, "", "e.g. 15s (overrides the config)");
-ABSL_FLAG(std::string, leader_elect_renew_deadline, "", "e.g. 10s (overrides the config)");
-ABSL_FLAG(std::string, leader_elect_retry_period, "", "e.g. 2s (overrides the config)");
+ABSL_FLAG(std::string, config, "",
+          "Path to a KubeSchedulerConfiguration file (required)");
+ABSL_FLAG(
+    std::string, kubeconfig, "",
+    "Path to a kubeconfig; else clientConnection.kubeconfig, else in-cluster");
+ABSL_FLAG(
+    std::string, scorer, "",
+    "gRPC target of the scorer, e.g. dns:///scorer.kscore-system.svc:50051 or "
+    "127.0.0.1:50051,127.0.0.1:50052 (required)");
+ABSL_FLAG(int, v, 0,
+          "Log verbosity as kube-scheduler's -v (4: per-pod decisions)");
+ABSL_FLAG(
+    bool, leader_elect, true,
+    "Elect a leader before scheduling (overrides leaderElection.leaderElect)");
+ABSL_FLAG(std::string, leader_elect_lease_duration, "",
+          "e.g. 15s (overrides the config)");
+ABSL_FLAG(std::string, leader_elect_renew_deadline, "",
+          "e.g. 10s (overrides the config)");
+ABSL_FLAG(std::string, leader_elect_retry_period, "",
+          "e.g. 2s (overrides the config)");
 ABSL_FLAG(std::string, leader_elect_resource_name, "",
           "Lease name (default: the first profile's schedulerName)");
 ABSL_FLAG(std::string, leader_elect_resource_namespace, "", "Lease namespace");
@@ -60,7 +69,8 @@ using kscore::cache::PodInfo;
 // /healthz, /readyz and /metrics.
 class HttpHandler : public CivetHandler {
  public:
-  explicit HttpHandler(std::function<std::pair<int, std::string>()> f) : f_(std::move(f)) {}
+  explicit HttpHandler(std::function<std::pair<int, std::string>()> f)
+      : f_(std::move(f)) {}
   bool handleGet(CivetServer*, struct mg_connection* conn) override {
     auto [code, body] = f_();
     mg_printf(conn,
@@ -80,12 +90,14 @@ bool FlagGiven(int argc, char** argv, const char* name) {
     std::string a = argv[i];
     for (char& c : a) c = c == '-' ? '_' : c;
     std::string n = absl::StrCat("__", name);
-    if (a == n || a.rfind(n + "=", 0) == 0 || a == absl::StrCat("__no", name)) return true;
+    if (a == n || a.rfind(n + "=", 0) == 0 || a == absl::StrCat("__no", name))
+      return true;
   }
   return false;
 }
 
-bool DurationFlag(const std::string& value, const char* name, absl::Duration* out) {
+bool DurationFlag(const std::string& value, const char* name,
+                  absl::Duration* out) {
   if (value.empty()) return true;
   if (!absl::ParseDuration(value, out) || *out <= absl::ZeroDuration()) {
     spdlog::critical("--{}: invalid duration \"{}\"", name, value);
@@ -98,64 +110,82 @@ bool DurationFlag(const std::string& value, const char* name, absl::Duration* ou
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "shim --config FILE --scorer TARGET [--kubeconfig FILE] [-v N] [--leader-elect]");
+      "shim --config FILE --scorer TARGET [--kubeconfig FILE] [-v N] "
+      "[--leader-elect]");
   kscore::server::KubeStyleArgs args(argc, argv);
   absl::ParseCommandLine(args.argc(), args.argv.data());
   kscore::server::SetUpLogging("shim", absl::GetFlag(FLAGS_v));
 
   const std::string config_path = absl::GetFlag(FLAGS_config);
   if (config_path.empty()) {
-    spdlog::critical("--config is required (a KubeSchedulerConfiguration file)");
+    spdlog::critical(
+        "--config is required (a KubeSchedulerConfiguration file)");
     return 2;
   }
   if (absl::GetFlag(FLAGS_scorer).empty()) {
     spdlog::critical("--scorer is required (the scorer's gRPC target)");
     return 2;
   }
-  // The same validation as the scorer: an invalid file fails here, naming the field.
-  auto profiles = kscore::framework::LoadProfileSet(config_path, kscore::plugins::DefaultRegistry());
+  // The same validation as the scorer: an invalid file fails here, naming the
+  // field.
+  auto profiles = kscore::framework::LoadProfileSet(
+      config_path, kscore::plugins::DefaultRegistry());
   if (!profiles.ok()) {
-    spdlog::critical("invalid configuration: {}",
-                     profiles.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
+    spdlog::critical(
+        "invalid configuration: {}",
+        profiles.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
     return 1;
   }
   const kscore::framework::SchedulerConfig& cfg = (*profiles)->config;
   std::map<std::string, kscore::scheduler::ProfileInfo> infos;
   for (const auto& [name, profile] : (*profiles)->profiles) {
-    infos[name] = {profile->label_count_keys(), profile->percentage_of_nodes_to_score()};
+    infos[name] = {profile->label_count_keys(),
+                   profile->percentage_of_nodes_to_score()};
   }
 
   kscore::framework::LeaderElectionConfig le = cfg.leader_election;
-  if (FlagGiven(argc, argv, "leader_elect")) le.leader_elect = absl::GetFlag(FLAGS_leader_elect);
-  if (!DurationFlag(absl::GetFlag(FLAGS_leader_elect_lease_duration), "leader-elect-lease-duration",
-                    &le.lease_duration) ||
-      !DurationFlag(absl::GetFlag(FLAGS_leader_elect_renew_deadline), "leader-elect-renew-deadline",
-                    &le.renew_deadline) ||
-      !DurationFlag(absl::GetFlag(FLAGS_leader_elect_retry_period), "leader-elect-retry-period",
-                    &le.retry_period)) {
+  if (FlagGiven(argc, argv, "leader_elect"))
+    le.leader_elect = absl::GetFlag(FLAGS_leader_elect);
+  if (!DurationFlag(absl::GetFlag(FLAGS_leader_elect_lease_duration),
+                    "leader-elect-lease-duration", &le.lease_duration) ||
+      !DurationFlag(absl::GetFlag(FLAGS_leader_elect_renew_deadline),
+                    "leader-elect-renew-deadline", &le.renew_deadline) ||
+      !DurationFlag(absl::GetFlag(FLAGS_leader_elect_retry_period),
+                    "leader-elect-retry-period", &le.retry_period)) {
     return 2;
   }
   std::string lease_name = absl::GetFlag(FLAGS_leader_elect_resource_name);
   if (lease_name.empty()) {
     // Named after the scheduler, never kube-scheduler's own lock.
-    lease_name = le.resource_name_set ? le.resource_name : cfg.profiles.front().scheduler_name;
+    lease_name = le.resource_name_set ? le.resource_name
+                                      : cfg.profiles.front().scheduler_name;
   }
   std::string lease_ns = absl::GetFlag(FLAGS_leader_elect_resource_namespace);
   if (lease_ns.empty()) lease_ns = le.resource_namespace;
 
   absl::Duration scorer_timeout;
-  if (!DurationFlag(absl::GetFlag(FLAGS_scorer_timeout), "scorer-timeout", &scorer_timeout)) return 2;
+  if (!DurationFlag(absl::GetFlag(FLAGS_scorer_timeout), "scorer-timeout",
+                    &scorer_timeout))
+    return 2;
 
-  auto rest = kscore::kube::ResolveConfig(absl::GetFlag(FLAGS_kubeconfig), cfg.client_connection.kubeconfig);
+  // KSCORE_SERVICEACCOUNT_DIR stands in for the pod's mounted service account
+  // when the in-cluster path runs outside a pod (tests, debugging).
+  const char* sa_dir = std::getenv("KSCORE_SERVICEACCOUNT_DIR");
+  auto rest = kscore::kube::ResolveConfig(
+      absl::GetFlag(FLAGS_kubeconfig), cfg.client_connection.kubeconfig,
+      sa_dir != nullptr && *sa_dir != '\0' ? sa_dir
+                                           : kscore::kube::kServiceAccountDir);
   if (!rest.ok()) {
-    spdlog::critical("cannot configure the API client: {}", std::string(rest.status().message()));
+    spdlog::critical("cannot configure the API client: {}",
+                     std::string(rest.status().message()));
     return 1;
   }
   rest->qps = cfg.client_connection.qps;
   rest->burst = cfg.client_connection.burst;
   auto client = kscore::kube::NewClient(*rest);
   if (!client.ok()) {
-    spdlog::critical("cannot create the API client: {}", std::string(client.status().message()));
+    spdlog::critical("cannot create the API client: {}",
+                     std::string(client.status().message()));
     return 1;
   }
   auto scorer = kscore::scorer_client::ScorerClient::Create(
@@ -175,13 +205,15 @@ int main(int argc, char** argv) {
   gethostname(host, sizeof(host) - 1);
   kscore::scheduler::Metrics metrics;
   kscore::cache::Cache cache;
-  kscore::queue::SchedulingQueue queue({absl::Seconds(cfg.pod_initial_backoff_seconds),
-                                        absl::Seconds(cfg.pod_max_backoff_seconds),
-                                        absl::Minutes(5), [] { return absl::Now(); }});
+  kscore::queue::SchedulingQueue queue(
+      {absl::Seconds(cfg.pod_initial_backoff_seconds),
+       absl::Seconds(cfg.pod_max_backoff_seconds), absl::Minutes(5),
+       [] { return absl::Now(); }});
   kscore::scheduler::Feedback feedback(client->get(), host);
   kscore::scheduler::Scheduler scheduler(
-      {absl::GetFlag(FLAGS_scorer_batch_size), absl::GetFlag(FLAGS_bind_workers), 1}, infos,
-      &cache, &queue, scorer->get(), client->get(), &feedback, &metrics);
+      {absl::GetFlag(FLAGS_scorer_batch_size),
+       absl::GetFlag(FLAGS_bind_workers), 1},
+      infos, &cache, &queue, scorer->get(), client->get(), &feedback, &metrics);
 
   auto on_pod = [&](const nlohmann::json& obj) {
     absl::StatusOr<PodInfo> pod = kscore::cache::PodFromJson(obj);
@@ -194,7 +226,8 @@ int main(int argc, char** argv) {
       queue.Delete(pod->key);
       return;
     }
-    if (!infos.contains(pod->scheduler_name)) return;  // not ours: never touched
+    if (!infos.contains(pod->scheduler_name))
+      return;  // not ours: never touched
     if (pod->deleting || pod->gated) {
       queue.Delete(pod->key);
       return;
@@ -203,8 +236,11 @@ int main(int argc, char** argv) {
   };
   kscore::kube::Informer pods(
       client->get(),
-      {"/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", "",
-       {on_pod, [&](const nlohmann::json&, const nlohmann::json& obj) { on_pod(obj); },
+      {"/api/v1/pods",
+       "status.phase!=Succeeded,status.phase!=Failed",
+       "",
+       {on_pod,
+        [&](const nlohmann::json&, const nlohmann::json& obj) { on_pod(obj); },
         [&](const nlohmann::json& obj) {
           absl::StatusOr<PodInfo> pod = kscore::cache::PodFromJson(obj);
           if (!pod.ok()) return;
@@ -215,7 +251,8 @@ int main(int argc, char** argv) {
         },
         nullptr}});
   auto on_node = [&](const nlohmann::json& obj) {
-    absl::StatusOr<kscore::scorer::v1::Node> node = kscore::cache::NodeFromJson(obj);
+    absl::StatusOr<kscore::scorer::v1::Node> node =
+        kscore::cache::NodeFromJson(obj);
     if (!node.ok()) {
       spdlog::warn("ignoring node: {}", std::string(node.status().message()));
       return;
@@ -225,10 +262,14 @@ int main(int argc, char** argv) {
   };
   kscore::kube::Informer nodes(
       client->get(),
-      {"/api/v1/nodes", "", "",
-       {on_node, [&](const nlohmann::json&, const nlohmann::json& obj) { on_node(obj); },
+      {"/api/v1/nodes",
+       "",
+       "",
+       {on_node,
+        [&](const nlohmann::json&, const nlohmann::json& obj) { on_node(obj); },
         [&](const nlohmann::json& obj) {
-          cache.RemoveNode(obj.value("metadata", nlohmann::json::object()).value("name", ""));
+          cache.RemoveNode(obj.value("metadata", nlohmann::json::object())
+                               .value("name", ""));
         },
         nullptr}});
   nodes.Start();
@@ -243,34 +284,38 @@ int main(int argc, char** argv) {
       if (shutting_down) return;
       absl::SleepFor(absl::Milliseconds(20));
     }
-    spdlog::info("caches synced ({} nodes, {} pods); scheduling for profiles [{}]",
-                 cache.NodeCount(), cache.PodCount(), [&] {
-                   std::string s;
-                   for (const auto& [n, _] : infos) absl::StrAppend(&s, s.empty() ? "" : ", ", n);
-                   return s;
-                 }());
+    spdlog::info(
+        "caches synced ({} nodes, {} pods); scheduling for profiles [{}]",
+        cache.NodeCount(), cache.PodCount(), [&] {
+          std::string s;
+          for (const auto& [n, _] : infos)
+            absl::StrAppend(&s, s.empty() ? "" : ", ", n);
+          return s;
+        }());
     scheduler.Start();
     scheduling = true;
   };
 
   // Health and metrics.
-  std::vector<std::string> options = {"listening_ports", absl::GetFlag(FLAGS_bind_address),
-                                      "num_threads", "4"};
+  std::vector<std::string> options = {
+      "listening_ports", absl::GetFlag(FLAGS_bind_address), "num_threads", "4"};
   std::unique_ptr<CivetServer> http;
   try {
     http = std::make_unique<CivetServer>(options);
   } catch (const std::exception& e) {
-    spdlog::critical("cannot serve on --bind-address {}: {}", absl::GetFlag(FLAGS_bind_address),
-                     e.what());
+    spdlog::critical("cannot serve on --bind-address {}: {}",
+                     absl::GetFlag(FLAGS_bind_address), e.what());
     return 1;
   }
   HttpHandler healthz([] { return std::make_pair(200, std::string("ok")); });
   HttpHandler readyz([&] {
     bool ready = nodes.HasSynced() && pods.HasSynced();
-    return std::make_pair(ready ? 200 : 503, std::string(ready ? "ok" : "informers not synced"));
+    return std::make_pair(ready ? 200 : 503,
+                          std::string(ready ? "ok" : "informers not synced"));
   });
   HttpHandler metrics_handler([&] {
-    return std::make_pair(200, prometheus::TextSerializer().Serialize(metrics.registry->Collect()));
+    return std::make_pair(200, prometheus::TextSerializer().Serialize(
+                                   metrics.registry->Collect()));
   });
   http->addHandler("/healthz", healthz);
   http->addHandler("/readyz", readyz);
@@ -305,8 +350,8 @@ int main(int argc, char** argv) {
       spdlog::critical("leader election: {}", std::string(s.message()));
       return 2;
     }
-    spdlog::info("waiting to become leader of Lease {}/{} as {}", lease_ns, lease_name,
-                 elector->identity());
+    spdlog::info("waiting to become leader of Lease {}/{} as {}", lease_ns,
+                 lease_name, elector->identity());
   } else {
     starter = std::thread(start_scheduling);
   }
@@ -316,14 +361,21 @@ int main(int argc, char** argv) {
     while (!stop_flush) {
       queue.Flush();
       auto sizes = queue.sizes();
-      metrics.pending->Add({{"queue", "active"}}).Set(static_cast<double>(sizes.active));
-      metrics.pending->Add({{"queue", "backoff"}}).Set(static_cast<double>(sizes.backoff));
-      metrics.pending->Add({{"queue", "unschedulable"}}).Set(static_cast<double>(sizes.unschedulable));
+      metrics.pending->Add({{"queue", "active"}})
+          .Set(static_cast<double>(sizes.active));
+      metrics.pending->Add({{"queue", "backoff"}})
+          .Set(static_cast<double>(sizes.backoff));
+      metrics.pending->Add({{"queue", "unschedulable"}})
+          .Set(static_cast<double>(sizes.unschedulable));
       const auto& st = (*scorer)->stats();
-      metrics.scorer->Add({{"counter", "calls"}}).Set(static_cast<double>(st.calls.load()));
-      metrics.scorer->Add({{"counter", "failures"}}).Set(static_cast<double>(st.failures.load()));
-      metrics.scorer->Add({{"counter", "request_bytes"}}).Set(static_cast<double>(st.request_bytes.load()));
-      metrics.scorer->Add({{"counter", "response_bytes"}}).Set(static_cast<double>(st.response_bytes.load()));
+      metrics.scorer->Add({{"counter", "calls"}})
+          .Set(static_cast<double>(st.calls.load()));
+      metrics.scorer->Add({{"counter", "failures"}})
+          .Set(static_cast<double>(st.failures.load()));
+      metrics.scorer->Add({{"counter", "request_bytes"}})
+          .Set(static_cast<double>(st.request_bytes.load()));
+      metrics.scorer->Add({{"counter", "response_bytes"}})
+          .Set(static_cast<double>(st.response_bytes.load()));
       absl::SleepFor(absl::Milliseconds(250));
     }
   });
@@ -333,7 +385,7 @@ int main(int argc, char** argv) {
   spdlog::info("received signal {}; stopping", sig);
   shutting_down = true;
   if (starter.joinable()) starter.join();
-  scheduler.Stop();  // waits for bindings in flight
+  scheduler.Stop();              // waits for bindings in flight
   if (elector) elector->Stop();  // hands the Lease over
   queue.Close();
   stop_flush = true;

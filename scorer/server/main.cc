@@ -2,17 +2,23 @@
 // NormalizeScore for every profile of a KubeSchedulerConfiguration file.
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "google/protobuf/descriptor.h"
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
-#include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/registry.h"
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/server/flags.h"
@@ -21,18 +27,86 @@
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, config, "",
-          "Path to a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) file");
+          "Path to a KubeSchedulerConfiguration "
+          "(kubescheduler.config.k8s.io/v1) file");
 ABSL_FLAG(std::string, listen, "0.0.0.0:50051",
           "Address to serve gRPC on, host:port (port 0 picks a free one)");
-ABSL_FLAG(int, v, 0, "Log verbosity, as kube-scheduler's -v (2: info, 4: debug, 6: trace)");
+ABSL_FLAG(
+    int, v, 0,
+    "Log verbosity, as kube-scheduler's -v (2: info, 4: debug, 6: trace)");
 ABSL_FLAG(int, max_batch_nodes, 5000,
           "Largest batch of nodes one call may carry");
-ABSL_FLAG(int, shutdown_grace_seconds, 10,
-          "On SIGTERM, how long in-flight calls may take before they are cancelled");
+ABSL_FLAG(
+    int, shutdown_grace_seconds, 10,
+    "On SIGTERM, how long in-flight calls may take before they are cancelled");
+ABSL_FLAG(int, max_connection_age_seconds, 30,
+          "Ask clients to reconnect after this long (0: never), so a client "
+          "balancing over dns:/// re-resolves and finds new replicas");
+ABSL_FLAG(std::string, metrics_bind_address, "0.0.0.0:9090",
+          "host:port serving Prometheus /metrics (plain HTTP); \"\" or \"0\" "
+          "disables");
+
+namespace {
+
+// gRPC's canonical code names, as grpcurl and the gRPC docs print them.
+std::string_view CodeName(grpc::StatusCode code) {
+  static constexpr std::string_view kNames[] = {"OK",
+                                                "CANCELLED",
+                                                "UNKNOWN",
+                                                "INVALID_ARGUMENT",
+                                                "DEADLINE_EXCEEDED",
+                                                "NOT_FOUND",
+                                                "ALREADY_EXISTS",
+                                                "PERMISSION_DENIED",
+                                                "RESOURCE_EXHAUSTED",
+                                                "FAILED_PRECONDITION",
+                                                "ABORTED",
+                                                "OUT_OF_RANGE",
+                                                "UNIMPLEMENTED",
+                                                "INTERNAL",
+                                                "UNAVAILABLE",
+                                                "DATA_LOSS",
+                                                "UNAUTHENTICATED"};
+  const int i = static_cast<int>(code);
+  return i >= 0 && i < static_cast<int>(std::size(kNames)) ? kNames[i]
+                                                           : "UNKNOWN";
+}
+
+// kscore_scorer_calls_total{method, code}: each replica's load and errors.
+class CallMetrics final : public kscore::server::CallObserver {
+ public:
+  explicit CallMetrics(prometheus::Registry& registry)
+      : calls_(
+            prometheus::BuildCounter()
+                .Name("kscore_scorer_calls_total")
+                .Help("Scorer calls answered, by gRPC method and status code.")
+                .Register(registry)) {
+    // Every method's OK series exists from the start, at 0, so rates and
+    // per-replica comparisons work before the first call.
+    const google::protobuf::ServiceDescriptor* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+            kscore::scorer::v1::Scorer::service_full_name());
+    for (int i = 0; service != nullptr && i < service->method_count(); ++i) {
+      calls_.Add({{"method", service->method(i)->name()}, {"code", "OK"}});
+    }
+  }
+
+  void OnCall(std::string_view method, grpc::StatusCode code) override {
+    calls_
+        .Add({{"method", std::string(method)},
+              {"code", std::string(CodeName(code))}})
+        .Increment();
+  }
+
+ private:
+  prometheus::Family<prometheus::Counter>& calls_;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "scorer --config FILE [--listen ADDR] [-v N]\n"
+      "scorer --config FILE [--listen ADDR] [--metrics-bind-address ADDR]\n"
       "Serves kscore.scorer.v1.Scorer for every profile in the config file.");
   kscore::server::KubeStyleArgs args(argc, argv);
   absl::ParseCommandLine(args.argc(), args.argv.data());
@@ -40,18 +114,22 @@ int main(int argc, char** argv) {
 
   const std::string config_path = absl::GetFlag(FLAGS_config);
   if (config_path.empty()) {
-    spdlog::critical("--config is required (a KubeSchedulerConfiguration file)");
+    spdlog::critical(
+        "--config is required (a KubeSchedulerConfiguration file)");
     return 2;
   }
   const int max_batch = absl::GetFlag(FLAGS_max_batch_nodes);
   if (max_batch <= 0) {
-    spdlog::critical("--max-batch-nodes must be greater than 0, got {}", max_batch);
+    spdlog::critical("--max-batch-nodes must be greater than 0, got {}",
+                     max_batch);
     return 2;
   }
   kscore::framework::Registry registry = kscore::plugins::DefaultRegistry();
   auto profiles = kscore::framework::LoadProfileSet(config_path, registry);
   if (!profiles.ok()) {
-    spdlog::critical("invalid configuration: {}", profiles.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
+    spdlog::critical(
+        "invalid configuration: {}",
+        profiles.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
     return 1;
   }
   for (const std::string& w : (*profiles)->warnings) spdlog::warn("{}", w);
@@ -63,8 +141,27 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  auto metrics_registry = std::make_shared<prometheus::Registry>();
+  CallMetrics call_metrics(*metrics_registry);
+  std::unique_ptr<prometheus::Exposer> exposer;
+  const std::string metrics_address = absl::GetFlag(FLAGS_metrics_bind_address);
+  if (!metrics_address.empty() && metrics_address != "0") {
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(metrics_address);
+      exposer->RegisterCollectable(metrics_registry);
+      spdlog::info("serving /metrics on {}", metrics_address);
+    } catch (const std::exception& e) {
+      // Scoring matters more than its metrics: keep serving gRPC, loudly.
+      spdlog::error(
+          "cannot serve /metrics on --metrics-bind-address {}: {}; metrics "
+          "disabled",
+          metrics_address, e.what());
+    }
+  }
+
   kscore::server::ScorerService service(
-      profiles->get(), kscore::server::ServiceOptions{max_batch});
+      profiles->get(),
+      kscore::server::ServiceOptions{max_batch, &call_metrics});
   grpc::EnableDefaultHealthCheckService(true);
   // Keeps grpc.health.v1's descriptors linked in, for reflection.
   (void)grpc::health::v1::HealthCheckRequest::descriptor();
@@ -75,6 +172,14 @@ int main(int argc, char** argv) {
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
   builder.SetMaxReceiveMessageSize(64 << 20);
+  if (const int age = absl::GetFlag(FLAGS_max_connection_age_seconds);
+      age > 0) {
+    // A GOAWAY, not a cut: calls in flight get the drain grace to finish.
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, age * 1000);
+    builder.AddChannelArgument(
+        GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+        absl::GetFlag(FLAGS_shutdown_grace_seconds) * 1000);
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     spdlog::critical("cannot listen on {}", listen);
@@ -94,8 +199,9 @@ int main(int argc, char** argv) {
     spdlog::info("received signal {}; draining", sig);
     // Not serving any more: load balancers and the shim move away first.
     server->GetHealthCheckService()->SetServingStatus(false);
-    server->Shutdown(std::chrono::system_clock::now() +
-                     std::chrono::seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
+    server->Shutdown(
+        std::chrono::system_clock::now() +
+        std::chrono::seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
   });
   server->Wait();
   waiter.join();

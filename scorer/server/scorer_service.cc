@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "scorer/server/scorer_service.h"
 
 #include <string>
@@ -8,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::server {
@@ -74,9 +74,9 @@ absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
   if (p == nullptr) {
     std::vector<std::string> names;
     for (const auto& [name, _] : set.profiles) names.push_back(name);
-    return absl::NotFoundError(absl::StrCat("profile \"", req.profile(),
-                                            "\" not found (serving: ",
-                                            absl::StrJoin(names, ", "), ")"));
+    return absl::NotFoundError(absl::StrCat(
+        "profile \"", req.profile(),
+        "\" not found (serving: ", absl::StrJoin(names, ", "), ")"));
   }
   if (!req.has_pod()) return absl::InvalidArgumentError("pod is required");
   if (req.pod().name().empty()) {
@@ -89,10 +89,9 @@ absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
 absl::StatusOr<std::vector<const pb::Node*>> Nodes(
     const google::protobuf::RepeatedPtrField<pb::Node>& nodes, int max_batch) {
   if (nodes.size() > max_batch) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nodes: batch of ", nodes.size(),
-                     " nodes is larger than the limit of ", max_batch,
-                     " (--max-batch-nodes); split it"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "nodes: batch of ", nodes.size(), " nodes is larger than the limit of ",
+        max_batch, " (--max-batch-nodes); split it"));
   }
   std::vector<const pb::Node*> out;
   out.reserve(nodes.size());
@@ -101,7 +100,8 @@ absl::StatusOr<std::vector<const pb::Node*>> Nodes(
   for (int i = 0; i < nodes.size(); ++i) {
     const std::string& name = nodes[i].name();
     if (name.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("nodes[", i, "].name is required"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("nodes[", i, "].name is required"));
     }
     if (auto [it, inserted] = seen.emplace(name, i); !inserted) {
       return absl::InvalidArgumentError(
@@ -151,159 +151,175 @@ void TableTo(const framework::ScoreTable& t,
 
 }  // namespace
 
-#define KSCORE_ASSIGN_OR_RETURN_GRPC(lhs, expr) \
-  auto lhs##_or = (expr);                       \
+#define KSCORE_ASSIGN_OR_RETURN_GRPC(lhs, expr)         \
+  auto lhs##_or = (expr);                               \
   if (!lhs##_or.ok()) return ToGrpc(lhs##_or.status()); \
   auto lhs = *std::move(lhs##_or)
 
 grpc::Status ScorerService::ListProfiles(grpc::ServerContext*,
                                          const pb::ListProfilesRequest*,
                                          pb::ListProfilesResponse* resp) {
-  ++served_;
-  for (const auto& [name, profile] : profiles_->profiles) {
-    pb::Profile* p = resp->add_profiles();
-    p->set_scheduler_name(name);
-    p->set_percentage_of_nodes_to_score(profile->percentage_of_nodes_to_score());
-    for (const std::string& k : profile->label_count_keys()) {
-      p->add_label_count_keys(k);
-    }
-    for (const Profile::PluginInfo& info : profile->Describe()) {
-      pb::PluginInfo* pi = p->add_plugins();
-      pi->set_name(info.name);
-      pi->set_weight(info.weight);
-      for (const std::string& e : info.extension_points) {
-        pi->add_extension_points(e);
+  return Counted("ListProfiles", [&] {
+    for (const auto& [name, profile] : profiles_->profiles) {
+      pb::Profile* p = resp->add_profiles();
+      p->set_scheduler_name(name);
+      p->set_percentage_of_nodes_to_score(
+          profile->percentage_of_nodes_to_score());
+      for (const std::string& k : profile->label_count_keys()) {
+        p->add_label_count_keys(k);
+      }
+      for (const Profile::PluginInfo& info : profile->Describe()) {
+        pb::PluginInfo* pi = p->add_plugins();
+        pi->set_name(info.name);
+        pi->set_weight(info.weight);
+        for (const std::string& e : info.extension_points) {
+          pi->add_extension_points(e);
+        }
       }
     }
-  }
-  return grpc::Status::OK;
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status ScorerService::PreFilter(grpc::ServerContext*,
                                       const pb::PreFilterRequest* req,
                                       pb::PreFilterResponse* resp) {
-  ++served_;
-  KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-  CycleState state;
-  KSCORE_ASSIGN_OR_RETURN_GRPC(status, profile->RunPreFilter(state, req->pod()));
-  ToProto(status, resp->mutable_status());
-  StateTo(state, resp->mutable_cycle_state());
-  return grpc::Status::OK;
+  return Counted("PreFilter", [&] {
+    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    CycleState state;
+    KSCORE_ASSIGN_OR_RETURN_GRPC(status,
+                                 profile->RunPreFilter(state, req->pod()));
+    ToProto(status, resp->mutable_status());
+    StateTo(state, resp->mutable_cycle_state());
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status ScorerService::Filter(grpc::ServerContext*,
                                    const pb::FilterRequest* req,
                                    pb::FilterResponse* resp) {
-  ++served_;
-  KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-  KSCORE_ASSIGN_OR_RETURN_GRPC(nodes, Nodes(req->nodes(), options_.max_batch_nodes));
-  CycleState state = StateFrom(req->cycle_state());
-  KSCORE_ASSIGN_OR_RETURN_GRPC(statuses,
-                               profile->RunFilter(state, req->pod(), nodes));
-  for (const PluginStatus& s : statuses) ToProto(s, resp->add_statuses());
-  return grpc::Status::OK;
+  return Counted("Filter", [&] {
+    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
+                                 Nodes(req->nodes(), options_.max_batch_nodes));
+    CycleState state = StateFrom(req->cycle_state());
+    KSCORE_ASSIGN_OR_RETURN_GRPC(statuses,
+                                 profile->RunFilter(state, req->pod(), nodes));
+    for (const PluginStatus& s : statuses) ToProto(s, resp->add_statuses());
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status ScorerService::PreScore(grpc::ServerContext*,
                                      const pb::PreScoreRequest* req,
                                      pb::PreScoreResponse* resp) {
-  ++served_;
-  KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-  KSCORE_ASSIGN_OR_RETURN_GRPC(nodes, Nodes(req->nodes(), options_.max_batch_nodes));
-  CycleState state = StateFrom(req->cycle_state());
-  KSCORE_ASSIGN_OR_RETURN_GRPC(skipped,
-                               profile->RunPreScore(state, req->pod(), nodes));
-  for (const std::string& s : skipped) resp->add_skipped(s);
-  StateTo(state, resp->mutable_cycle_state());
-  return grpc::Status::OK;
+  return Counted("PreScore", [&] {
+    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
+                                 Nodes(req->nodes(), options_.max_batch_nodes));
+    CycleState state = StateFrom(req->cycle_state());
+    KSCORE_ASSIGN_OR_RETURN_GRPC(
+        skipped, profile->RunPreScore(state, req->pod(), nodes));
+    for (const std::string& s : skipped) resp->add_skipped(s);
+    StateTo(state, resp->mutable_cycle_state());
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status ScorerService::Score(grpc::ServerContext*,
                                   const pb::ScoreRequest* req,
                                   pb::ScoreResponse* resp) {
-  ++served_;
-  KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-  KSCORE_ASSIGN_OR_RETURN_GRPC(nodes, Nodes(req->nodes(), options_.max_batch_nodes));
-  CycleState state = StateFrom(req->cycle_state());
-  std::vector<std::string> skipped(req->skipped().begin(), req->skipped().end());
-  KSCORE_ASSIGN_OR_RETURN_GRPC(
-      table, profile->RunScore(state, req->pod(), nodes, skipped));
-  TableTo(table, nodes, resp->mutable_plugins(), nullptr, resp->mutable_scores());
-  return grpc::Status::OK;
+  return Counted("Score", [&] {
+    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
+                                 Nodes(req->nodes(), options_.max_batch_nodes));
+    CycleState state = StateFrom(req->cycle_state());
+    std::vector<std::string> skipped(req->skipped().begin(),
+                                     req->skipped().end());
+    KSCORE_ASSIGN_OR_RETURN_GRPC(
+        table, profile->RunScore(state, req->pod(), nodes, skipped));
+    TableTo(table, nodes, resp->mutable_plugins(), nullptr,
+            resp->mutable_scores());
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status ScorerService::NormalizeScore(grpc::ServerContext*,
                                            const pb::NormalizeScoreRequest* req,
                                            pb::NormalizeScoreResponse* resp) {
-  ++served_;
-  KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-  framework::ScoreTable table;
-  for (int k = 0; k < req->plugins_size(); ++k) {
-    const framework::ScorePlugin* p = profile->FindScorePlugin(req->plugins(k));
-    if (p == nullptr) {
-      return Invalid(absl::StrCat("plugins[", k, "]: \"", req->plugins(k),
-                                  "\" is not a score plugin of profile \"",
-                                  req->profile(), "\""));
+  return Counted("NormalizeScore", [&] {
+    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    framework::ScoreTable table;
+    for (int k = 0; k < req->plugins_size(); ++k) {
+      const framework::ScorePlugin* p =
+          profile->FindScorePlugin(req->plugins(k));
+      if (p == nullptr) {
+        return Invalid(absl::StrCat("plugins[", k, "]: \"", req->plugins(k),
+                                    "\" is not a score plugin of profile \"",
+                                    req->profile(), "\""));
+      }
+      table.plugins.push_back(p);
+      table.weights.push_back(profile->WeightOf(req->plugins(k)));
+      table.raw.emplace_back().reserve(req->scores_size());
     }
-    table.plugins.push_back(p);
-    table.weights.push_back(profile->WeightOf(req->plugins(k)));
-    table.raw.emplace_back().reserve(req->scores_size());
-  }
-  std::vector<const pb::Node*> no_nodes;
-  for (int i = 0; i < req->scores_size(); ++i) {
-    const pb::NodeScore& ns = req->scores(i);
-    if (ns.raw_size() != req->plugins_size()) {
-      return Invalid(absl::StrCat("scores[", i, "].raw has ", ns.raw_size(),
-                                  " values for ", req->plugins_size(),
-                                  " plugins"));
+    std::vector<const pb::Node*> no_nodes;
+    for (int i = 0; i < req->scores_size(); ++i) {
+      const pb::NodeScore& ns = req->scores(i);
+      if (ns.raw_size() != req->plugins_size()) {
+        return Invalid(absl::StrCat("scores[", i, "].raw has ", ns.raw_size(),
+                                    " values for ", req->plugins_size(),
+                                    " plugins"));
+      }
+      for (int k = 0; k < ns.raw_size(); ++k) table.raw[k].push_back(ns.raw(k));
     }
-    for (int k = 0; k < ns.raw_size(); ++k) table.raw[k].push_back(ns.raw(k));
-  }
-  CycleState state = StateFrom(req->cycle_state());
-  if (absl::Status s = profile->RunNormalizeScore(state, req->pod(), table);
-      !s.ok()) {
-    return ToGrpc(s);
-  }
-  for (size_t k = 0; k < table.plugins.size(); ++k) {
-    resp->add_plugins(std::string(table.plugins[k]->Name()));
-    resp->add_weights(table.weights[k]);
-  }
-  for (int i = 0; i < req->scores_size(); ++i) {
-    pb::NodeScore* ns = resp->add_scores();
-    ns->set_node_name(req->scores(i).node_name());
-    *ns->mutable_raw() = req->scores(i).raw();
+    CycleState state = StateFrom(req->cycle_state());
+    if (absl::Status s = profile->RunNormalizeScore(state, req->pod(), table);
+        !s.ok()) {
+      return ToGrpc(s);
+    }
     for (size_t k = 0; k < table.plugins.size(); ++k) {
-      ns->add_normalized(table.normalized[k][i]);
+      resp->add_plugins(std::string(table.plugins[k]->Name()));
+      resp->add_weights(table.weights[k]);
     }
-    ns->set_total(table.total[i]);
-  }
-  return grpc::Status::OK;
+    for (int i = 0; i < req->scores_size(); ++i) {
+      pb::NodeScore* ns = resp->add_scores();
+      ns->set_node_name(req->scores(i).node_name());
+      *ns->mutable_raw() = req->scores(i).raw();
+      for (size_t k = 0; k < table.plugins.size(); ++k) {
+        ns->add_normalized(table.normalized[k][i]);
+      }
+      ns->set_total(table.total[i]);
+    }
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status ScorerService::Evaluate(grpc::ServerContext*,
                                      const pb::EvaluateRequest* req,
                                      pb::EvaluateResponse* resp) {
-  ++served_;
-  KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-  KSCORE_ASSIGN_OR_RETURN_GRPC(nodes, Nodes(req->nodes(), options_.max_batch_nodes));
-  CycleState state;
-  KSCORE_ASSIGN_OR_RETURN_GRPC(
-      ev, profile->Evaluate(state, req->pod(), nodes, !req->skip_normalize()));
-  ToProto(ev.pre_filter, resp->mutable_status());
-  StateTo(state, resp->mutable_cycle_state());
-  if (!ev.pre_filter.ok()) return grpc::Status::OK;
-  resp->mutable_filter()->Reserve(static_cast<int>(ev.filter.size()));
-  for (const PluginStatus& s : ev.filter) ToProto(s, resp->add_filter());
-  std::vector<const pb::Node*> feasible;
-  feasible.reserve(ev.feasible.size());
-  for (int i : ev.feasible) feasible.push_back(nodes[i]);
-  TableTo(ev.scores, feasible, resp->mutable_plugins(), resp->mutable_weights(),
-          resp->mutable_scores());
-  for (const std::string& s : ev.skipped) resp->add_skipped(s);
-  spdlog::debug("Evaluate pod={}/{} profile={} nodes={} feasible={}",
-               req->pod().namespace_(), req->pod().name(), req->profile(),
-               nodes.size(), feasible.size());
-  return grpc::Status::OK;
+  return Counted("Evaluate", [&] {
+    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
+                                 Nodes(req->nodes(), options_.max_batch_nodes));
+    CycleState state;
+    KSCORE_ASSIGN_OR_RETURN_GRPC(ev, profile->Evaluate(state, req->pod(), nodes,
+                                                       !req->skip_normalize()));
+    ToProto(ev.pre_filter, resp->mutable_status());
+    StateTo(state, resp->mutable_cycle_state());
+    if (!ev.pre_filter.ok()) return grpc::Status::OK;
+    resp->mutable_filter()->Reserve(static_cast<int>(ev.filter.size()));
+    for (const PluginStatus& s : ev.filter) ToProto(s, resp->add_filter());
+    std::vector<const pb::Node*> feasible;
+    feasible.reserve(ev.feasible.size());
+    for (int i : ev.feasible) feasible.push_back(nodes[i]);
+    TableTo(ev.scores, feasible, resp->mutable_plugins(),
+            resp->mutable_weights(), resp->mutable_scores());
+    for (const std::string& s : ev.skipped) resp->add_skipped(s);
+    spdlog::debug("Evaluate pod={}/{} profile={} nodes={} feasible={}",
+                  req->pod().namespace_(), req->pod().name(), req->profile(),
+                  nodes.size(), feasible.size());
+    return grpc::Status::OK;
+  });
 }
 
 }  // namespace kscore::server

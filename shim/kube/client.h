@@ -33,17 +33,21 @@ struct RestConfig {
 absl::StatusOr<RestConfig> LoadKubeconfig(const std::string& path,
                                           const std::string& context = "");
 
+// Where a pod finds its service account's token and CA.
+inline constexpr char kServiceAccountDir[] =
+    "/var/run/secrets/kubernetes.io/serviceaccount";
+
 // The in-cluster configuration: KUBERNETES_SERVICE_HOST/PORT, the service
-// account token and CA under /var/run/secrets/kubernetes.io/serviceaccount
-// (the directory can be overridden for tests).
+// account token and CA under kServiceAccountDir (the directory can be
+// overridden for tests).
 absl::StatusOr<RestConfig> InClusterConfig(
-    const std::string& sa_dir =
-        "/var/run/secrets/kubernetes.io/serviceaccount");
+    const std::string& sa_dir = kServiceAccountDir);
 
 // kube-scheduler's precedence: --kubeconfig flag, then
-// clientConnection.kubeconfig, then in-cluster.
-absl::StatusOr<RestConfig> ResolveConfig(const std::string& flag_kubeconfig,
-                                         const std::string& config_kubeconfig);
+// clientConnection.kubeconfig, then in-cluster (token and CA from sa_dir).
+absl::StatusOr<RestConfig> ResolveConfig(
+    const std::string& flag_kubeconfig, const std::string& config_kubeconfig,
+    const std::string& sa_dir = kServiceAccountDir);
 
 struct Response {
   long status = 0;  // HTTP status

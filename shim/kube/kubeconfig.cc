@@ -221,10 +221,11 @@ absl::StatusOr<RestConfig> InClusterConfig(const std::string& sa_dir) {
 }
 
 absl::StatusOr<RestConfig> ResolveConfig(const std::string& flag_kubeconfig,
-                                         const std::string& config_kubeconfig) {
+                                         const std::string& config_kubeconfig,
+                                         const std::string& sa_dir) {
   if (!flag_kubeconfig.empty()) return LoadKubeconfig(flag_kubeconfig);
   if (!config_kubeconfig.empty()) return LoadKubeconfig(config_kubeconfig);
-  absl::StatusOr<RestConfig> config = InClusterConfig();
+  absl::StatusOr<RestConfig> config = InClusterConfig(sa_dir);
   if (!config.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("no --kubeconfig, no clientConnection.kubeconfig, and ",

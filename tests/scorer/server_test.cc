@@ -1,10 +1,16 @@
 // End-to-end tests of the scorer binary: started for real on a loopback port,
 // called through the generated stub.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -25,6 +31,7 @@ using ::kscore::testing::MakeNode;
 using ::kscore::testing::MakePod;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -92,6 +99,48 @@ int HealthStatus(const std::shared_ptr<grpc::Channel>& channel) {
   return bytes.empty() ? 0 : -2;
 }
 
+// GET /metrics over a plain socket: the response body, or "" on failure.
+std::string ScrapeMetrics(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval timeout{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  std::string response;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    const std::string request =
+        "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    if (send(fd, request.data(), request.size(), 0) ==
+        static_cast<ssize_t>(request.size())) {
+      char buf[4096];
+      for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) {
+        response.append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  close(fd);
+  const size_t body = response.find("\r\n\r\n");
+  return body == std::string::npos ? "" : response.substr(body + 4);
+}
+
+// The value of kscore_scorer_calls_total{method=..., code=...}; -1 if absent.
+double CallsTotal(const std::string& metrics, const std::string& method,
+                  const std::string& code) {
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("kscore_scorer_calls_total{", 0) == 0 &&
+        line.find(absl::StrCat("method=\"", method, "\"")) !=
+            std::string::npos &&
+        line.find(absl::StrCat("code=\"", code, "\"")) != std::string::npos) {
+      return std::stod(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  return -1;
+}
+
 class ScorerServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -99,9 +148,12 @@ class ScorerServerTest : public ::testing::Test {
     port_ = testing::FreePort();
     ASSERT_GT(port_, 0);
     address_ = absl::StrCat("127.0.0.1:", port_);
-    ASSERT_TRUE(
-        scorer_.Start({ScorerBinary(), "--config", config_, "--listen",
-                       address_, "--max_batch_nodes", "50", "-v", "4"}));
+    metrics_port_ = testing::FreePort();
+    ASSERT_GT(metrics_port_, 0);
+    ASSERT_TRUE(scorer_.Start({ScorerBinary(), "--config", config_, "--listen",
+                               address_, "--metrics-bind-address",
+                               absl::StrCat("127.0.0.1:", metrics_port_),
+                               "--max_batch_nodes", "50", "-v", "4"}));
     channel_ =
         grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
     stub_ = pb::Scorer::NewStub(channel_);
@@ -133,6 +185,7 @@ class ScorerServerTest : public ::testing::Test {
 
   std::string config_;
   int port_ = 0;
+  int metrics_port_ = 0;
   std::string address_;
   testing::Subprocess scorer_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -332,6 +385,90 @@ TEST_F(ScorerServerTest, ListProfilesTellsTheShimWhatToSend) {
   ASSERT_EQ(resp.profiles_size(), 2);
   EXPECT_EQ(resp.profiles(0).scheduler_name(), "concentrate-scheduler");
   EXPECT_THAT(resp.profiles(0).label_count_keys(), ElementsAre("app"));
+}
+
+TEST_F(ScorerServerTest, MetricsCountCallsByMethodAndCode) {
+  // Every method's OK series is there from the start.
+  std::string before = ScrapeMetrics(metrics_port_);
+  ASSERT_THAT(before, HasSubstr("# TYPE kscore_scorer_calls_total counter"));
+  EXPECT_EQ(CallsTotal(before, "Evaluate", "OK"), 0);
+  EXPECT_EQ(CallsTotal(before, "Evaluate", "INVALID_ARGUMENT"), -1);
+
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  *req.mutable_pod() = MakePod().Name("web-1").Label("app", "web").Obj();
+  AddNodes(req.mutable_nodes());
+  pb::EvaluateResponse resp;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  req.clear_profile();
+  ASSERT_EQ(stub_->Evaluate(Ctx().get(), req, &resp).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  std::string after = ScrapeMetrics(metrics_port_);
+  EXPECT_EQ(CallsTotal(after, "Evaluate", "OK"), 2) << after;
+  EXPECT_EQ(CallsTotal(after, "Evaluate", "INVALID_ARGUMENT"), 1) << after;
+  EXPECT_EQ(CallsTotal(after, "Score", "OK"), 0) << after;
+}
+
+TEST(ScorerBinaryTest, MetricsCanBeDisabledAndABusyPortDoesNotStopScoring) {
+  const std::string config = WriteTemp(kConfig);
+  const int busy = testing::FreePort();
+  // Hold the metrics port, so the second scorer cannot have it.
+  int holder = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(busy));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(holder, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(holder, 1), 0);
+  for (const std::string& metrics :
+       {std::string("0"), absl::StrCat("127.0.0.1:", busy)}) {
+    const std::string address = absl::StrCat("127.0.0.1:", testing::FreePort());
+    testing::Subprocess p;
+    ASSERT_TRUE(p.Start({ScorerBinary(), "--config", config, "--listen",
+                         address, "--metrics-bind-address", metrics}));
+    auto channel =
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    EXPECT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() +
+                                          std::chrono::seconds(20)))
+        << metrics << ": " << p.Output();
+    EXPECT_EQ(HealthStatus(channel), 1) << metrics;
+    channel.reset();  // an idle client connection would slow the drain
+    p.Signal(SIGTERM);
+    EXPECT_EQ(p.Wait(15000), 0) << p.Output();
+    if (metrics != "0") {
+      EXPECT_THAT(p.Output(), HasSubstr("cannot serve /metrics"));
+    } else {
+      EXPECT_THAT(p.Output(), Not(HasSubstr("/metrics")));
+    }
+  }
+  close(holder);
+  unlink(config.c_str());
+}
+
+TEST(ScorerBinaryTest, OldConnectionsAreAskedToReconnect) {
+  // What lets a dns:/// client find replicas added after it connected.
+  const std::string config = WriteTemp(kConfig);
+  const std::string address = absl::StrCat("127.0.0.1:", testing::FreePort());
+  testing::Subprocess p;
+  ASSERT_TRUE(p.Start({ScorerBinary(), "--config", config, "--listen", address,
+                       "--metrics-bind-address", "0",
+                       "--max-connection-age-seconds", "1"}));
+  auto channel =
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  ASSERT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() +
+                                        std::chrono::seconds(20)))
+      << p.Output();
+  // READY until the server's GOAWAY, then the channel leaves READY.
+  EXPECT_TRUE(channel->WaitForStateChange(
+      GRPC_CHANNEL_READY,
+      std::chrono::system_clock::now() + std::chrono::seconds(10)));
+  EXPECT_NE(channel->GetState(false), GRPC_CHANNEL_READY);
+  channel.reset();
+  p.Signal(SIGTERM);
+  EXPECT_EQ(p.Wait(15000), 0) << p.Output();
+  unlink(config.c_str());
 }
 
 TEST_F(ScorerServerTest, HealthSaysServing) {
