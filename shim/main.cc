@@ -17,6 +17,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "prometheus/text_serializer.h"
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
@@ -139,8 +140,11 @@ int main(int argc, char** argv) {
   const kscore::framework::SchedulerConfig& cfg = (*profiles)->config;
   std::map<std::string, kscore::scheduler::ProfileInfo> infos;
   for (const auto& [name, profile] : (*profiles)->profiles) {
-    infos[name] = {profile->label_count_keys(),
-                   profile->percentage_of_nodes_to_score()};
+    const kscore::framework::Profile* p = profile.get();
+    infos[name] = {p->label_count_keys(), p->percentage_of_nodes_to_score(),
+                   [p](const kscore::scorer::v1::Pod& pod) {
+                     return p->NeedsNodeLabels(pod);
+                   }};
   }
 
   kscore::framework::LeaderElectionConfig le = cfg.leader_election;
@@ -266,7 +270,18 @@ int main(int argc, char** argv) {
        "",
        "",
        {on_node,
-        [&](const nlohmann::json&, const nlohmann::json& obj) { on_node(obj); },
+        [&](const nlohmann::json& old_obj, const nlohmann::json& obj) {
+          // Status heartbeats change nothing the plugins read: skip them, so
+          // thousands of nodes do not re-queue every unschedulable pod.
+          auto before = kscore::cache::NodeFromJson(old_obj);
+          auto after = kscore::cache::NodeFromJson(obj);
+          if (before.ok() && after.ok() &&
+              google::protobuf::util::MessageDifferencer::Equals(*before,
+                                                                 *after)) {
+            return;
+          }
+          on_node(obj);
+        },
         [&](const nlohmann::json& obj) {
           cache.RemoveNode(obj.value("metadata", nlohmann::json::object())
                                .value("name", ""));

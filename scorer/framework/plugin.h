@@ -16,6 +16,15 @@ namespace kscore::framework {
 namespace pb = ::kscore::scorer::v1;
 
 inline constexpr int64_t kMaxNodeScore = 100;
+
+// When a plugin reads pb::Node::labels. The shim leaves labels out of the
+// request when no enabled plugin needs them for the pod at hand: they are most
+// of a node's bytes on the wire.
+enum class NodeLabelUse {
+  kNever,
+  kWhenPodSelects,  // only for pods with a nodeSelector or node affinity
+  kAlways,
+};
 inline constexpr int64_t kMinNodeScore = 0;
 
 // Plugins own only their rule; the framework (profile.h) owns ordering,
@@ -34,6 +43,7 @@ class Plugin {
   // enabled (Concentrate's rejectEverything), not only where a profile
   // enables it at filter.
   virtual bool FiltersWheneverEnabled() const { return false; }
+  virtual NodeLabelUse NodeLabels() const { return NodeLabelUse::kNever; }
 };
 
 class PreFilterPlugin : public virtual Plugin {

@@ -313,6 +313,11 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     prof->score_.push_back(dynamic_cast<ScorePlugin*>(p));
     prof->score_weights_.push_back(weights[std::string(p->Name())]);
   }
+  for (const auto& list : lists) {
+    for (const Plugin* p : list) {
+      prof->node_labels_ = std::max(prof->node_labels_, p->NodeLabels());
+    }
+  }
   for (Plugin* p : lists[3]) {
     for (std::string& key : p->LabelCountKeys()) {
       if (std::find(prof->label_count_keys_.begin(),
@@ -323,6 +328,21 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     }
   }
   return prof;
+}
+
+bool Profile::NeedsNodeLabels(const pb::Pod& pod) const {
+  switch (node_labels_) {
+    case NodeLabelUse::kNever:
+      return false;
+    case NodeLabelUse::kAlways:
+      return true;
+    case NodeLabelUse::kWhenPodSelects:
+      return !pod.node_selector().empty() ||
+             pod.node_affinity().has_required() ||
+             pod.node_affinity().required_size() > 0 ||
+             pod.node_affinity().preferred_size() > 0;
+  }
+  return true;
 }
 
 std::vector<Profile::PluginInfo> Profile::Describe() const {

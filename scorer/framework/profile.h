@@ -59,6 +59,10 @@ class Profile {
   const std::vector<std::string>& label_count_keys() const {
     return label_count_keys_;
   }
+  // The most any enabled plugin needs of pb::Node::labels.
+  NodeLabelUse node_labels() const { return node_labels_; }
+  // Whether a request for this pod must carry node labels.
+  bool NeedsNodeLabels(const pb::Pod& pod) const;
   std::vector<PluginInfo> Describe() const;
   // Plugin names at one of the points the scorer runs (PreFilter, Filter,
   // PreScore, Score), in run order.
@@ -105,6 +109,7 @@ class Profile {
   std::vector<const ScorePlugin*> score_;
   std::vector<int32_t> score_weights_;
   std::vector<std::string> label_count_keys_;
+  NodeLabelUse node_labels_ = NodeLabelUse::kNever;
 };
 
 }  // namespace kscore::framework

@@ -359,6 +359,45 @@ profiles:
               ::testing::Contains("Concentrate"));
 }
 
+TEST(ProfileTest, NodeLabelsAreSentOnlyWhenAPluginReadsThem) {
+  auto defaults = Build("");
+  ASSERT_TRUE(defaults.ok());
+  const Profile& p = Only(**defaults);
+  EXPECT_EQ(p.node_labels(), NodeLabelUse::kWhenPodSelects);  // NodeAffinity
+  EXPECT_FALSE(p.NeedsNodeLabels(MakePod().Obj()));
+  EXPECT_TRUE(p.NeedsNodeLabels(MakePod().NodeSelector("disk", "ssd").Obj()));
+  pb::Pod with_affinity = MakePod().Obj();
+  with_affinity.mutable_node_affinity()->add_preferred()->set_weight(1);
+  EXPECT_TRUE(p.NeedsNodeLabels(with_affinity));
+
+  auto without = Build(R"(
+profiles:
+- plugins:
+    multiPoint:
+      disabled:
+      - name: NodeAffinity
+)");
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ(Only(**without).node_labels(), NodeLabelUse::kNever);
+  EXPECT_FALSE(
+      Only(**without).NeedsNodeLabels(MakePod().NodeSelector("a", "b").Obj()));
+
+  auto added = Build(R"(
+profiles:
+- pluginConfig:
+  - name: NodeAffinity
+    args:
+      addedAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions:
+            - {key: zone, operator: In, values: [a]}
+)");
+  ASSERT_TRUE(added.ok()) << added.status();
+  EXPECT_EQ(Only(**added).node_labels(), NodeLabelUse::kAlways);
+  EXPECT_TRUE(Only(**added).NeedsNodeLabels(MakePod().Obj()));
+}
+
 TEST(ProfileTest, FilterWithoutPreFilterStateIsInvalidArgument) {
   auto set = Build("");
   ASSERT_TRUE(set.ok());

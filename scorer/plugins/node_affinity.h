@@ -90,6 +90,13 @@ class NodeAffinity : public framework::PreFilterPlugin,
   explicit NodeAffinity(Args args) : args_(std::move(args)) {}
 
   const Args& args() const { return args_; }
+  framework::NodeLabelUse NodeLabels() const override {
+    return args_.added_affinity.has_required() ||
+                   !args_.added_affinity.required().empty() ||
+                   !args_.added_affinity.preferred().empty()
+               ? framework::NodeLabelUse::kAlways
+               : framework::NodeLabelUse::kWhenPodSelects;
+  }
 
   // Decodes NodeAffinityArgs strictly; malformed addedAffinity terms are
   // errors naming the field.

@@ -165,6 +165,7 @@ grpc::Status ScorerService::ListProfiles(grpc::ServerContext*,
       p->set_scheduler_name(name);
       p->set_percentage_of_nodes_to_score(
           profile->percentage_of_nodes_to_score());
+      p->set_node_labels(static_cast<pb::NodeLabels>(profile->node_labels()));
       for (const std::string& k : profile->label_count_keys()) {
         p->add_label_count_keys(k);
       }

@@ -161,10 +161,11 @@ size_t Cache::PodCount() const {
   return pods_.size();
 }
 
-size_t Cache::FillCandidates(
-    const PodInfo& incoming, const std::vector<std::string>& label_keys,
-    size_t start, size_t count,
-    google::protobuf::RepeatedPtrField<pb::Node>* out) const {
+size_t Cache::FillCandidates(const PodInfo& incoming,
+                             const std::vector<std::string>& label_keys,
+                             size_t start, size_t count,
+                             google::protobuf::RepeatedPtrField<pb::Node>* out,
+                             bool with_labels) const {
   absl::MutexLock lock(&mu_);
   const size_t n = order_.size();
   if (n == 0) return 0;
@@ -181,7 +182,14 @@ size_t Cache::FillCandidates(
   for (size_t i = 0; i < count; ++i) {
     const NodeEntry& e = nodes_.at(order_[(start + i) % n]);
     pb::Node* node = out->Add();
-    *node = e.node;
+    if (with_labels) {
+      *node = e.node;
+    } else {
+      node->set_name(e.node.name());
+      *node->mutable_taints() = e.node.taints();
+      node->set_unschedulable(e.node.unschedulable());
+      *node->mutable_allocatable() = e.node.allocatable();
+    }
     node->set_pod_count(e.pod_count);
     *node->mutable_requested() = e.requested;
     *node->mutable_non_zero_requested() = e.non_zero;

@@ -41,11 +41,13 @@ class Cache {
   // Appends to `out` the candidate nodes [start, start+count) (wrapping) of
   // the node list, with the aggregates the scorer reads; label_counts for
   // `label_keys` use the incoming pod's namespace and values. Returns the
-  // number of nodes appended.
-  size_t FillCandidates(
-      const PodInfo& incoming, const std::vector<std::string>& label_keys,
-      size_t start, size_t count,
-      google::protobuf::RepeatedPtrField<pb::Node>* out) const;
+  // number of nodes appended. Without with_labels, node labels are left out
+  // (no enabled plugin reads them for this pod).
+  size_t FillCandidates(const PodInfo& incoming,
+                        const std::vector<std::string>& label_keys,
+                        size_t start, size_t count,
+                        google::protobuf::RepeatedPtrField<pb::Node>* out,
+                        bool with_labels = true) const;
 
  private:
   // What a pod contributes to its node; kept so updates and deletes can

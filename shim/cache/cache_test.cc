@@ -122,6 +122,23 @@ TEST(CacheTest, HostPortsAndRemovedNodes) {
   EXPECT_EQ(Candidates(c, Pod("ns", "x", "", ""))["a"].used_ports_size(), 0);
 }
 
+TEST(CacheTest, LabelsOnlyWhenAsked) {
+  Cache c;
+  pb::Node n = Node("a");
+  (*n.mutable_labels())["zone"] = "z1";
+  n.add_taints()->set_key("t");
+  c.UpsertNode(n);
+  google::protobuf::RepeatedPtrField<pb::Node> out;
+  c.FillCandidates(Pod("ns", "x", "", ""), {}, 0, 1, &out,
+                   /*with_labels=*/false);
+  EXPECT_TRUE(out[0].labels().empty());
+  EXPECT_EQ(out[0].taints_size(), 1);
+  EXPECT_EQ(out[0].allocatable().milli_cpu(), 4000);
+  c.FillCandidates(Pod("ns", "x", "", ""), {}, 0, 1, &out,
+                   /*with_labels=*/true);
+  EXPECT_EQ(out[1].labels().at("zone"), "z1");
+}
+
 TEST(CacheTest, CandidateWindowWraps) {
   Cache c;
   for (const char* n : {"a", "b", "c"}) c.UpsertNode(Node(n));

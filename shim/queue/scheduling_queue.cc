@@ -12,6 +12,7 @@ absl::Duration SchedulingQueue::BackoffFor(int attempts) const {
 }
 
 void SchedulingQueue::ActivateLocked(Entry& e) {
+  if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
   e.where = Where::kActive;
   e.pod.timestamp = options_.now();
   active_.insert({-e.pod.info->priority, e.pod.timestamp, e.pod.info->key});
@@ -20,6 +21,7 @@ void SchedulingQueue::ActivateLocked(Entry& e) {
 void SchedulingQueue::BackoffOrActivateLocked(Entry& e) {
   absl::Time until = e.pod.timestamp + BackoffFor(e.pod.attempts);
   if (e.pod.attempts > 0 && until > options_.now()) {
+    if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
     e.where = Where::kBackoff;
     e.backoff_until = until;
   } else {
@@ -74,6 +76,7 @@ void SchedulingQueue::Delete(const std::string& key) {
     return;
   }
   RemoveFromActiveLocked(it->second);
+  unschedulable_.erase(key);
   entries_.erase(it);
 }
 
@@ -128,6 +131,7 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
   // retry after backoff instead of waiting for another event.
   if (unschedulable && e.pod.cycle == move_cycle_) {
     e.where = Where::kUnschedulable;
+    unschedulable_.insert(e.pod.info->key);
     e.unschedulable_since = options_.now();
     return;
   }
@@ -137,9 +141,8 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
 void SchedulingQueue::MoveAllToActiveOrBackoff() {
   absl::MutexLock lock(&mu_);
   ++move_cycle_;
-  for (auto& [key, e] : entries_) {
-    if (e.where == Where::kUnschedulable) BackoffOrActivateLocked(e);
-  }
+  std::vector<std::string> keys(unschedulable_.begin(), unschedulable_.end());
+  for (const std::string& key : keys) BackoffOrActivateLocked(entries_.at(key));
 }
 
 void SchedulingQueue::Flush() {

@@ -11,6 +11,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shim/cache/objects.h"
@@ -97,6 +98,8 @@ class SchedulingQueue {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   std::set<ActiveKey> active_ ABSL_GUARDED_BY(mu_);
+  // Keys of the unschedulable pods, so a cluster event touches only them.
+  absl::flat_hash_set<std::string> unschedulable_ ABSL_GUARDED_BY(mu_);
   uint64_t move_cycle_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };

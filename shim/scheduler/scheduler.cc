@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/arena.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/fit_error.h"
 #include "spdlog/spdlog.h"
@@ -129,9 +130,9 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
       NumFeasibleNodesToFind(profile.percentage_of_nodes_to_score, all_nodes);
   const size_t batch = static_cast<size_t>(std::max(1, options_.batch_size));
   const size_t first = next_start_.load() % all_nodes;
-  // One fused call normalises in place; several batches are normalised
-  // together afterwards.
-  const bool single = all_nodes <= batch;
+  // Each call normalises its own batch; when a cycle took several batches,
+  // one NormalizeScore call normalises them together afterwards.
+  size_t batches = 0;
 
   framework::FitErrorBuilder fit_error(static_cast<int>(all_nodes));
   std::vector<std::string> plugins;
@@ -139,19 +140,26 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   std::vector<pb::NodeScore> feasible;
   google::protobuf::Map<std::string, std::string> cycle_state;
   size_t processed = 0;
+  google::protobuf::Arena arena;
+  const bool with_labels =
+      !profile.needs_node_labels || profile.needs_node_labels(pod.pod);
   while (processed < all_nodes && feasible.size() < to_find) {
-    // Enough batches to cover what is still to find, at least one.
-    size_t want = std::min(all_nodes - processed,
-                           std::max(to_find - feasible.size(), batch));
-    std::vector<pb::EvaluateRequest> requests;
+    // As many nodes as feasible ones are still to find (kube-scheduler's
+    // window), in batches of at most `batch`.
+    size_t want = std::min(all_nodes - processed, to_find - feasible.size());
+    // Requests live on an arena: hundreds of node messages are built and
+    // dropped per pod, so one arena free beats thousands of deletes.
+    std::vector<const pb::EvaluateRequest*> requests;
     for (size_t off = 0; off < want; off += batch) {
-      pb::EvaluateRequest& req = requests.emplace_back();
-      req.set_profile(pod.scheduler_name);
-      *req.mutable_pod() = pod.pod;
-      req.set_skip_normalize(!single);
-      cache_->FillCandidates(pod, profile.label_count_keys,
-                             first + processed + off,
-                             std::min(batch, want - off), req.mutable_nodes());
+      auto* req =
+          google::protobuf::Arena::CreateMessage<pb::EvaluateRequest>(&arena);
+      req->set_profile(pod.scheduler_name);
+      *req->mutable_pod() = pod.pod;
+      ++batches;
+      cache_->FillCandidates(
+          pod, profile.label_count_keys, first + processed + off,
+          std::min(batch, want - off), req->mutable_nodes(), with_labels);
+      requests.push_back(req);
     }
     processed += want;
     std::vector<absl::StatusOr<pb::EvaluateResponse>> results =
@@ -188,7 +196,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
     Fail(std::move(qp), fit_error.Message(), true, start, "unschedulable");
     return;
   }
-  if (!single) {
+  if (batches > 1) {
     pb::NormalizeScoreRequest req;
     req.set_profile(pod.scheduler_name);
     *req.mutable_pod() = pod.pod;

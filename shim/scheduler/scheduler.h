@@ -23,10 +23,15 @@
 
 namespace kscore::scheduler {
 
+namespace pb = ::kscore::scorer::v1;
+
 // What the shim knows of a profile, from the scorer's ListProfiles.
 struct ProfileInfo {
   std::vector<std::string> label_count_keys;
   int32_t percentage_of_nodes_to_score = 0;
+  // Whether requests for a pod must carry node labels (the profile's
+  // plugins say; see framework::NodeLabelUse). Null means always.
+  std::function<bool(const pb::Pod&)> needs_node_labels;
 };
 
 // A fixed pool of threads running tasks in order of submission.

@@ -79,7 +79,7 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
 }
 
 std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
-    const std::vector<pb::EvaluateRequest>& requests) {
+    absl::Span<const pb::EvaluateRequest* const> requests) {
   const size_t n = requests.size();
   std::vector<absl::StatusOr<pb::EvaluateResponse>> results(
       n, absl::UnknownError("not run"));
@@ -97,7 +97,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
     for (size_t k = 0; k < pending.size(); ++k) {
       Call& call = calls[k];
       call.ctx = Context();
-      const pb::EvaluateRequest& req = requests[pending[k]];
+      const pb::EvaluateRequest& req = *requests[pending[k]];
       stats_.calls++;
       stats_.request_bytes += req.ByteSizeLong();
       NextStub()->async()->Evaluate(call.ctx.get(), &req, &call.resp,

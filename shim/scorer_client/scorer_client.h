@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "grpcpp/grpcpp.h"
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
 
@@ -40,7 +41,7 @@ class ScorerClient {
   absl::StatusOr<pb::ListProfilesResponse> ListProfiles();
   // All batches in parallel; one result per request, in order.
   std::vector<absl::StatusOr<pb::EvaluateResponse>> EvaluateAll(
-      const std::vector<pb::EvaluateRequest>& requests);
+      absl::Span<const pb::EvaluateRequest* const> requests);
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request);
 
