@@ -1,0 +1,491 @@
+// kbench: the Go side of hack/bench.sh, one small binary on client-go v0.37.2.
+//
+//	kbench nodes --kubeconfig K --from A --to B     create Ready, untainted Nodes bench-node-A..B-1
+//	kbench run   --kubeconfig K --pods M --scheduler S --out F
+//	                                                watch pods, then create M pods (groups of 10 sharing
+//	                                                an app label) in parallel; wait until all are bound;
+//	                                                write throughput, latencies and placements as JSON
+//	kbench clean --kubeconfig K                     delete the benchmark's pods, wait until gone
+//	kbench bind  --kubeconfig K --scheduler S       the floor: a trivial binder, round robin over the
+//	                                                nodes, no filtering, no scoring
+//
+// Go with client-go rather than C++ on shim/kube: the binder then is the same client stack
+// (informer, rate limiter, HTTP/2 transport) kube-scheduler uses, so run (e) measures what the
+// API server takes from an upstream-grade client, not a second implementation of ours; and the
+// load generator/observer shares that code.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+const runLabel = "kbench-run"
+
+func die(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "kbench: "+format+"\n", a...)
+	os.Exit(1)
+}
+
+func client(kubeconfig string) *kubernetes.Clientset {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		die("kubeconfig: %v", err)
+	}
+	cfg.QPS, cfg.Burst = 5000, 5000 // the same limits as every scheduler measured
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		die("client: %v", err)
+	}
+	return cs
+}
+
+// parallel runs f(i) for i in [0, n) on w goroutines; returns the first error.
+func parallel(n, w int, f func(i int) error) error {
+	var next atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || firstErr.Load() != nil {
+					return
+				}
+				if err := f(i); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if e := firstErr.Load(); e != nil {
+		return e.(error)
+	}
+	return nil
+}
+
+// ------------------------------------------------------------------ nodes
+
+func cmdNodes(args []string) {
+	fs := flag.NewFlagSet("nodes", flag.ExitOnError)
+	kc := fs.String("kubeconfig", "", "")
+	from := fs.Int("from", 1, "first index")
+	to := fs.Int("to", 1, "one past the last index")
+	workers := fs.Int("workers", 48, "")
+	fs.Parse(args)
+	cs := client(*kc)
+	ctx := context.Background()
+	zones := []string{"zone-a", "zone-b", "zone-c"}
+	q := func(s string) resource.Quantity { return resource.MustParse(s) }
+	alloc := v1.ResourceList{v1.ResourceCPU: q("4"), v1.ResourceMemory: q("16Gi"), v1.ResourcePods: q("110"),
+		v1.ResourceEphemeralStorage: q("100Gi")}
+	t0 := time.Now()
+	err := parallel(*to-*from, *workers, func(k int) error {
+		i := *from + k
+		name := fmt.Sprintf("bench-node-%05d", i)
+		n := &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+				"topology.kubernetes.io/zone": zones[i%3], "type": "bench"}},
+			Status: v1.NodeStatus{Capacity: alloc, Allocatable: alloc,
+				NodeInfo: v1.NodeSystemInfo{Architecture: "amd64", OperatingSystem: "linux", KubeletVersion: "v1.37.2"},
+				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
+					LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}},
+		}
+		created, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("create %s: %w", name, err)
+		}
+		// Admission puts node.kubernetes.io/not-ready on new nodes; no node-lifecycle
+		// controller runs to lift it (no kubelets), so lift it here.
+		if len(created.Spec.Taints) > 0 {
+			_, err = cs.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType,
+				[]byte(`{"spec":{"taints":null}}`), metav1.PatchOptions{})
+			if err != nil {
+				return fmt.Errorf("untaint %s: %w", name, err)
+			}
+		}
+		// Status as created may have been reset by the create strategy: make sure it is Ready.
+		if len(created.Status.Conditions) == 0 || created.Status.Allocatable.Cpu().IsZero() {
+			created.Status = n.Status
+			if _, err = cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+				// refetch and retry once (the patch above bumped resourceVersion)
+				cur, gerr := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+				if gerr != nil {
+					return gerr
+				}
+				cur.Status = n.Status
+				if _, err = cs.CoreV1().Nodes().UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
+					return fmt.Errorf("status %s: %w", name, err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		die("%v", err)
+	}
+	fmt.Fprintf(os.Stderr, "kbench: %d node(s) in %.1fs\n", *to-*from, time.Since(t0).Seconds())
+}
+
+// ------------------------------------------------------------------ run
+
+type result struct {
+	Scheduler     string             `json:"scheduler"`
+	Pods          int                `json:"pods"`
+	Bound         int                `json:"bound"`
+	Nodes         int                `json:"nodes"`
+	CreateSeconds float64            `json:"create_seconds"` // first create call to last create return
+	WallSeconds   float64            `json:"wall_seconds"`   // first create call to last bind observed
+	Throughput    float64            `json:"throughput"`     // bound / wall
+	P50, P90, P99 float64            `json:"-"`
+	Latency       map[string]float64 `json:"latency_ms"`
+	PerNode       map[string]int     `json:"per_node"`
+	NodesPerGroup float64            `json:"nodes_per_group"` // mean distinct nodes per app group
+	GroupsOnOne   float64            `json:"groups_on_one_node"`
+	StartUnixNano int64              `json:"start_unix_nano"`
+	EndUnixNano   int64              `json:"end_unix_nano"`
+	TimedOut      bool               `json:"timed_out"`
+}
+
+func podSpec(name, app, sched, run string) *v1.Pod {
+	q := resource.MustParse
+	f := false
+	zero := int64(0)
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": app, runLabel: run}},
+		Spec: v1.PodSpec{
+			SchedulerName:                 sched,
+			TerminationGracePeriodSeconds: &zero,
+			AutomountServiceAccountToken:  &f,
+			// scheduler_perf's pod-default.yaml
+			Containers: []v1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10",
+				Resources: v1.ResourceRequirements{
+					Requests: v1.ResourceList{v1.ResourceCPU: q("100m"), v1.ResourceMemory: q("500Mi")},
+					Limits:   v1.ResourceList{v1.ResourceCPU: q("100m"), v1.ResourceMemory: q("500Mi")}}}},
+		},
+	}
+}
+
+func pct(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p*float64(len(sorted))+0.5) - 1
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return sorted[i]
+}
+
+func cmdRun(args []string) {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	kc := fs.String("kubeconfig", "", "")
+	ns := fs.String("namespace", "default", "")
+	pods := fs.Int("pods", 100, "")
+	group := fs.Int("group", 10, "pods per app label")
+	sched := fs.String("scheduler", "default-scheduler", "")
+	workers := fs.Int("workers", 32, "parallel create calls")
+	timeout := fs.Duration("timeout", 10*time.Minute, "")
+	out := fs.String("out", "", "JSON result file")
+	runID := fs.String("run", "r", "run id (label value)")
+	fs.Parse(args)
+	cs := client(*kc)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	names := make([]string, *pods)
+	idx := make(map[string]int, *pods)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%05d", *runID, i)
+		idx[names[i]] = i
+	}
+	created := make([]time.Time, *pods)
+	boundAt := make([]time.Time, *pods)
+	boundOn := make([]string, *pods)
+	var mu sync.Mutex
+	nbound := 0
+	done := make(chan struct{})
+	observe := func(obj any) {
+		p, ok := obj.(*v1.Pod)
+		if !ok || p.Spec.NodeName == "" {
+			return
+		}
+		now := time.Now()
+		i, ok := idx[p.Name]
+		if !ok {
+			return
+		}
+		mu.Lock()
+		if boundAt[i].IsZero() {
+			boundAt[i], boundOn[i] = now, p.Spec.NodeName
+			nbound++
+			if nbound == *pods {
+				close(done)
+			}
+		}
+		mu.Unlock()
+	}
+	fac := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(*ns),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = runLabel + "=" + *runID }))
+	inf := fac.Core().V1().Pods().Informer()
+	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    observe,
+		UpdateFunc: func(_, n any) { observe(n) },
+	})
+	fac.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		die("pod informer did not sync")
+	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		die("list nodes: %v", err)
+	}
+
+	start := time.Now()
+	err = parallel(*pods, *workers, func(i int) error {
+		p := podSpec(names[i], fmt.Sprintf("%s-g%04d", *runID, i / *group), *sched, *runID)
+		t := time.Now()
+		mu.Lock()
+		created[i] = t
+		mu.Unlock()
+		_, err := cs.CoreV1().Pods(*ns).Create(ctx, p, metav1.CreateOptions{})
+		return err
+	})
+	createdAll := time.Now()
+	if err != nil {
+		die("create pods: %v", err)
+	}
+	fmt.Fprintf(os.Stderr, "kbench: created %d pods in %.1fs\n", *pods, createdAll.Sub(start).Seconds())
+	timedOut := false
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-tick.C:
+			mu.Lock()
+			fmt.Fprintf(os.Stderr, "kbench: %d/%d bound after %.0fs\n", nbound, *pods, time.Since(start).Seconds())
+			mu.Unlock()
+		case <-time.After(time.Until(start.Add(*timeout))):
+			timedOut = true
+			break wait
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var last time.Time
+	lat := []float64{}
+	per := map[string]int{}
+	groups := map[int]map[string]bool{}
+	for i := range names {
+		if boundAt[i].IsZero() {
+			continue
+		}
+		if boundAt[i].After(last) {
+			last = boundAt[i]
+		}
+		lat = append(lat, float64(boundAt[i].Sub(created[i]).Microseconds())/1000)
+		per[boundOn[i]]++
+		g := i / *group
+		if groups[g] == nil {
+			groups[g] = map[string]bool{}
+		}
+		groups[g][boundOn[i]] = true
+	}
+	sort.Float64s(lat)
+	r := result{Scheduler: *sched, Pods: *pods, Bound: len(lat), Nodes: len(nodes.Items),
+		CreateSeconds: createdAll.Sub(start).Seconds(), PerNode: per, TimedOut: timedOut,
+		StartUnixNano: start.UnixNano(), EndUnixNano: last.UnixNano()}
+	if !last.IsZero() {
+		r.WallSeconds = last.Sub(start).Seconds()
+		r.Throughput = float64(len(lat)) / r.WallSeconds
+	}
+	r.Latency = map[string]float64{"p50": pct(lat, .50), "p90": pct(lat, .90), "p99": pct(lat, .99),
+		"max": pct(lat, 1)}
+	one, sum := 0, 0
+	for _, g := range groups {
+		sum += len(g)
+		if len(g) == 1 {
+			one++
+		}
+	}
+	if len(groups) > 0 {
+		r.NodesPerGroup = float64(sum) / float64(len(groups))
+		r.GroupsOnOne = float64(one) / float64(len(groups))
+	}
+	b, _ := json.MarshalIndent(r, "", " ")
+	if *out != "" {
+		if err := os.WriteFile(*out, b, 0o644); err != nil {
+			die("%v", err)
+		}
+	} else {
+		fmt.Println(string(b))
+	}
+	if timedOut {
+		fmt.Fprintf(os.Stderr, "kbench: TIMEOUT: %d of %d pods bound\n", len(lat), *pods)
+		os.Exit(3)
+	}
+}
+
+// ------------------------------------------------------------------ clean
+
+func cmdClean(args []string) {
+	fs := flag.NewFlagSet("clean", flag.ExitOnError)
+	kc := fs.String("kubeconfig", "", "")
+	ns := fs.String("namespace", "default", "")
+	timeout := fs.Duration("timeout", 5*time.Minute, "")
+	fs.Parse(args)
+	cs := client(*kc)
+	ctx := context.Background()
+	zero := int64(0)
+	sel := metav1.ListOptions{LabelSelector: runLabel, ResourceVersion: "0"}
+	deadline := time.Now().Add(*timeout)
+	for {
+		// One DELETE per pod from many goroutines: the API server's DeleteCollection
+		// deletes one pod at a time (--delete-collection-workers defaults to 1).
+		l, err := cs.CoreV1().Pods(*ns).List(ctx, sel)
+		if err != nil {
+			die("list pods: %v", err)
+		}
+		if len(l.Items) == 0 {
+			return
+		}
+		_ = parallel(len(l.Items), 32, func(i int) error {
+			err := cs.CoreV1().Pods(*ns).Delete(ctx, l.Items[i].Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+			if err != nil && !apierrors.IsNotFound(err) {
+				fmt.Fprintf(os.Stderr, "kbench: delete %s: %v\n", l.Items[i].Name, err)
+			}
+			return nil
+		})
+		sel.ResourceVersion = "" // from etcd: what is really left
+		if time.Now().After(deadline) {
+			die("pods still there after %v", *timeout)
+		}
+	}
+}
+
+// ------------------------------------------------------------------ bind
+
+func cmdBind(args []string) {
+	fs := flag.NewFlagSet("bind", flag.ExitOnError)
+	kc := fs.String("kubeconfig", "", "")
+	sched := fs.String("scheduler", "bench-binder", "")
+	workers := fs.Int("workers", 16, "bindings in flight (as the shim's --bind-workers)")
+	ready := fs.String("ready-file", "", "touched once the informers have synced")
+	fs.Parse(args)
+	cs := client(*kc)
+	ctx := context.Background()
+
+	var nodeNames []string
+	var nmu sync.RWMutex
+	nfac := informers.NewSharedInformerFactory(cs, 0)
+	ninf := nfac.Core().V1().Nodes().Informer()
+	rebuild := func() {
+		var ns []string
+		for _, o := range ninf.GetStore().List() {
+			ns = append(ns, o.(*v1.Node).Name)
+		}
+		sort.Strings(ns)
+		nmu.Lock()
+		nodeNames = ns
+		nmu.Unlock()
+	}
+	ninf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) {}, DeleteFunc: func(any) {},
+	})
+
+	queue := make(chan *v1.Pod, 1<<16)
+	pfac := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTweakListOptions(
+		func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.AndSelectors(fields.OneTermEqualSelector("spec.schedulerName", *sched),
+				fields.OneTermEqualSelector("spec.nodeName", "")).String()
+		}))
+	pinf := pfac.Core().V1().Pods().Informer()
+	pinf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(o any) { queue <- o.(*v1.Pod) }})
+	nfac.Start(ctx.Done())
+	cache.WaitForCacheSync(ctx.Done(), ninf.HasSynced)
+	rebuild()
+	go func() { // nodes rarely change here; refresh the list now and then
+		for range time.Tick(2 * time.Second) {
+			rebuild()
+		}
+	}()
+	var rr atomic.Uint64
+	var bound, failed atomic.Int64
+	for w := 0; w < *workers; w++ {
+		go func() {
+			for p := range queue {
+				nmu.RLock()
+				n := nodeNames[int(rr.Add(1)-1)%len(nodeNames)]
+				nmu.RUnlock()
+				err := cs.CoreV1().Pods(p.Namespace).Bind(ctx, &v1.Binding{
+					ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID},
+					Target:     v1.ObjectReference{Kind: "Node", Name: n}}, metav1.CreateOptions{})
+				if err != nil {
+					failed.Add(1)
+					if !strings.Contains(err.Error(), "already") {
+						fmt.Fprintf(os.Stderr, "kbench bind %s/%s: %v\n", p.Namespace, p.Name, err)
+					}
+				} else {
+					bound.Add(1)
+				}
+			}
+		}()
+	}
+	pfac.Start(ctx.Done())
+	cache.WaitForCacheSync(ctx.Done(), pinf.HasSynced)
+	if *ready != "" {
+		os.WriteFile(*ready, []byte("ok\n"), 0o644)
+	}
+	fmt.Fprintf(os.Stderr, "kbench bind: ready, %d nodes, scheduler %s\n", len(nodeNames), *sched)
+	for range time.Tick(10 * time.Second) {
+		fmt.Fprintf(os.Stderr, "kbench bind: %d bound, %d failed\n", bound.Load(), failed.Load())
+	}
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		die("usage: kbench nodes|run|clean|bind [flags]")
+	}
+	switch os.Args[1] {
+	case "nodes":
+		cmdNodes(os.Args[2:])
+	case "run":
+		cmdRun(os.Args[2:])
+	case "clean":
+		cmdClean(os.Args[2:])
+	case "bind":
+		cmdBind(os.Args[2:])
+	default:
+		die("unknown command %q", os.Args[1])
+	}
+}

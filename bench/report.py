@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Tables (and the sweep plot) for hack/bench.sh.
+
+  report.py micro BENCH.json...            Markdown table of Google Benchmark medians
+  report.py table [opts] RUN.json...       the side-by-side table; last line is the
+                                           `throughput ratio shim/kube-scheduler: X` line
+"""
+import argparse
+import collections
+import json
+import os
+import sys
+
+NAMES = {
+    "a": "(a) kube-scheduler, default profile",
+    "b": "(b) kube-scheduler, Concentrate",
+    "c": "(c) shim + 1 scorer, Concentrate",
+    "d": "(d) shim + {k} scorers, Concentrate",
+    "e": "(e) floor: trivial binder",
+}
+
+
+def micro(files):
+    rows = []
+    for f in files:
+        d = json.load(open(f))
+        for b in d.get("benchmarks", []):
+            if b.get("aggregate_name") != "median":
+                continue
+            unit = b.get("time_unit", "ns")
+            extra = ""
+            if "items_per_second" in b:
+                extra = f"{b['items_per_second']:.3g} items/s"
+            if "bytes_per_second" in b:
+                extra += (", " if extra else "") + f"{b['bytes_per_second'] / 2**20:.1f} MiB/s"
+            for k in ("request_bytes", "bytes_per_node", "per_node"):
+                if k in b:
+                    v = b[k]
+                    extra += (", " if extra else "") + (f"{k} {v * 1e9:.0f} ns" if k == "per_node" else f"{k} {v:.0f}")
+            rows.append((os.path.basename(f).replace(".json", ""), b["run_name"],
+                         f"{b['real_time']:.4g} {unit}", f"{b['cpu_time']:.4g} {unit}", extra))
+    print("| binary | benchmark | median real time | median CPU time | rate |")
+    print("|---|---|---:|---:|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+
+
+def histogram(per_node):
+    """pods-per-node histogram: {pods on a node: number of nodes}."""
+    return collections.Counter(per_node.values())
+
+
+def table(args):
+    runs = [json.load(open(f)) for f in args.files]
+    by = {(r["run"], r["nodes"]): r for r in runs}
+    out = []
+    out.append(f"Machine: {args.host}. Load (1/5/15 min) before/after each run in the last column.")
+    if args.others:
+        out.append("")
+        out.append("Busiest other processes when the benchmark started (pid %cpu elapsed command):")
+        out.append("```")
+        out.extend(args.others.splitlines())
+        out.append("```")
+    if args.micro and os.path.exists(args.micro) and os.path.getsize(args.micro) > 0:
+        out.append("")
+        out.append("Micro-benchmarks (medians):")
+        out.append("")
+        out.extend(open(args.micro).read().rstrip().splitlines())
+    out.append("")
+    out.append("| run | nodes | pods bound | throughput pods/s | p50 ms | p90 ms | p99 ms "
+               "| sched CPU s | sched peak RSS MiB | apiserver CPU s | wire B/pod | nodes/group "
+               "| load before → after |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in sorted(runs, key=lambda r: (r["nodes"], r["run"])):
+        lat = r.get("latency_ms", {})
+        name = NAMES.get(r["run"], r["run"]).format(k=args.scorers)
+        if r.get("timed_out"):
+            name += " TIMED OUT"
+        wire = f"{r['wire_bytes_per_pod']:.0f}" if r.get("wire_bytes") else "–"
+        out.append(
+            f"| {name} | {r['nodes']} | {r['bound']}/{r['pods']} | {r['throughput']:.1f} "
+            f"| {lat.get('p50', 0):.0f} | {lat.get('p90', 0):.0f} | {lat.get('p99', 0):.0f} "
+            f"| {r['sched_cpu_s']:.1f} | {r['sched_hwm_mib']:.0f} | {r['apiserver_cpu_s']:.1f} "
+            f"| {wire} | {r['nodes_per_group']:.2f} | {r['load_before']} → {r['load_after']} |")
+    out.append("")
+    # Placement agreement of (b) and (c): pods-per-node histograms.
+    for n in sorted({r["nodes"] for r in runs}):
+        b, c = by.get(("b", n)), by.get(("c", n))
+        if not (b and c):
+            continue
+        hb, hc = histogram(b["per_node"]), histogram(c["per_node"])
+        keys = sorted(set(hb) | set(hc))
+        moved = sum(abs(hb.get(k, 0) - hc.get(k, 0)) for k in keys) // 2
+        used = max(len(b["per_node"]), 1)
+        verdict = "agree" if moved <= max(1, used // 20) else "DIFFER"
+        out.append(f"Placements (b) vs (c) at {n} nodes: {verdict}. Pods-per-node histogram "
+                   f"(pods on a node: nodes) (b) {dict(sorted(hb.items()))} vs (c) {dict(sorted(hc.items()))}; "
+                   f"groups of 10 entirely on one node: (b) {b['groups_on_one_node']:.0%}, "
+                   f"(c) {c['groups_on_one_node']:.0%}.")
+    out.append("")
+    sizes = sorted({r["nodes"] for r in runs})
+    if args.png and len(sizes) > 1:
+        plotted = plot(runs, sizes, args)
+        out.append(f"Plot: {plotted}" if plotted else "Plot: skipped (no matplotlib)")
+        out.append("")
+    n = sizes[-1] if sizes else 0
+    a, c = by.get(("a", n)), by.get(("c", n))
+    ratio = c["throughput"] / a["throughput"] if a and c and a["throughput"] else float("nan")
+    e, d = by.get(("e", n)), by.get(("d", n))
+    if c and e and e["throughput"]:
+        out.append(f"At {n} nodes: (c)/(e) floor = {c['throughput'] / e['throughput']:.2f}"
+                   + (f", (d)/(a) = {d['throughput'] / a['throughput']:.2f}" if d and a and a["throughput"] else "")
+                   + (f", (e)/(a) = {e['throughput'] / a['throughput']:.2f} (the most any scheduler could gain here)"
+                      if a and a["throughput"] else "") + ".")
+        out.append("")
+    out.append(f"throughput ratio shim/kube-scheduler: {ratio:.2f}")
+    print("\n".join(out))
+
+
+def plot(runs, sizes, args):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key in "abcde":
+        pts = sorted((r["nodes"], r["throughput"]) for r in runs if r["run"] == key)
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                    label=NAMES[key].format(k=args.scorers))
+    ax.set_xscale("log")
+    ax.set_xlabel("nodes (pods = 2 x nodes)")
+    ax.set_ylabel("throughput, pods/s")
+    ax.set_title("SchedulingBasic-style throughput, local control plane")
+    ax.grid(True, which="both", alpha=.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(args.png, dpi=110)
+    return args.png
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    if sys.argv[1] == "micro":
+        micro(sys.argv[2:])
+        return
+    p = argparse.ArgumentParser()
+    p.add_argument("cmd")
+    p.add_argument("--scorers", default="3")
+    p.add_argument("--host", default="")
+    p.add_argument("--others", default="")
+    p.add_argument("--micro", default="")
+    p.add_argument("--png", default="")
+    p.add_argument("files", nargs="*")
+    table(p.parse_intermixed_args())
+
+
+if __name__ == "__main__":
+    main()

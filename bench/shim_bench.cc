@@ -1,0 +1,230 @@
+// Micro-benchmarks of the shim's hot path, per scheduling cycle:
+//   snapshot update   informer event -> PodInfo (PodFromJson) ->
+//   Cache::UpsertAssignedPod,
+//                     and AssumePod/ForgetPod (what every cycle does once)
+//   candidates        Cache::FillCandidates over a window of the node list
+//   request encoding  one EvaluateRequest (pod + candidates) built and
+//   serialised
+// The scorer side (the fused Evaluate call) is in scorer_bench.cc.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "google/protobuf/arena.h"
+#include "nlohmann/json.hpp"
+#include "shim/cache/cache.h"
+#include "shim/cache/objects.h"
+
+namespace kscore {
+namespace {
+
+using cache::Cache;
+using cache::PodInfo;
+namespace pb = ::kscore::scorer::v1;
+
+// A Node as bench/binder creates them (and as hack/cluster.sh does).
+pb::Node MakeNode(int i, bool labels = true) {
+  pb::Node n;
+  const std::string name = absl::StrCat("bench-node-", i);
+  n.set_name(name);
+  if (labels) {
+    auto& l = *n.mutable_labels();
+    l["kubernetes.io/hostname"] = name;
+    l["kubernetes.io/os"] = "linux";
+    l["kubernetes.io/arch"] = "amd64";
+    l["topology.kubernetes.io/zone"] = absl::StrCat("zone-", i % 3);
+  }
+  n.mutable_allocatable()->set_milli_cpu(4000);
+  n.mutable_allocatable()->set_memory(int64_t{16} << 30);
+  return n;
+}
+
+// The JSON of a pod the way a watch event carries it (scheduler_perf's pod).
+nlohmann::json PodJson(int i, const std::string& node) {
+  const std::string name = absl::StrCat("p-", i);
+  nlohmann::json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", "default"},
+        {"uid", absl::StrCat("00000000-0000-0000-0000-", 100000000000 + i)},
+        {"resourceVersion", absl::StrCat(1000 + i)},
+        {"creationTimestamp", "2026-12-02T11:36:57Z"},
+        {"labels",
+         {{"app", absl::StrCat("g-", i / 10)}, {"kbench-run", "c"}}}}},
+      {"spec",
+       {{"schedulerName", "concentrate-scheduler"},
+        {"terminationGracePeriodSeconds", 0},
+        {"priority", 0},
+        {"containers",
+         {{{"name", "pause"},
+           {"image", "registry.k8s.io/pause:3.10"},
+           {"resources",
+            {{"requests", {{"cpu", "100m"}, {"memory", "500Mi"}}},
+             {"limits", {{"cpu", "100m"}, {"memory", "500Mi"}}}}}}}}}},
+      {"status", {{"phase", "Pending"}, {"qosClass", "Guaranteed"}}}};
+  if (!node.empty()) pod["spec"]["nodeName"] = node;
+  return pod;
+}
+
+PodInfo MakePod(int i, const std::string& node) {
+  auto p = cache::PodFromJson(PodJson(i, node));
+  return *std::move(p);
+}
+
+// A cache with `nodes` nodes and `pods_per_node` bound pods each (groups of 10
+// sharing an app label, as hack/bench.sh creates them).
+void Fill(Cache& c, int nodes, int pods_per_node, bool labels = true) {
+  for (int i = 0; i < nodes; ++i) c.UpsertNode(MakeNode(i, labels));
+  int k = 0;
+  for (int i = 0; i < nodes; ++i)
+    for (int j = 0; j < pods_per_node; ++j)
+      c.UpsertAssignedPod(MakePod(k++, absl::StrCat("bench-node-", i)));
+}
+
+const std::vector<std::string> kLabelKeys = {"app"};
+
+// Informer event -> PodInfo: the decode the shim does per watch event.
+void BM_PodFromJson(benchmark::State& state) {
+  const nlohmann::json pod = PodJson(7, "bench-node-3");
+  for (auto _ : state) {
+    auto p = cache::PodFromJson(pod);
+    if (!p.ok()) {
+      state.SkipWithError("PodFromJson failed");
+      break;
+    }
+    benchmark::DoNotOptimize(p->pod);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PodFromJson);
+
+// Snapshot update: a bound pod arrives (replacing nothing) and leaves again.
+void BM_CacheUpsertRemovePod(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  Cache c;
+  Fill(c, nodes, 2);
+  const PodInfo pod = MakePod(9999999, "bench-node-1");
+  for (auto _ : state) {
+    c.UpsertAssignedPod(pod);
+    c.RemovePod(pod.key);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CacheUpsertRemovePod)->Arg(5000);
+
+// What every cycle does: assume the pod on the chosen node, then the informer's
+// confirmation replaces the assumed copy.
+void BM_CacheAssumeConfirm(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  Cache c;
+  Fill(c, nodes, 2);
+  const PodInfo pending = MakePod(9999999, "");
+  const PodInfo bound = MakePod(9999999, "bench-node-1");
+  for (auto _ : state) {
+    c.AssumePod(pending, "bench-node-1");
+    c.UpsertAssignedPod(bound);
+    c.RemovePod(bound.key);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CacheAssumeConfirm)->Arg(5000);
+
+// Candidate building: `count` nodes of a 5000-node cache, each with `per_node`
+// pods. Time should follow count, not per_node (the contract's O(candidates)).
+void BM_FillCandidates(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  const int per_node = static_cast<int>(state.range(1));
+  Cache c;
+  Fill(c, 5000, per_node);
+  const PodInfo incoming = MakePod(12345678, "");
+  size_t start = 0;
+  for (auto _ : state) {
+    google::protobuf::RepeatedPtrField<pb::Node> out;
+    size_t n = c.FillCandidates(incoming, kLabelKeys, start, count, &out);
+    if (n != static_cast<size_t>(count)) {
+      state.SkipWithError("FillCandidates returned too few nodes");
+      break;
+    }
+    start += count;
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations() * count);
+}
+BENCHMARK(BM_FillCandidates)
+    ->Args({100, 2})
+    ->Args({500, 2})
+    ->Args({500, 30})
+    ->Args({5000, 2});
+
+// Request encoding: the EvaluateRequest the shim sends for one pod (profile,
+// pod, candidates) built from the cache and serialised, as the gRPC stub does.
+// request_bytes is the wire size per call.
+void BM_EncodeEvaluateRequest(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  const int per_node = static_cast<int>(state.range(1));
+  Cache c;
+  Fill(c, 5000, per_node);
+  const PodInfo incoming = MakePod(12345678, "");
+  std::string wire;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    pb::EvaluateRequest req;
+    req.set_profile("concentrate-scheduler");
+    *req.mutable_pod() = incoming.pod;
+    c.FillCandidates(incoming, kLabelKeys, 0, count, req.mutable_nodes());
+    wire.clear();
+    req.SerializeToString(&wire);
+    bytes = wire.size();
+    benchmark::DoNotOptimize(wire.data());
+  }
+  state.counters["request_bytes"] = static_cast<double>(bytes);
+  state.counters["bytes_per_node"] = static_cast<double>(bytes) / count;
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+BENCHMARK(BM_EncodeEvaluateRequest)->Args({500, 2})->Args({500, 30});
+
+// What-if variants for the lead (same work, different representation):
+// arena=1 builds the request on a protobuf Arena (no per-field malloc/free);
+// labels=0 leaves node labels out of the candidates (no enabled plugin of the
+// Concentrate profile reads them when the pod has no node selector/affinity).
+void BM_EncodeEvaluateRequestVariant(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  const bool arena_on = state.range(1) != 0;
+  const bool labels = state.range(2) != 0;
+  Cache c;
+  Fill(c, 5000, 2, labels);
+  const PodInfo incoming = MakePod(12345678, "");
+  std::string wire;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    google::protobuf::Arena arena;
+    pb::EvaluateRequest heap;
+    pb::EvaluateRequest* req =
+        arena_on ? google::protobuf::Arena::Create<pb::EvaluateRequest>(&arena)
+                 : &heap;
+    req->set_profile("concentrate-scheduler");
+    *req->mutable_pod() = incoming.pod;
+    c.FillCandidates(incoming, kLabelKeys, 0, count, req->mutable_nodes());
+    wire.clear();
+    req->SerializeToString(&wire);
+    bytes = wire.size();
+    benchmark::DoNotOptimize(wire.data());
+  }
+  state.counters["request_bytes"] = static_cast<double>(bytes);
+  state.counters["bytes_per_node"] = static_cast<double>(bytes) / count;
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+BENCHMARK(BM_EncodeEvaluateRequestVariant)
+    ->ArgNames({"nodes", "arena", "labels"})
+    ->Args({500, 0, 1})
+    ->Args({500, 1, 1})
+    ->Args({500, 0, 0})
+    ->Args({500, 1, 0});
+
+}  // namespace
+}  // namespace kscore
+
+BENCHMARK_MAIN();

@@ -1,0 +1,318 @@
+#!/usr/bin/env bash
+# Side-by-side scheduling benchmark: kscore (shim + scorers) against the reference
+# kube-scheduler, on the local control plane (hack/cluster.sh), in the style of upstream
+# scheduler_perf's SchedulingBasic: N nodes first, then M pods in groups of 10 sharing an
+# `app` label (requests 100m / 500Mi each), measured until every pod is bound.
+#
+# Usage:
+#   hack/bench.sh [--nodes N] [--pods M] [--scorers K] [--runs a,b,c,d,e] [--no-micro]
+#   hack/bench.sh --sweep [--scorers K]     N in 100, 1000, 5000 with M = 2N; writes a PNG
+#
+# Runs (one after the other, same cluster, pods deleted in between):
+#   a  reference kube-scheduler, stock default profile (schedulerName default-scheduler)
+#   b  reference kube-scheduler, the seed's Concentrate profile (examples/config/concentrate.yaml)
+#   c  shim + 1 scorer, same profile
+#   d  shim + K scorers (default 3)
+#   e  floor: bench/binder's trivial binder (round robin, no filtering, no scoring)
+# Every scheduler gets clientConnection qps 5000 / burst 5000 and the same admin kubeconfig
+# (system:masters: API Priority and Fairness exempt, so no max-in-flight throttling either).
+# The cluster runs without kwok (KSCORE_NO_KWOK=1): no kubelets, no pod status writes, no
+# node heartbeats, as in scheduler_perf. The cluster's own default-scheduler (stock client
+# limits) is stopped; run (a) starts a kube-scheduler with the stock profile instead.
+#
+# Output: a Markdown table on stdout, last line `throughput ratio shim/kube-scheduler: X`
+# (c over a); the table, raw JSON and (sweep) a PNG under bench/results/.
+# Environment: KSCORE_BENCH_DIR (work dir, default /tmp/kscore-bench),
+# KSCORE_BENCH_MICRO_REPS (micro-benchmark repetitions, default 5), KSCORE_BENCH_BUILD=0
+# (do not run ninja), KSCORE_BENCH_PERF=cd (perf record the scheduler processes of runs c
+# and d into the raw dir), KSCORE_BENCH_KEEP=1 (leave the cluster up on exit).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+
+NODES=1000 PODS=2000 SCORERS=3 RUNS=a,b,c,d,e SWEEP=0 MICRO=1
+while (($#)); do
+  case "$1" in
+    --nodes) NODES="$2"; shift 2 ;;
+    --pods) PODS="$2"; shift 2 ;;
+    --scorers) SCORERS="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --sweep) SWEEP=1; shift ;;
+    --no-micro) MICRO=0; shift ;;
+    -h|--help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 0 ;;
+    *) echo "bench: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+log() { echo "bench: $*" >&2; }
+die() { echo "bench: ERROR: $*" >&2; exit 1; }
+
+WORK="${KSCORE_BENCH_DIR:-/tmp/kscore-bench}"
+RESULTS="${ROOT}/bench/results"
+export KSCORE_CLUSTER_DIR="${WORK}/cluster"
+export KSCORE_NO_KWOK=1
+mkdir -p "${WORK}" "${RESULTS}"
+STAMP="$(date +%Y%m%d-%H%M%S)"
+RAW="${WORK}/raw-${STAMP}"
+mkdir -p "${RAW}"
+TCK="$(getconf CLK_TCK)"
+
+# ------------------------------------------------------------------ build
+log "building (ninja -C build, bench/binder)"
+if pgrep -x ninja >/dev/null; then
+  log "another ninja is running in this machine; not building (using build/bin as it is)"
+elif [[ "${KSCORE_BENCH_BUILD:-1}" == 1 ]] && command -v ninja >/dev/null && [[ -f build/build.ninja ]]; then
+  # shellcheck disable=SC2046
+  ninja -C build scorer shim $(ninja -C build -t targets all 2>/dev/null | grep -o '^[a-z_]*_bench:' | tr -d : | sort -u) >&2 ||
+    log "WARNING: ninja failed (someone else's edit?); using the binaries already in build/bin"
+fi
+# Snapshot the binaries: other people rebuild build/bin while a long run goes on.
+mkdir -p "${WORK}/bin"
+for b in scorer shim; do
+  if [[ -x "build/bin/${b}" ]]; then cp "build/bin/${b}" "${WORK}/bin/${b}"
+  elif [[ -x "${WORK}/bin/${b}" ]]; then log "WARNING: build/bin/${b} missing; using the previous snapshot ${WORK}/bin/${b}"
+  else log "WARNING: build/bin/${b} is missing: runs c and d will fail (ninja -C build)"; fi
+done
+for b in build/bin/*_bench; do [[ -x "${b}" ]] && cp "${b}" "${WORK}/bin/"; done
+SCORER_BIN="${WORK}/bin/scorer" SHIM_BIN="${WORK}/bin/shim"
+(cd bench/binder && go build -o "${WORK}/kbench" .) || die "building bench/binder failed"
+KBENCH="${WORK}/kbench"
+BIN="$(hack/cluster.sh bin | tail -n1)"
+
+# ------------------------------------------------------------------ processes
+declare -A PIDS=()
+start() {  # start NAME CMD... (log in RAW/NAME.log)
+  local name="$1"; shift
+  "$@" >"${RAW}/${name}.log" 2>&1 &
+  PIDS[$name]=$!
+}
+stop() {  # stop NAME...
+  local n pid
+  for n in "$@"; do
+    pid="${PIDS[$n]:-}"
+    [[ -n "${pid}" ]] || continue
+    kill -TERM "${pid}" 2>/dev/null || true
+  done
+  for n in "$@"; do
+    pid="${PIDS[$n]:-}"
+    [[ -n "${pid}" ]] || continue
+    for _ in $(seq 1 100); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "${pid}" 2>/dev/null || true
+    wait "${pid}" 2>/dev/null || true
+    unset "PIDS[$n]"
+  done
+}
+CLUSTER_UP=0
+cleanup() {
+  local rc=$?
+  # shellcheck disable=SC2046
+  stop $(printf '%s ' "${!PIDS[@]}")
+  if ((CLUSTER_UP)) && [[ "${KSCORE_BENCH_KEEP:-0}" != 1 ]]; then hack/cluster.sh down >/dev/null 2>&1 || true; fi
+  exit "${rc}"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_until() {  # wait_until SECONDS CMD...
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+cpu_ticks() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+hwm_kb() { awk '/^VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# ------------------------------------------------------------------ cluster
+cluster_up() {  # cluster_up N — cluster with N nodes (kscore-node-1 + bench-node-2..N)
+  hack/cluster.sh down >/dev/null 2>&1 || true
+  log "starting the local control plane (no kwok)"
+  local try
+  for try in 1 2 3; do  # cluster.sh picks free ports then binds: a busy machine can race it
+    if KC="$(hack/cluster.sh up --nodes 1 2>"${RAW}/cluster-up.log" | tail -n1)" && [[ -f "${KC}" ]]; then break; fi
+    tail -n 3 "${RAW}/cluster-up.log" >&2
+    ((try < 3)) || die "hack/cluster.sh up failed 3 times (${RAW}/cluster-up.log)"
+    log "cluster up failed; retrying"
+    hack/cluster.sh down >/dev/null 2>&1 || true
+  done
+  CLUSTER_UP=1
+  # The cluster's default-scheduler runs with stock client limits (qps 50); run (a) needs
+  # one with the same limits as the others. Stop it (it is ours: started just above).
+  local pidf="${KSCORE_CLUSTER_DIR}/pids/kube-scheduler.pid"
+  if [[ -f "${pidf}" ]]; then
+    local p; p="$(cat "${pidf}")"
+    [[ "$(readlink "/proc/${p}/exe" 2>/dev/null)" == "$(readlink -f "${BIN}/kube-scheduler")" ]] && kill -TERM "${p}" 2>/dev/null || true
+  fi
+  APISERVER_PID="$(cat "${KSCORE_CLUSTER_DIR}/pids/kube-apiserver.pid")"
+  ETCD_PID="$(cat "${KSCORE_CLUSTER_DIR}/pids/etcd.pid")"
+  HAVE_NODES=1
+  add_nodes "$1"
+}
+add_nodes() {  # add_nodes N — grow the cluster to N nodes
+  ((HAVE_NODES < $1)) || return 0
+  log "creating nodes $((HAVE_NODES + 1))..$1"
+  "${KBENCH}" nodes --kubeconfig "${KC}" --from $((HAVE_NODES + 1)) --to $(($1 + 1))
+  HAVE_NODES=$1
+  local n
+  n="$("${BIN}/kubectl" --kubeconfig "${KC}" get nodes --no-headers | grep -c ' Ready ')"
+  [[ "${n}" -eq "$1" ]] || die "expected $1 Ready nodes, found ${n}"
+}
+
+# ------------------------------------------------------------------ configs
+write_configs() {
+  local cc="clientConnection:
+  kubeconfig: ${KC}
+  qps: 5000
+  burst: 5000
+leaderElection:
+  leaderElect: false"
+  cat >"${WORK}/default.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+${cc}
+profiles:
+- schedulerName: default-scheduler
+EOF
+  { cat examples/config/concentrate.yaml; echo "${cc}"; } >"${WORK}/concentrate.yaml"
+}
+
+# ------------------------------------------------------------------ one run
+# run_one LETTER N M → RAW/LETTER-N.json (kbench result + process figures)
+run_one() {
+  local r="$1" n="$2" m="$3" sched procs=() metrics="" port addrs=() i
+  case "${r}" in
+    a|b)
+      sched=default-scheduler; local cfg="${WORK}/default.yaml"
+      [[ "${r}" == b ]] && { sched=concentrate-scheduler; cfg="${WORK}/concentrate.yaml"; }
+      port="$(free_port)"
+      start "ks-${r}" "${BIN}/kube-scheduler" --config "${cfg}" --bind-address 127.0.0.1 --secure-port "${port}" --v=1
+      procs=("ks-${r}")
+      wait_until 60 curl -fsk "https://127.0.0.1:${port}/readyz" || die "kube-scheduler (${r}) not ready; ${RAW}/ks-${r}.log"
+      ;;
+    c|d)
+      sched=concentrate-scheduler
+      local k=1; [[ "${r}" == d ]] && k="${SCORERS}"
+      for i in $(seq 1 "${k}"); do
+        port="$(free_port)"
+        start "scorer-${r}${i}" "${SCORER_BIN}" --config "${WORK}/concentrate.yaml" --listen "127.0.0.1:${port}"
+        procs+=("scorer-${r}${i}"); addrs+=("127.0.0.1:${port}")
+        wait_until 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/${port}" || die "scorer did not listen; ${RAW}/scorer-${r}${i}.log"
+      done
+      port="$(free_port)"; metrics="http://127.0.0.1:${port}/metrics"
+      start "shim-${r}" "${SHIM_BIN}" --config "${WORK}/concentrate.yaml" --kubeconfig "${KC}" \
+        --scorer "$(IFS=,; echo "${addrs[*]}")" --leader-elect=false --bind-address "127.0.0.1:${port}"
+      procs+=("shim-${r}")
+      wait_until 60 curl -fs "http://127.0.0.1:${port}/readyz" || die "shim (${r}) not ready; ${RAW}/shim-${r}.log"
+      ;;
+    e)
+      sched=bench-binder
+      rm -f "${WORK}/binder.ready"
+      start "binder" "${KBENCH}" bind --kubeconfig "${KC}" --scheduler "${sched}" --ready-file "${WORK}/binder.ready"
+      procs=("binder")
+      wait_until 60 test -f "${WORK}/binder.ready" || die "binder not ready; ${RAW}/binder.log"
+      ;;
+    *) die "unknown run '${r}'" ;;
+  esac
+  sleep 2  # let start-up work (initial lists, cache fill) finish outside the measurement
+  local p c0=0 c1=0 a0 a1 e0 e1 hwm=0
+  for p in "${procs[@]}"; do c0=$((c0 + $(cpu_ticks "${PIDS[$p]}"))); done
+  a0="$(cpu_ticks "${APISERVER_PID}")"; e0="$(cpu_ticks "${ETCD_PID}")"
+  local load; load="$(cut -d' ' -f1-3 /proc/loadavg)"
+  log "run ${r}: ${m} pods on ${n} nodes, scheduler ${sched} (load ${load})"
+  local rc=0 perf_pid=""
+  if [[ "${KSCORE_BENCH_PERF:-}" == *"${r}"* ]] && command -v perf >/dev/null; then
+    # Optional CPU profile of this run's scheduler processes (software clock: this VM
+    # has no hardware counters). Read with: perf report -i RAW/LETTER-N.perf.data
+    local pl=""; for p in "${procs[@]}"; do pl+="${pl:+,}${PIDS[$p]}"; done
+    perf record -F 499 -g -e cpu-clock -p "${pl}" -o "${RAW}/${r}-${n}.perf.data" >"${RAW}/${r}-${n}.perf.log" 2>&1 &
+    perf_pid=$!
+  fi
+  "${KBENCH}" run --kubeconfig "${KC}" --pods "${m}" --scheduler "${sched}" --run "${r}" \
+    --timeout "$((120 + m / 10))s" --out "${RAW}/${r}-${n}.kbench.json" 2> >(tee "${RAW}/${r}-${n}.kbench.log" >&2) || rc=$?
+  if [[ -n "${perf_pid}" ]]; then kill -INT "${perf_pid}" 2>/dev/null || true; wait "${perf_pid}" 2>/dev/null || true; fi
+  local split=""
+  for p in "${procs[@]}"; do
+    c1=$((c1 + $(cpu_ticks "${PIDS[$p]}")))
+    hwm=$((hwm + $(hwm_kb "${PIDS[$p]}")))
+    split+="${split:+, }\"${p}\": $(hwm_kb "${PIDS[$p]}")"
+  done
+  a1="$(cpu_ticks "${APISERVER_PID}")"; e1="$(cpu_ticks "${ETCD_PID}")"
+  local req=0 resp=0
+  if [[ -n "${metrics}" ]]; then
+    curl -fs "${metrics}" >"${RAW}/${r}-${n}.metrics" || true
+    req="$(awk '/^kscore_scorer\{.*counter="request_bytes"/ {print $NF}' "${RAW}/${r}-${n}.metrics" | head -1)"
+    resp="$(awk '/^kscore_scorer\{.*counter="response_bytes"/ {print $NF}' "${RAW}/${r}-${n}.metrics" | head -1)"
+  fi
+  stop "${procs[@]}"
+  python3 - "${RAW}/${r}-${n}.kbench.json" "${RAW}/${r}-${n}.json" <<EOF
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.update(run="${r}", nodes_requested=${n}, sched_cpu_s=(${c1} - ${c0}) / ${TCK},
+         apiserver_cpu_s=(${a1} - ${a0}) / ${TCK}, etcd_cpu_s=(${e1} - ${e0}) / ${TCK},
+         sched_hwm_mib=${hwm} / 1024, wire_bytes=float("${req:-0}" or 0) + float("${resp:-0}" or 0),
+         processes=${#procs[@]}, hwm_kib_by_process={${split}}, load_before="${load}", load_after="$(cut -d' ' -f1-3 /proc/loadavg)")
+d["wire_bytes_per_pod"] = d["wire_bytes"] / max(d["bound"], 1)
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+EOF
+  log "run ${r}: cleaning up pods"
+  "${KBENCH}" clean --kubeconfig "${KC}"
+  return "${rc}"
+}
+
+# ------------------------------------------------------------------ micro-benchmarks
+micro() {
+  local reps="${KSCORE_BENCH_MICRO_REPS:-5}" b out="${RAW}/micro.json"
+  local files=()
+  for b in "${WORK}"/bin/*_bench; do
+    [[ -x "${b}" ]] || continue
+    log "micro-benchmarks: ${b} (${reps} repetitions, medians)"
+    "${b}" --benchmark_repetitions="${reps}" --benchmark_report_aggregates_only=true \
+      --benchmark_out="${RAW}/$(basename "${b}").json" --benchmark_out_format=json >/dev/null
+    files+=("${RAW}/$(basename "${b}").json")
+  done
+  python3 bench/report.py micro "${files[@]}" >"${RAW}/micro.md"
+  : "${out}"
+}
+
+# ------------------------------------------------------------------ main
+main() {
+  IFS=, read -r -a RUNLIST <<<"${RUNS}"
+  results=()
+  host_info="commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- scorer shim proto 2>/dev/null || echo " + uncommitted changes in scorer/shim"), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r)"
+  # What else was running (CPU over one second, second frame of top).
+  others="$(top -b -n 2 -d 1 -w 200 | awk '/^top -/ {f++} f == 2' | sed -n '7,13p' | awk '$9 > 3.0' | cut -c1-160 || true)"
+  if ((SWEEP)); then
+    SIZES=(100 1000 5000)
+    cluster_up 100; write_configs
+    for n in "${SIZES[@]}"; do
+      add_nodes "${n}"
+      for r in "${RUNLIST[@]}"; do
+        run_one "${r}" "${n}" $((2 * n)) || log "run ${r} at ${n} nodes failed (see ${RAW})"
+        results+=("${RAW}/${r}-${n}.json")
+      done
+    done
+  else
+    cluster_up "${NODES}"; write_configs
+    for r in "${RUNLIST[@]}"; do
+      run_one "${r}" "${NODES}" "${PODS}" || log "run ${r} failed (see ${RAW})"
+      results+=("${RAW}/${r}-${NODES}.json")
+    done
+  fi
+  hack/cluster.sh down >/dev/null 2>&1 || true
+  CLUSTER_UP=0
+  ((MICRO)) && micro
+
+  existing=()
+  for f in "${results[@]}"; do [[ -f "${f}" ]] && existing+=("${f}"); done
+  tag="$( ((SWEEP)) && echo sweep || echo "n${NODES}-p${PODS}")-${STAMP}"
+  python3 bench/report.py table --scorers "${SCORERS}" --host "${host_info}" \
+    --others "${others}" --micro "${RAW}/micro.md" --png "${RESULTS}/${tag}.png" \
+    "${existing[@]}" >"${RAW}/table.md"
+  mkdir -p "${RESULTS}/${tag}"
+  local f
+  for f in "${RAW}"/*.json; do [[ "${f}" == *.kbench.json ]] || cp "${f}" "${RESULTS}/${tag}/"; done
+  cp "${RAW}/table.md" "${RESULTS}/${tag}.md"
+  cat "${RAW}/table.md"
+}
+
+# On one line so that bash never reads past it (safe to edit this file while it runs).
+main; exit $?
