@@ -34,6 +34,7 @@ run "reference go test" bash -c "cd '$root/reference' && go test ./... -count=1"
 if ! $only_unit; then
   for t in "$root"/tests/e2e/*.sh; do
     [ -e "$t" ] || continue
+    [ "$(basename "$t")" = lib.sh ] && continue  # helpers, sourced by the tests
     run "$(basename "$t")" bash "$t"
   done
 fi
