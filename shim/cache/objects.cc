@@ -234,22 +234,19 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
   }
   p.requests = framework::PodRequests(pod);
   p.non_zero = framework::PodNonZeroRequests(pod);
-  for (const pb::Container& c : pod.containers()) {
+  // Host ports held on the node: regular containers and sidecars (init
+  // containers that keep running).
+  auto add_ports = [&p](const pb::Container& c) {
     for (const pb::ContainerPort& port : c.ports()) {
       pb::HostPort& hp = p.host_ports.emplace_back();
       hp.set_port(port.host_port());
       hp.set_protocol(port.protocol());
       hp.set_host_ip(port.host_ip());
     }
-  }
+  };
+  for (const pb::Container& c : pod.containers()) add_ports(c);
   for (const pb::Container& c : pod.init_containers()) {
-    if (c.restart_policy() != "Always") continue;
-    for (const pb::ContainerPort& port : c.ports()) {
-      pb::HostPort& hp = p.host_ports.emplace_back();
-      hp.set_port(port.host_port());
-      hp.set_protocol(port.protocol());
-      hp.set_host_ip(port.host_ip());
-    }
+    if (c.restart_policy() == "Always") add_ports(c);
   }
   return p;
 }
