@@ -95,26 +95,17 @@ PluginStatus NodeResourcesBalancedAllocation::PreScore(
 PluginStatus NodeResourcesBalancedAllocation::Score(
     const CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes, absl::Span<int64_t> scores) const {
-  const std::vector<int64_t>* pod_requests = nullptr;
-  std::vector<int64_t> computed;
-  absl::StatusOr<const State*> read = state.Read<State>(kStateKey);
-  if (read.ok()) {
-    pod_requests = &(*read)->requests;
-  } else if (absl::IsNotFound(read.status())) {
-    // PreScore did not run: compute here, once per batch.
-    computed = PodRequests(pod);
-    if (BestEffort(computed)) {
-      std::fill(scores.begin(), scores.end(), 0);
-      return PluginStatus::Success();
-    }
-    pod_requests = &computed;
-  } else {
-    return PluginStatus::Error(std::string(read.status().message()));
+  bool computed = false;
+  absl::StatusOr<std::vector<int64_t>> pod_requests = ScoreRequests<State>(
+      state, kStateKey, resources_.size(), [&] { return PodRequests(pod); },
+      &computed);
+  if (!pod_requests.ok()) {
+    return PluginStatus::Error(std::string(pod_requests.status().message()));
   }
-  if (pod_requests->size() != resources_.size()) {
-    return PluginStatus::Error(absl::StrCat(
-        "cycle_state[\"", kStateKey, "\"] has ", pod_requests->size(),
-        " requests, want ", resources_.size()));
+  // PreScore skips best-effort pods; without it, score them all 0 here.
+  if (computed && BestEffort(*pod_requests)) {
+    std::fill(scores.begin(), scores.end(), 0);
+    return PluginStatus::Success();
   }
   const size_t n = resources_.size();
   std::vector<int64_t> buf(3 * n);

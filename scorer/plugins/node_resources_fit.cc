@@ -393,26 +393,21 @@ PluginStatus NodeResourcesFit::Score(const CycleState& state,
                                      const pb::Pod& pod,
                                      absl::Span<const pb::Node* const> nodes,
                                      absl::Span<int64_t> scores) const {
-  const std::vector<int64_t>* pod_requests = nullptr;
-  PreScoreState computed;
-  absl::StatusOr<const PreScoreState*> read =
-      state.Read<PreScoreState>(kPreScoreStateKey);
-  if (read.ok()) {
-    pod_requests = &(*read)->requests;
-  } else if (absl::IsNotFound(read.status())) {
-    // PreScore did not run: compute the requests here, once per batch.
-    pb::Resources r = framework::PodNonZeroRequests(pod);
-    for (const ScoredResource& res : resources_) {
-      computed.requests.push_back(res.PodRequest(r));
-    }
-    pod_requests = &computed.requests;
-  } else {
-    return PluginStatus::Error(std::string(read.status().message()));
-  }
-  if (pod_requests->size() != resources_.size()) {
-    return PluginStatus::Error(absl::StrCat(
-        "cycle_state[\"", kPreScoreStateKey, "\"] has ", pod_requests->size(),
-        " requests, want ", resources_.size()));
+  bool computed = false;
+  absl::StatusOr<std::vector<int64_t>> pod_requests =
+      ScoreRequests<PreScoreState>(
+          state, kPreScoreStateKey, resources_.size(),
+          [&] {
+            pb::Resources r = framework::PodNonZeroRequests(pod);
+            std::vector<int64_t> out;
+            for (const ScoredResource& res : resources_) {
+              out.push_back(res.PodRequest(r));
+            }
+            return out;
+          },
+          &computed);
+  if (!pod_requests.ok()) {
+    return PluginStatus::Error(std::string(pod_requests.status().message()));
   }
   const size_t n = resources_.size();
   std::vector<int64_t> buf(3 * n);

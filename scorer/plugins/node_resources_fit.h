@@ -7,8 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "scorer/framework/cycle_state.h"
 #include "scorer/framework/plugin.h"
 #include "scorer/framework/yaml_decode.h"
 
@@ -63,6 +66,33 @@ class ScoredResource {
 // The pod's per-resource requests as CycleState bytes: comma-separated.
 std::string EncodeRequests(absl::Span<const int64_t> requests);
 absl::StatusOr<std::vector<int64_t>> DecodeRequests(absl::string_view bytes);
+
+// The pod's per-resource requests for Score: read from the PreScore state
+// under `key` (a State with a `requests` vector), or, when PreScore did not
+// run, computed once per batch by `compute` (then *computed is set). Errors
+// name the key when the state is corrupt or not `want` long.
+template <typename State, typename Compute>
+absl::StatusOr<std::vector<int64_t>> ScoreRequests(
+    const framework::CycleState& state, absl::string_view key, size_t want,
+    Compute compute, bool* computed) {
+  std::vector<int64_t> requests;
+  *computed = false;
+  absl::StatusOr<const State*> read = state.Read<State>(key);
+  if (read.ok()) {
+    requests = (*read)->requests;
+  } else if (absl::IsNotFound(read.status())) {
+    requests = compute();
+    *computed = true;
+  } else {
+    return read.status();
+  }
+  if (requests.size() != want) {
+    return absl::InvalidArgumentError(absl::StrCat("cycle_state[\"", key,
+                                                   "\"] has ", requests.size(),
+                                                   " requests, want ", want));
+  }
+  return requests;
+}
 
 // Fills allocatable/allocated/requested (sized like resources) for one node:
 // calculateNodeAllocatableRequest. Entries for resources left out are 0.
