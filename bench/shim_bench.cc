@@ -60,7 +60,7 @@ nlohmann::json PodJson(int i, const std::string& node) {
         {"priority", 0},
         {"containers",
          {{{"name", "pause"},
-           {"image", "registry.k8s.io/pause:3.10"},
+           {"image", "pause:3.10"},
            {"resources",
             {{"requests", {{"cpu", "100m"}, {"memory", "500Mi"}}},
              {"limits", {{"cpu", "100m"}, {"memory", "500Mi"}}}}}}}}}},

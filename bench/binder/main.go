@@ -182,7 +182,7 @@ func podSpec(name, app, sched, run string) *v1.Pod {
 			TerminationGracePeriodSeconds: &zero,
 			AutomountServiceAccountToken:  &f,
 			// scheduler_perf's pod-default.yaml
-			Containers: []v1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10",
+			Containers: []v1.Container{{Name: "pause", Image: "pause:3.10",
 				Resources: v1.ResourceRequirements{
 					Requests: v1.ResourceList{v1.ResourceCPU: q("100m"), v1.ResourceMemory: q("500Mi")},
 					Limits:   v1.ResourceList{v1.ResourceCPU: q("100m"), v1.ResourceMemory: q("500Mi")}}}},

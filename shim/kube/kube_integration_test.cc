@@ -161,7 +161,7 @@ nlohmann::json PodObject(const std::string& name) {
           {"spec",
            {{"schedulerName", "nobody"},
             {"containers",
-             {{{"name", "c"}, {"image", "registry.k8s.io/pause:3.9"}}}}}}};
+             {{{"name", "c"}, {"image", "pause:3.9"}}}}}}};
 }
 
 TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDelete) {

@@ -116,7 +116,7 @@ spec:
       terminationGracePeriodSeconds: 0
       containers:
       - name: pause
-        image: registry.k8s.io/pause:3.9
+        image: pause:3.9
 EOF
 }
 diagnose() { # LABEL

@@ -141,7 +141,7 @@ metadata: {name: nowhere, labels: {app: nowhere}}
 spec:
   schedulerName: concentrate-scheduler
   nodeSelector: {kscore.example/none: "true"}
-  containers: [{name: pause, image: registry.k8s.io/pause:3.9}]
+  containers: [{name: pause, image: pause:3.9}]
 YAML
 check "in-cluster shim: an unschedulable pod gets PodScheduled=False/Unschedulable (pods/status patch)" \
   poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pod nowhere -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].status}/{.status.conditions[?(@.type==\"PodScheduled\")].reason}')\" = False/Unschedulable ]"

@@ -91,7 +91,7 @@ spec:
       terminationGracePeriodSeconds: 0
       containers:
       - name: pause
-        image: registry.k8s.io/pause:3.9${resources}
+        image: pause:3.9${resources}
 YAML
 }
 # Pods of app=$1 per node, "node count" lines, the way the seed counts them.

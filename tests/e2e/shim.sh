@@ -63,7 +63,7 @@ delete_app() {
 }
 
 # A pod for another scheduler: must never be touched.
-k run foreign --image=registry.k8s.io/pause:3.9 --overrides='{"spec":{"schedulerName":"someone-else"}}' >/dev/null
+k run foreign --image=pause:3.9 --overrides='{"spec":{"schedulerName":"someone-else"}}' >/dev/null
 
 # ------------------------------------------------------------ invalid config
 for bin in scorer shim; do
@@ -143,7 +143,7 @@ spec:
   schedulerName: concentrate-scheduler
   nodeSelector: {kubernetes.io/hostname: ${N2}}
   tolerations: [{key: dedicated, operator: Equal, value: infra, effect: NoSchedule}]
-  containers: [{name: pause, image: registry.k8s.io/pause:3.9}]
+  containers: [{name: pause, image: pause:3.9}]
 YAML
 check "filters: a nodeSelector is honoured (tolerating pod lands on $N2)" \
   poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pod pinned -o jsonpath='{.spec.nodeName}')\" = $N2 ]"
