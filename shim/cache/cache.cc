@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
 
 namespace kscore::cache {
 namespace {
@@ -32,12 +33,29 @@ bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
 
 }  // namespace
 
+void Cache::EncodeDynamic(NodeEntry* n) {
+  pb::Node d;
+  d.set_pod_count(n->pod_count);
+  *d.mutable_requested() = n->requested;
+  *d.mutable_non_zero_requested() = n->non_zero;
+  for (const pb::HostPort& p : n->used_ports) *d.add_used_ports() = p;
+  n->wire_dynamic.clear();
+  d.SerializeToString(&n->wire_dynamic);
+}
+
 void Cache::UpsertNode(pb::Node node) {
   absl::MutexLock lock(&mu_);
   NodeEntry& e = nodes_[node.name()];
   if (!e.present) order_.push_back(node.name());
   e.present = true;
   e.node = std::move(node);
+  e.wire_static.clear();
+  e.node.SerializeToString(&e.wire_static);
+  pb::Node unlabeled = e.node;
+  unlabeled.clear_labels();
+  e.wire_static_unlabeled.clear();
+  unlabeled.SerializeToString(&e.wire_static_unlabeled);
+  EncodeDynamic(&e);
 }
 
 void Cache::RemoveNode(const std::string& name) {
@@ -63,6 +81,7 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
     for (const auto& [k, v] : entry.labels)
       n.label_counts[CountKey(entry.namespace_, k, v)]++;
   }
+  EncodeDynamic(&n);
   pods_[key] = std::move(entry);
 }
 
@@ -89,7 +108,11 @@ void Cache::SubtractLocked(const std::string& key) {
           n.label_counts.erase(cit);
       }
     }
-    if (!n.present && n.pod_count == 0) nodes_.erase(nit);
+    if (!n.present && n.pod_count == 0) {
+      nodes_.erase(nit);
+    } else {
+      EncodeDynamic(&n);
+    }
   }
   pods_.erase(it);
 }
@@ -161,49 +184,75 @@ size_t Cache::PodCount() const {
   return pods_.size();
 }
 
-size_t Cache::FillCandidates(const PodInfo& incoming,
-                             const std::vector<std::string>& label_keys,
-                             size_t start, size_t count,
-                             google::protobuf::RepeatedPtrField<pb::Node>* out,
-                             bool with_labels) const {
+size_t Cache::AppendCandidates(const PodInfo& incoming,
+                               const std::vector<std::string>& label_keys,
+                               size_t start, size_t count, bool with_labels,
+                               int field_number, std::string* out) const {
+  using google::protobuf::io::CodedOutputStream;
   absl::MutexLock lock(&mu_);
   const size_t n = order_.size();
   if (n == 0) return 0;
   count = std::min(count, n);
   // The incoming pod's own values for the keys the plugins count.
-  std::vector<std::pair<const std::string*, std::string>> wanted;
+  struct Wanted {
+    std::string count_key;
+    pb::LabelCount label_count;  // key and value; count set per node
+  };
+  std::vector<Wanted> wanted;
   for (const std::string& k : label_keys) {
     auto it = incoming.pod.labels().find(k);
     if (it != incoming.pod.labels().end()) {
-      wanted.emplace_back(&k, CountKey(incoming.namespace_, k, it->second));
+      Wanted w;
+      w.count_key = CountKey(incoming.namespace_, k, it->second);
+      w.label_count.set_key(k);
+      w.label_count.set_value(it->second);
+      wanted.push_back(std::move(w));
     }
   }
-  out->Reserve(out->size() + static_cast<int>(count));
+  const uint32_t tag = static_cast<uint32_t>(field_number) << 3 |
+                       2;  // length-delimited
+  uint8_t head[2 * 5];
+  pb::Node counts;  // only label_counts set
+  std::string counts_wire;
   for (size_t i = 0; i < count; ++i) {
     const NodeEntry& e = nodes_.at(order_[(start + i) % n]);
-    pb::Node* node = out->Add();
-    if (with_labels) {
-      *node = e.node;
-    } else {
-      node->set_name(e.node.name());
-      *node->mutable_taints() = e.node.taints();
-      node->set_unschedulable(e.node.unschedulable());
-      *node->mutable_allocatable() = e.node.allocatable();
-    }
-    node->set_pod_count(e.pod_count);
-    *node->mutable_requested() = e.requested;
-    *node->mutable_non_zero_requested() = e.non_zero;
-    for (const pb::HostPort& p : e.used_ports) *node->add_used_ports() = p;
-    for (const auto& [key, count_key] : wanted) {
-      auto it = e.label_counts.find(count_key);
+    const std::string& fixed =
+        with_labels ? e.wire_static : e.wire_static_unlabeled;
+    counts.clear_label_counts();
+    for (Wanted& w : wanted) {
+      auto it = e.label_counts.find(w.count_key);
       if (it == e.label_counts.end()) continue;
-      pb::LabelCount* lc = node->add_label_counts();
-      lc->set_key(*key);
-      lc->set_value(incoming.pod.labels().at(*key));
-      lc->set_count(it->second);
+      w.label_count.set_count(it->second);
+      *counts.add_label_counts() = w.label_count;
     }
+    counts_wire.clear();
+    if (counts.label_counts_size() > 0) counts.SerializeToString(&counts_wire);
+    const size_t len =
+        fixed.size() + e.wire_dynamic.size() + counts_wire.size();
+    uint8_t* p = CodedOutputStream::WriteVarint32ToArray(tag, head);
+    p = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(len), p);
+    out->append(reinterpret_cast<const char*>(head),
+                static_cast<size_t>(p - head));
+    out->append(fixed);
+    out->append(e.wire_dynamic);
+    out->append(counts_wire);
   }
   return count;
+}
+
+size_t Cache::FillCandidates(const PodInfo& incoming,
+                             const std::vector<std::string>& label_keys,
+                             size_t start, size_t count,
+                             google::protobuf::RepeatedPtrField<pb::Node>* out,
+                             bool with_labels) const {
+  // Field 3 of EvaluateRequest is `repeated Node nodes`.
+  std::string wire;
+  size_t appended = AppendCandidates(incoming, label_keys, start, count,
+                                     with_labels, 3, &wire);
+  pb::EvaluateRequest parsed;
+  if (!parsed.ParseFromString(wire)) return 0;
+  for (pb::Node& node : *parsed.mutable_nodes()) out->Add(std::move(node));
+  return appended;
 }
 
 }  // namespace kscore::cache

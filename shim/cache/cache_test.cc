@@ -148,5 +148,34 @@ TEST(CacheTest, CandidateWindowWraps) {
   EXPECT_EQ(out[1].name(), "a");
 }
 
+TEST(CacheTest, EncodedCandidatesFollowNodeAndPodChanges) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertAssignedPod(Pod("ns", "w1", "web", "a", 300));
+  pb::Node bigger = Node("a");
+  bigger.mutable_allocatable()->set_milli_cpu(8000);
+  c.UpsertNode(bigger);  // the Node changes after its pods arrived
+  PodInfo incoming = Pod("ns", "new", "web", "");
+  // Field 4 of FilterRequest is its `repeated Node nodes`.
+  std::string wire;
+  ASSERT_EQ(c.AppendCandidates(incoming, {"app"}, 0, 1, true, 4, &wire), 1u);
+  pb::FilterRequest filter;
+  ASSERT_TRUE(filter.ParseFromString(wire));
+  ASSERT_EQ(filter.nodes_size(), 1);
+  const pb::Node& a = filter.nodes(0);
+  EXPECT_EQ(a.allocatable().milli_cpu(), 8000);
+  EXPECT_EQ(a.requested().milli_cpu(), 300);
+  EXPECT_EQ(a.pod_count(), 1);
+  EXPECT_EQ(Count(a), 1);
+  c.UpsertAssignedPod(Pod("ns", "w2", "web", "a", 200));
+  wire.clear();
+  c.AppendCandidates(incoming, {"app"}, 0, 1, true, 4, &wire);
+  ASSERT_TRUE(filter.ParseFromString(wire));
+  EXPECT_EQ(filter.nodes(0).requested().milli_cpu(), 500);
+  EXPECT_EQ(filter.nodes(0).pod_count(), 2);
+  EXPECT_EQ(Count(filter.nodes(0)), 2);
+  EXPECT_EQ(filter.nodes(0).allocatable().milli_cpu(), 8000);
+}
+
 }  // namespace
 }  // namespace kscore::cache

@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "google/protobuf/arena.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/fit_error.h"
 #include "spdlog/spdlog.h"
@@ -140,26 +139,29 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   std::vector<pb::NodeScore> feasible;
   google::protobuf::Map<std::string, std::string> cycle_state;
   size_t processed = 0;
-  google::protobuf::Arena arena;
   const bool with_labels =
       !profile.needs_node_labels || profile.needs_node_labels(pod.pod);
+  // Every batch starts with the same profile and pod; the candidate nodes
+  // are appended already encoded.
+  std::string head;
+  {
+    pb::EvaluateRequest h;
+    h.set_profile(pod.scheduler_name);
+    *h.mutable_pod() = pod.pod;
+    h.SerializeToString(&head);
+  }
   while (processed < all_nodes && feasible.size() < to_find) {
     // As many nodes as feasible ones are still to find (kube-scheduler's
     // window), in batches of at most `batch`.
     size_t want = std::min(all_nodes - processed, to_find - feasible.size());
-    // Requests live on an arena: hundreds of node messages are built and
-    // dropped per pod, so one arena free beats thousands of deletes.
-    std::vector<const pb::EvaluateRequest*> requests;
+    std::vector<std::string> requests;
     for (size_t off = 0; off < want; off += batch) {
-      auto* req =
-          google::protobuf::Arena::CreateMessage<pb::EvaluateRequest>(&arena);
-      req->set_profile(pod.scheduler_name);
-      *req->mutable_pod() = pod.pod;
+      std::string& req = requests.emplace_back(head);
       ++batches;
-      cache_->FillCandidates(
-          pod, profile.label_count_keys, first + processed + off,
-          std::min(batch, want - off), req->mutable_nodes(), with_labels);
-      requests.push_back(req);
+      cache_->AppendCandidates(pod, profile.label_count_keys,
+                               first + processed + off,
+                               std::min(batch, want - off), with_labels,
+                               pb::EvaluateRequest::kNodesFieldNumber, &req);
     }
     processed += want;
     std::vector<absl::StatusOr<pb::EvaluateResponse>> results =

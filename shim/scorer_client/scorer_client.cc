@@ -49,6 +49,7 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
     auto ch =
         grpc::CreateCustomChannel(t, grpc::InsecureChannelCredentials(), args);
     c->stubs_.push_back(pb::Scorer::NewStub(ch));
+    c->raw_stubs_.push_back(std::make_unique<RawEvaluateStub>(ch));
     c->channels_.push_back(std::move(ch));
   }
   return c;
@@ -79,7 +80,7 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
 }
 
 std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
-    absl::Span<const pb::EvaluateRequest* const> requests) {
+    absl::Span<const std::string> requests) {
   const size_t n = requests.size();
   std::vector<absl::StatusOr<pb::EvaluateResponse>> results(
       n, absl::UnknownError("not run"));
@@ -89,6 +90,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
        ++attempt) {
     struct Call {
       std::unique_ptr<grpc::ClientContext> ctx;
+      grpc::ByteBuffer request;
       pb::EvaluateResponse resp;
       grpc::Status status;
     };
@@ -97,14 +99,18 @@ std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
     for (size_t k = 0; k < pending.size(); ++k) {
       Call& call = calls[k];
       call.ctx = Context();
-      const pb::EvaluateRequest& req = *requests[pending[k]];
+      const std::string& req = requests[pending[k]];
       stats_.calls++;
-      stats_.request_bytes += req.ByteSizeLong();
-      NextStub()->async()->Evaluate(call.ctx.get(), &req, &call.resp,
-                                    [&call, &done](grpc::Status s) {
-                                      call.status = std::move(s);
-                                      done.DecrementCount();
-                                    });
+      stats_.request_bytes += req.size();
+      grpc::Slice slice(req);
+      call.request = grpc::ByteBuffer(&slice, 1);
+      raw_stubs_[next_.fetch_add(1) % raw_stubs_.size()]->UnaryCall(
+          call.ctx.get(), "/kscore.scorer.v1.Scorer/Evaluate",
+          grpc::StubOptions(), &call.request, &call.resp,
+          [&call, &done](grpc::Status s) {
+            call.status = std::move(s);
+            done.DecrementCount();
+          });
     }
     done.Wait();
     std::vector<int> retry;

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
 
@@ -39,9 +40,11 @@ class ScorerClient {
   static absl::StatusOr<std::unique_ptr<ScorerClient>> Create(Options options);
 
   absl::StatusOr<pb::ListProfilesResponse> ListProfiles();
-  // All batches in parallel; one result per request, in order.
+  // All batches in parallel; one result per request, in order. Each request
+  // is an encoded pb::EvaluateRequest: the shim assembles them from bytes it
+  // keeps encoded (Cache::AppendCandidates).
   std::vector<absl::StatusOr<pb::EvaluateResponse>> EvaluateAll(
-      absl::Span<const pb::EvaluateRequest* const> requests);
+      absl::Span<const std::string> requests);
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request);
 
@@ -55,6 +58,10 @@ class ScorerClient {
   Options options_;
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<pb::Scorer::Stub>> stubs_;
+  // For Evaluate with an already encoded request.
+  using RawEvaluateStub =
+      grpc::TemplatedGenericStub<grpc::ByteBuffer, pb::EvaluateResponse>;
+  std::vector<std::unique_ptr<RawEvaluateStub>> raw_stubs_;
   std::atomic<uint64_t> next_{0};
   Stats stats_;
 };
