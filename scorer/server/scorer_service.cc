@@ -156,9 +156,18 @@ void TableTo(const framework::ScoreTable& t,
   if (!lhs##_or.ok()) return ToGrpc(lhs##_or.status()); \
   auto lhs = *std::move(lhs##_or)
 
-grpc::Status ScorerService::ListProfiles(grpc::ServerContext*,
-                                         const pb::ListProfilesRequest*,
-                                         pb::ListProfilesResponse* resp) {
+ScorerService::ScorerService(const framework::ProfileSet* profiles,
+                             ServiceOptions options)
+    : profiles_(profiles), options_(options) {
+  SetMessageAllocatorFor_Filter(&filter_alloc_);
+  SetMessageAllocatorFor_PreScore(&pre_score_alloc_);
+  SetMessageAllocatorFor_Score(&score_alloc_);
+  SetMessageAllocatorFor_NormalizeScore(&normalize_alloc_);
+  SetMessageAllocatorFor_Evaluate(&evaluate_alloc_);
+}
+
+grpc::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
+                                           pb::ListProfilesResponse* resp) {
   return Counted("ListProfiles", [&] {
     for (const auto& [name, profile] : profiles_->profiles) {
       pb::Profile* p = resp->add_profiles();
@@ -182,9 +191,8 @@ grpc::Status ScorerService::ListProfiles(grpc::ServerContext*,
   });
 }
 
-grpc::Status ScorerService::PreFilter(grpc::ServerContext*,
-                                      const pb::PreFilterRequest* req,
-                                      pb::PreFilterResponse* resp) {
+grpc::Status ScorerService::DoPreFilter(const pb::PreFilterRequest* req,
+                                        pb::PreFilterResponse* resp) {
   return Counted("PreFilter", [&] {
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
     CycleState state;
@@ -196,9 +204,8 @@ grpc::Status ScorerService::PreFilter(grpc::ServerContext*,
   });
 }
 
-grpc::Status ScorerService::Filter(grpc::ServerContext*,
-                                   const pb::FilterRequest* req,
-                                   pb::FilterResponse* resp) {
+grpc::Status ScorerService::DoFilter(const pb::FilterRequest* req,
+                                     pb::FilterResponse* resp) {
   return Counted("Filter", [&] {
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
     KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
@@ -211,9 +218,8 @@ grpc::Status ScorerService::Filter(grpc::ServerContext*,
   });
 }
 
-grpc::Status ScorerService::PreScore(grpc::ServerContext*,
-                                     const pb::PreScoreRequest* req,
-                                     pb::PreScoreResponse* resp) {
+grpc::Status ScorerService::DoPreScore(const pb::PreScoreRequest* req,
+                                       pb::PreScoreResponse* resp) {
   return Counted("PreScore", [&] {
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
     KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
@@ -227,9 +233,8 @@ grpc::Status ScorerService::PreScore(grpc::ServerContext*,
   });
 }
 
-grpc::Status ScorerService::Score(grpc::ServerContext*,
-                                  const pb::ScoreRequest* req,
-                                  pb::ScoreResponse* resp) {
+grpc::Status ScorerService::DoScore(const pb::ScoreRequest* req,
+                                    pb::ScoreResponse* resp) {
   return Counted("Score", [&] {
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
     KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
@@ -245,9 +250,8 @@ grpc::Status ScorerService::Score(grpc::ServerContext*,
   });
 }
 
-grpc::Status ScorerService::NormalizeScore(grpc::ServerContext*,
-                                           const pb::NormalizeScoreRequest* req,
-                                           pb::NormalizeScoreResponse* resp) {
+grpc::Status ScorerService::DoNormalizeScore(
+    const pb::NormalizeScoreRequest* req, pb::NormalizeScoreResponse* resp) {
   return Counted("NormalizeScore", [&] {
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
     framework::ScoreTable table;
@@ -295,9 +299,8 @@ grpc::Status ScorerService::NormalizeScore(grpc::ServerContext*,
   });
 }
 
-grpc::Status ScorerService::Evaluate(grpc::ServerContext*,
-                                     const pb::EvaluateRequest* req,
-                                     pb::EvaluateResponse* resp) {
+grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
+                                       pb::EvaluateResponse* resp) {
   return Counted("Evaluate", [&] {
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
     KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,

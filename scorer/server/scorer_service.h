@@ -7,6 +7,7 @@
 
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
 #include "scorer/framework/profile_set.h"
+#include "scorer/server/arena_allocator.h"
 
 namespace kscore::server {
 
@@ -29,36 +30,70 @@ struct ServiceOptions {
 };
 
 // The gRPC adapter: decode the request, call the framework, encode the
-// response. No placement logic lives here.
-class ScorerService final : public pb::Scorer::Service {
+// response. No placement logic lives here. Callback API: requests that carry
+// nodes are decoded onto a per-call Arena.
+class ScorerService final : public pb::Scorer::CallbackService {
  public:
-  ScorerService(const framework::ProfileSet* profiles, ServiceOptions options)
-      : profiles_(profiles), options_(options) {}
-
-  grpc::Status ListProfiles(grpc::ServerContext* ctx,
-                            const pb::ListProfilesRequest* req,
-                            pb::ListProfilesResponse* resp) override;
-  grpc::Status PreFilter(grpc::ServerContext* ctx,
-                         const pb::PreFilterRequest* req,
-                         pb::PreFilterResponse* resp) override;
-  grpc::Status Filter(grpc::ServerContext* ctx, const pb::FilterRequest* req,
-                      pb::FilterResponse* resp) override;
-  grpc::Status PreScore(grpc::ServerContext* ctx,
-                        const pb::PreScoreRequest* req,
-                        pb::PreScoreResponse* resp) override;
-  grpc::Status Score(grpc::ServerContext* ctx, const pb::ScoreRequest* req,
-                     pb::ScoreResponse* resp) override;
-  grpc::Status NormalizeScore(grpc::ServerContext* ctx,
-                              const pb::NormalizeScoreRequest* req,
-                              pb::NormalizeScoreResponse* resp) override;
-  grpc::Status Evaluate(grpc::ServerContext* ctx,
-                        const pb::EvaluateRequest* req,
-                        pb::EvaluateResponse* resp) override;
+  ScorerService(const framework::ProfileSet* profiles, ServiceOptions options);
+  grpc::ServerUnaryReactor* ListProfiles(
+      grpc::CallbackServerContext* ctx, const pb::ListProfilesRequest* req,
+      pb::ListProfilesResponse* resp) override {
+    return Finish(ctx, DoListProfiles(req, resp));
+  }
+  grpc::ServerUnaryReactor* PreFilter(grpc::CallbackServerContext* ctx,
+                                      const pb::PreFilterRequest* req,
+                                      pb::PreFilterResponse* resp) override {
+    return Finish(ctx, DoPreFilter(req, resp));
+  }
+  grpc::ServerUnaryReactor* Filter(grpc::CallbackServerContext* ctx,
+                                   const pb::FilterRequest* req,
+                                   pb::FilterResponse* resp) override {
+    return Finish(ctx, DoFilter(req, resp));
+  }
+  grpc::ServerUnaryReactor* PreScore(grpc::CallbackServerContext* ctx,
+                                     const pb::PreScoreRequest* req,
+                                     pb::PreScoreResponse* resp) override {
+    return Finish(ctx, DoPreScore(req, resp));
+  }
+  grpc::ServerUnaryReactor* Score(grpc::CallbackServerContext* ctx,
+                                  const pb::ScoreRequest* req,
+                                  pb::ScoreResponse* resp) override {
+    return Finish(ctx, DoScore(req, resp));
+  }
+  grpc::ServerUnaryReactor* NormalizeScore(
+      grpc::CallbackServerContext* ctx, const pb::NormalizeScoreRequest* req,
+      pb::NormalizeScoreResponse* resp) override {
+    return Finish(ctx, DoNormalizeScore(req, resp));
+  }
+  grpc::ServerUnaryReactor* Evaluate(grpc::CallbackServerContext* ctx,
+                                     const pb::EvaluateRequest* req,
+                                     pb::EvaluateResponse* resp) override {
+    return Finish(ctx, DoEvaluate(req, resp));
+  }
 
   // Calls answered (any outcome), for logs and tests.
   uint64_t served_calls() const { return served_.load(); }
 
  private:
+  static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx,
+                                          const grpc::Status& status) {
+    grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    reactor->Finish(status);
+    return reactor;
+  }
+  grpc::Status DoListProfiles(const pb::ListProfilesRequest* req,
+                              pb::ListProfilesResponse* resp);
+  grpc::Status DoPreFilter(const pb::PreFilterRequest* req,
+                           pb::PreFilterResponse* resp);
+  grpc::Status DoFilter(const pb::FilterRequest* req, pb::FilterResponse* resp);
+  grpc::Status DoPreScore(const pb::PreScoreRequest* req,
+                          pb::PreScoreResponse* resp);
+  grpc::Status DoScore(const pb::ScoreRequest* req, pb::ScoreResponse* resp);
+  grpc::Status DoNormalizeScore(const pb::NormalizeScoreRequest* req,
+                                pb::NormalizeScoreResponse* resp);
+  grpc::Status DoEvaluate(const pb::EvaluateRequest* req,
+                          pb::EvaluateResponse* resp);
+
   // Runs one call's body and counts it, with the code it returned.
   template <typename Body>
   grpc::Status Counted(std::string_view method, Body&& body) {
@@ -73,6 +108,12 @@ class ScorerService final : public pb::Scorer::Service {
   const framework::ProfileSet* profiles_;
   ServiceOptions options_;
   std::atomic<uint64_t> served_{0};
+  ArenaAllocator<pb::FilterRequest, pb::FilterResponse> filter_alloc_;
+  ArenaAllocator<pb::PreScoreRequest, pb::PreScoreResponse> pre_score_alloc_;
+  ArenaAllocator<pb::ScoreRequest, pb::ScoreResponse> score_alloc_;
+  ArenaAllocator<pb::NormalizeScoreRequest, pb::NormalizeScoreResponse>
+      normalize_alloc_;
+  ArenaAllocator<pb::EvaluateRequest, pb::EvaluateResponse> evaluate_alloc_;
 };
 
 }  // namespace kscore::server

@@ -209,8 +209,8 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
       wanted.push_back(std::move(w));
     }
   }
-  const uint32_t tag = static_cast<uint32_t>(field_number) << 3 |
-                       2;  // length-delimited
+  const uint32_t tag =
+      static_cast<uint32_t>(field_number) << 3 | 2;  // length-delimited
   uint8_t head[2 * 5];
   pb::Node counts;  // only label_counts set
   std::string counts_wire;

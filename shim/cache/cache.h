@@ -86,7 +86,7 @@ class Cache {
     absl::flat_hash_map<std::string, int64_t> label_counts;
     // Encoded pb::Node fragments; concatenated they are one Node message
     // (protobuf merges concatenated encodings field by field).
-    std::string wire_static;           // name, labels, taints, ...
+    std::string wire_static;            // name, labels, taints, ...
     std::string wire_static_unlabeled;  // the same without labels
     std::string wire_dynamic;           // pod_count, requested, ports
   };

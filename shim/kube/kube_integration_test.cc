@@ -160,8 +160,7 @@ nlohmann::json PodObject(const std::string& name) {
           {"metadata", {{"name", name}, {"labels", {{"app", "it"}}}}},
           {"spec",
            {{"schedulerName", "nobody"},
-            {"containers",
-             {{{"name", "c"}, {"image", "pause:3.9"}}}}}}};
+            {"containers", {{{"name", "c"}, {"image", "pause:3.9"}}}}}}};
 }
 
 TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDelete) {
