@@ -33,6 +33,7 @@ RUN apt-get update \
       libfmt9 \
       libgrpc++1.51 \
       libgrpc29 \
+      libjemalloc2 \
       libprometheus-cpp-core1.0 \
       libprometheus-cpp-pull1.0 \
       libprotobuf32 \

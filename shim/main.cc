@@ -246,14 +246,20 @@ int main(int argc, char** argv) {
        {on_pod,
         [&](const nlohmann::json&, const nlohmann::json& obj) { on_pod(obj); },
         [&](const nlohmann::json& obj) {
-          absl::StatusOr<PodInfo> pod = kscore::cache::PodFromJson(obj);
-          if (!pod.ok()) return;
-          bool was_assigned = !cache.NodeOf(pod->key).empty();
-          cache.RemovePod(pod->key);
-          queue.Delete(pod->key);
+          // `obj` may be only what the store keeps (a delete seen by a
+          // relist): the key is all this needs.
+          const std::string key = kscore::kube::Store::KeyOf(obj);
+          bool was_assigned = !cache.NodeOf(key).empty();
+          cache.RemovePod(key);
+          queue.Delete(key);
           if (was_assigned) queue.MoveAllToActiveOrBackoff();  // room was freed
         },
-        nullptr}});
+        nullptr},
+       // Pod handlers read each new object whole and never the old one:
+       // the store keeps only the identity (kube-scheduler's informers keep
+       // whole objects minus managedFields; at 10k pods that is most of
+       // its memory).
+       [](const nlohmann::json&) { return nlohmann::json::object(); }});
   auto on_node = [&](const nlohmann::json& obj) {
     absl::StatusOr<kscore::scorer::v1::Node> node =
         kscore::cache::NodeFromJson(obj);
@@ -286,7 +292,23 @@ int main(int argc, char** argv) {
           cache.RemoveNode(obj.value("metadata", nlohmann::json::object())
                                .value("name", ""));
         },
-        nullptr}});
+        nullptr},
+       // What NodeFromJson reads, so updates can be compared with the old
+       // state: labels, spec and allocatable (not images, conditions,
+       // managedFields...).
+       [](const nlohmann::json& obj) {
+         nlohmann::json kept = nlohmann::json::object();
+         const auto meta = obj.find("metadata");
+         if (meta != obj.end() && meta->contains("labels")) {
+           kept["metadata"]["labels"] = (*meta)["labels"];
+         }
+         if (obj.contains("spec")) kept["spec"] = obj["spec"];
+         const auto status = obj.find("status");
+         if (status != obj.end() && status->contains("allocatable")) {
+           kept["status"]["allocatable"] = (*status)["allocatable"];
+         }
+         return kept;
+       }});
   nodes.Start();
   pods.Start();
 

@@ -7,7 +7,7 @@ KSCORE_DEB_PACKAGES=(
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
   libabsl-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcurl4-openssl-dev nlohmann-json3-dev prometheus-cpp-dev
+  libcurl4-openssl-dev nlohmann-json3-dev prometheus-cpp-dev libjemalloc-dev
   clang-format clang-tidy openssl python3 curl ca-certificates
 )
 

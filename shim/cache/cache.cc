@@ -33,46 +33,50 @@ bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
 
 }  // namespace
 
-void Cache::EncodeDynamic(NodeEntry* n) {
+void Cache::Encode(NodeEntry* n) {
   pb::Node d;
   d.set_pod_count(n->pod_count);
   *d.mutable_requested() = n->requested;
   *d.mutable_non_zero_requested() = n->non_zero;
   for (const pb::HostPort& p : n->used_ports) *d.add_used_ports() = p;
-  n->wire_dynamic.clear();
-  d.SerializeToString(&n->wire_dynamic);
+  const std::string dynamic = d.SerializeAsString();
+  n->wire[0] = n->static_unlabeled + dynamic;
+  n->wire[1] = n->static_labeled + dynamic;
 }
 
 void Cache::UpsertNode(pb::Node node) {
   absl::MutexLock lock(&mu_);
-  NodeEntry& e = nodes_[node.name()];
-  if (!e.present) order_.push_back(node.name());
+  std::unique_ptr<NodeEntry>& slot = nodes_[node.name()];
+  if (slot == nullptr) slot = std::make_unique<NodeEntry>();
+  NodeEntry& e = *slot;
+  if (!e.present) order_.push_back(&e);
   e.present = true;
   e.node = std::move(node);
-  e.wire_static.clear();
-  e.node.SerializeToString(&e.wire_static);
+  e.static_labeled = e.node.SerializeAsString();
   pb::Node unlabeled = e.node;
   unlabeled.clear_labels();
-  e.wire_static_unlabeled.clear();
-  unlabeled.SerializeToString(&e.wire_static_unlabeled);
-  EncodeDynamic(&e);
+  e.static_unlabeled = unlabeled.SerializeAsString();
+  Encode(&e);
 }
 
 void Cache::RemoveNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   auto it = nodes_.find(name);
-  if (it == nodes_.end() || !it->second.present) return;
-  order_.erase(std::remove(order_.begin(), order_.end(), name), order_.end());
-  if (it->second.pod_count == 0) {
+  if (it == nodes_.end() || !it->second->present) return;
+  const NodeEntry* gone = it->second.get();
+  order_.erase(std::remove(order_.begin(), order_.end(), gone), order_.end());
+  if (it->second->pod_count == 0) {
     nodes_.erase(it);
   } else {
     // Pods still point at it; keep their aggregates until they go.
-    it->second.present = false;
+    it->second->present = false;
   }
 }
 
 void Cache::AddLocked(const std::string& key, PodEntry entry) {
-  NodeEntry& n = nodes_[entry.node];
+  std::unique_ptr<NodeEntry>& slot = nodes_[entry.node];
+  if (slot == nullptr) slot = std::make_unique<NodeEntry>();
+  NodeEntry& n = *slot;
   n.pod_count++;
   Add(&n.requested, entry.requests, +1);
   Add(&n.non_zero, entry.non_zero, +1);
@@ -81,7 +85,7 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
     for (const auto& [k, v] : entry.labels)
       n.label_counts[CountKey(entry.namespace_, k, v)]++;
   }
-  EncodeDynamic(&n);
+  Encode(&n);
   pods_[key] = std::move(entry);
 }
 
@@ -91,7 +95,7 @@ void Cache::SubtractLocked(const std::string& key) {
   const PodEntry& entry = it->second;
   auto nit = nodes_.find(entry.node);
   if (nit != nodes_.end()) {
-    NodeEntry& n = nit->second;
+    NodeEntry& n = *nit->second;
     n.pod_count--;
     Add(&n.requested, entry.requests, -1);
     Add(&n.non_zero, entry.non_zero, -1);
@@ -111,7 +115,7 @@ void Cache::SubtractLocked(const std::string& key) {
     if (!n.present && n.pod_count == 0) {
       nodes_.erase(nit);
     } else {
-      EncodeDynamic(&n);
+      Encode(&n);
     }
   }
   pods_.erase(it);
@@ -215,9 +219,8 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
   pb::Node counts;  // only label_counts set
   std::string counts_wire;
   for (size_t i = 0; i < count; ++i) {
-    const NodeEntry& e = nodes_.at(order_[(start + i) % n]);
-    const std::string& fixed =
-        with_labels ? e.wire_static : e.wire_static_unlabeled;
+    const NodeEntry& e = *order_[(start + i) % n];
+    const std::string& fixed = e.wire[with_labels ? 1 : 0];
     counts.clear_label_counts();
     for (Wanted& w : wanted) {
       auto it = e.label_counts.find(w.count_key);
@@ -227,14 +230,12 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
     }
     counts_wire.clear();
     if (counts.label_counts_size() > 0) counts.SerializeToString(&counts_wire);
-    const size_t len =
-        fixed.size() + e.wire_dynamic.size() + counts_wire.size();
+    const size_t len = fixed.size() + counts_wire.size();
     uint8_t* p = CodedOutputStream::WriteVarint32ToArray(tag, head);
     p = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(len), p);
     out->append(reinterpret_cast<const char*>(head),
                 static_cast<size_t>(p - head));
     out->append(fixed);
-    out->append(e.wire_dynamic);
     out->append(counts_wire);
   }
   return count;

@@ -2,6 +2,7 @@
 #define KSCORE_SHIM_CACHE_CACHE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -84,14 +85,19 @@ class Cache {
     std::vector<pb::HostPort> used_ports;
     // "namespace\0key\0value" -> count of countable pods.
     absl::flat_hash_map<std::string, int64_t> label_counts;
-    // Encoded pb::Node fragments; concatenated they are one Node message
-    // (protobuf merges concatenated encodings field by field).
-    std::string wire_static;            // name, labels, taints, ...
-    std::string wire_static_unlabeled;  // the same without labels
-    std::string wire_dynamic;           // pod_count, requested, ports
+    // The static part encoded (name, labels, taints, unschedulable,
+    // allocatable), with and without labels.
+    std::string static_labeled;
+    std::string static_unlabeled;
+    // The whole Node as sent, without and with labels: the static part
+    // followed by the encoded aggregates (protobuf merges concatenated
+    // encodings field by field). One contiguous string per node, so a cycle
+    // copies each candidate in one go.
+    std::string wire[2];
   };
 
-  static void EncodeDynamic(NodeEntry* n);
+  // Re-encodes the aggregates into `wire` after a node or pod change.
+  static void Encode(NodeEntry* n);
 
   void AddLocked(const std::string& key, PodEntry entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -99,9 +105,11 @@ class Cache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, NodeEntry> nodes_ ABSL_GUARDED_BY(mu_);
-  // Node names in a stable order, for round-robin candidate windows.
-  std::vector<std::string> order_ ABSL_GUARDED_BY(mu_);
+  // Entries are boxed so `order_` can point at them across rehashes.
+  absl::flat_hash_map<std::string, std::unique_ptr<NodeEntry>> nodes_
+      ABSL_GUARDED_BY(mu_);
+  // Present nodes in a stable order, for round-robin candidate windows.
+  std::vector<const NodeEntry*> order_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -36,6 +36,9 @@ struct InformerOptions {
   std::string field_selector;
   std::string label_selector;
   EventHandlers handlers;
+  // What the informer's store keeps of each object (see Projection); by
+  // default all of it. List() and Get() return what is kept.
+  Projection keep;
   // Watch timeoutSeconds; zero picks 5-10 min at random per watch, as
   // client-go does, so that informers do not all re-watch at once.
   absl::Duration watch_timeout = absl::ZeroDuration();
@@ -93,7 +96,7 @@ class Informer {
   std::mt19937_64 rng_{std::random_device{}()};  // informer thread only
 
   mutable absl::Mutex mu_;
-  Store store_ ABSL_GUARDED_BY(mu_);
+  Store store_ ABSL_GUARDED_BY(mu_){options_.keep};
   std::string resource_version_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -56,17 +56,33 @@ std::string Store::KeyOf(const nlohmann::json& obj) {
   return ns.empty() ? name : absl::StrCat(ns, "/", name);
 }
 
+ObjectPtr Store::Kept(const ObjectPtr& obj) const {
+  if (!keep_) return obj;
+  nlohmann::json kept = keep_(*obj);
+  if (!kept.is_object()) kept = nlohmann::json::object();
+  nlohmann::json& meta = kept["metadata"];
+  if (!meta.is_object()) meta = nlohmann::json::object();
+  const auto from = obj->find("metadata");
+  if (from != obj->end() && from->is_object()) {
+    for (const char* f : {"name", "namespace", "uid", "resourceVersion"}) {
+      const auto v = from->find(f);
+      if (v != from->end()) meta[f] = *v;
+    }
+  }
+  return std::make_shared<const nlohmann::json>(std::move(kept));
+}
+
 void Store::Upsert(const std::string& key, ObjectPtr obj, bool only_if_changed,
                    std::vector<Delta>* out) {
   auto it = items_.find(key);
   if (it == items_.end()) {
-    items_.emplace(key, obj);
+    items_.emplace(key, Kept(obj));
     out->push_back({Delta::Type::kAdded, std::move(obj), nullptr});
     return;
   }
   ObjectPtr old = it->second;
   if (Field(*old, "uid") != Field(*obj, "uid")) {
-    it->second = obj;
+    it->second = Kept(obj);
     out->push_back({Delta::Type::kDeleted, std::move(old), nullptr});
     out->push_back({Delta::Type::kAdded, std::move(obj), nullptr});
     return;
@@ -75,7 +91,7 @@ void Store::Upsert(const std::string& key, ObjectPtr obj, bool only_if_changed,
       Field(*old, "resourceVersion") == Field(*obj, "resourceVersion")) {
     return;
   }
-  it->second = obj;
+  it->second = Kept(obj);
   out->push_back({Delta::Type::kUpdated, std::move(obj), std::move(old)});
 }
 

@@ -1,6 +1,7 @@
 #ifndef KSCORE_SHIM_KUBE_STORE_H_
 #define KSCORE_SHIM_KUBE_STORE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,11 +34,21 @@ struct Delta {
   ObjectPtr old_obj;
 };
 
+// What a store keeps of an object (client-go's transform, applied to the
+// stored copy only): handlers still get every new object whole, while
+// old_obj and the last known state of a delete found by a relist are the
+// kept projection. The identity (metadata name, namespace, uid,
+// resourceVersion) is always kept.
+using Projection = std::function<nlohmann::json(const nlohmann::json& obj)>;
+
 // The informer's cache, keyed "namespace/name" (or "name"), and the diff
 // logic that turns lists and watch events into Deltas. Not thread-safe; no
 // I/O, so it is tested on its own.
 class Store {
  public:
+  // Without a projection, objects are kept whole.
+  explicit Store(Projection keep = nullptr) : keep_(std::move(keep)) {}
+
   static std::string KeyOf(const nlohmann::json& obj);
 
   // A full list: adds, updates (resourceVersion changed) and deletes (gone
@@ -58,6 +69,9 @@ class Store {
   void Upsert(const std::string& key, ObjectPtr obj, bool only_if_changed,
               std::vector<Delta>* out);
 
+  ObjectPtr Kept(const ObjectPtr& obj) const;
+
+  Projection keep_;
   absl::flat_hash_map<std::string, ObjectPtr> items_;
 };
 

@@ -127,5 +127,39 @@ TEST(ParseWatchEventTest, Types) {
   EXPECT_FALSE(ParseWatchEvent(R"({"type":"WEIRD","object":{}})").ok());
 }
 
+TEST(StoreTest, KeepsTheProjectionButHandsOutWholeObjects) {
+  Store store([](const nlohmann::json& obj) {
+    return nlohmann::json{{"spec", obj["spec"]}};  // drops status, labels
+  });
+  nlohmann::json a = Pod("a", "1");
+  a["spec"] = {{"nodeName", "n1"}};
+  a["status"] = {{"phase", "Pending"}};
+  a["metadata"]["labels"] = {{"app", "web"}};
+  std::vector<Delta> d = store.Apply({WatchEvent::Type::kAdded, a});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ((*d[0].obj)["status"]["phase"], "Pending");  // whole, for handlers
+  const ObjectPtr kept = store.Get("ns/a");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_FALSE(kept->contains("status"));
+  EXPECT_FALSE((*kept)["metadata"].contains("labels"));
+  EXPECT_EQ((*kept)["spec"]["nodeName"], "n1");
+  // Identity survives any projection: updates and uid changes still work.
+  EXPECT_EQ((*kept)["metadata"]["uid"], "uid-a");
+  EXPECT_EQ((*kept)["metadata"]["resourceVersion"], "1");
+  nlohmann::json a2 = Pod("a", "2");
+  a2["spec"] = {{"nodeName", "n2"}};
+  d = store.Apply({WatchEvent::Type::kModified, a2});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].type, Delta::Type::kUpdated);
+  EXPECT_EQ((*d[0].old_obj)["spec"]["nodeName"], "n1");
+  EXPECT_FALSE(d[0].old_obj->contains("status"));
+  // A relist that misses it reports the kept state as the last known one.
+  d = store.Replace({});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].type, Delta::Type::kDeleted);
+  EXPECT_EQ(Store::KeyOf(*d[0].obj), "ns/a");
+  EXPECT_EQ((*d[0].obj)["spec"]["nodeName"], "n2");
+}
+
 }  // namespace
 }  // namespace kscore::kube

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/arena.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/fit_error.h"
 #include "spdlog/spdlog.h"
@@ -136,7 +137,10 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   framework::FitErrorBuilder fit_error(static_cast<int>(all_nodes));
   std::vector<std::string> plugins;
   std::vector<int32_t> weights;
-  std::vector<pb::NodeScore> feasible;
+  // Responses live on the arena for the whole cycle; `feasible` points into
+  // them (or into the NormalizeScore response).
+  google::protobuf::Arena arena;
+  std::vector<const pb::NodeScore*> feasible;
   google::protobuf::Map<std::string, std::string> cycle_state;
   size_t processed = 0;
   const bool with_labels =
@@ -164,8 +168,8 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
                                pb::EvaluateRequest::kNodesFieldNumber, &req);
     }
     processed += want;
-    std::vector<absl::StatusOr<pb::EvaluateResponse>> results =
-        scorer_->EvaluateAll(requests);
+    std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
+        scorer_->EvaluateAll(requests, &arena);
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) {
         Fail(
@@ -174,7 +178,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
             false, start, "error");
         return;
       }
-      pb::EvaluateResponse& resp = *results[i];
+      const pb::EvaluateResponse& resp = **results[i];
       if (resp.status().code() != pb::CODE_SUCCESS) {
         fit_error.SetPreFilterMessage(
             absl::StrJoin(resp.status().reasons(), ", "));
@@ -189,8 +193,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
         weights.assign(resp.weights().begin(), resp.weights().end());
         cycle_state = resp.cycle_state();
       }
-      for (pb::NodeScore& ns : *resp.mutable_scores())
-        feasible.push_back(std::move(ns));
+      for (const pb::NodeScore& ns : resp.scores()) feasible.push_back(&ns);
     }
   }
   next_start_.store((first + processed) % all_nodes);
@@ -198,22 +201,23 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
     Fail(std::move(qp), fit_error.Message(), true, start, "unschedulable");
     return;
   }
+  absl::StatusOr<pb::NormalizeScoreResponse> norm;
   if (batches > 1) {
     pb::NormalizeScoreRequest req;
     req.set_profile(pod.scheduler_name);
     *req.mutable_pod() = pod.pod;
     *req.mutable_cycle_state() = cycle_state;
     for (const std::string& p : plugins) req.add_plugins(p);
-    for (pb::NodeScore& ns : feasible) *req.add_scores() = std::move(ns);
-    absl::StatusOr<pb::NormalizeScoreResponse> norm =
-        scorer_->NormalizeScore(req);
+    for (const pb::NodeScore* ns : feasible) *req.add_scores() = *ns;
+    norm = scorer_->NormalizeScore(req);
     if (!norm.ok()) {
       Fail(std::move(qp),
            absl::StrCat("scorer unavailable: ", norm.status().message()), false,
            start, "error");
       return;
     }
-    feasible.assign(norm->scores().begin(), norm->scores().end());
+    feasible.clear();
+    for (const pb::NodeScore& ns : norm->scores()) feasible.push_back(&ns);
     weights.assign(norm->weights().begin(), norm->weights().end());
   }
 
@@ -221,26 +225,26 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   thread_local std::mt19937_64 rng(std::random_device{}());
   size_t best = 0, ties = 1;
   for (size_t i = 1; i < feasible.size(); ++i) {
-    if (feasible[i].total() > feasible[best].total()) {
+    if (feasible[i]->total() > feasible[best]->total()) {
       best = i;
       ties = 1;
-    } else if (feasible[i].total() == feasible[best].total() &&
+    } else if (feasible[i]->total() == feasible[best]->total() &&
                std::uniform_int_distribution<size_t>(0, ties++)(rng) == 0) {
       best = i;
     }
   }
-  const std::string node = feasible[best].node_name();
+  const std::string node = feasible[best]->node_name();
   if (spdlog::should_log(spdlog::level::debug)) {
     std::vector<size_t> order(feasible.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     size_t top = std::min<size_t>(3, order.size());
     std::partial_sort(order.begin(), order.begin() + top, order.end(),
                       [&](size_t a, size_t b) {
-                        return feasible[a].total() > feasible[b].total();
+                        return feasible[a]->total() > feasible[b]->total();
                       });
     std::string why;
     for (size_t k = 0; k < top; ++k) {
-      const pb::NodeScore& ns = feasible[order[k]];
+      const pb::NodeScore& ns = *feasible[order[k]];
       std::vector<std::string> parts;
       for (int p = 0;
            p < ns.normalized_size() && p < static_cast<int>(plugins.size());

@@ -79,10 +79,10 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
   return ToAbsl(st);
 }
 
-std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
-    absl::Span<const std::string> requests) {
+std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
+    absl::Span<const std::string> requests, google::protobuf::Arena* arena) {
   const size_t n = requests.size();
-  std::vector<absl::StatusOr<pb::EvaluateResponse>> results(
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results(
       n, absl::UnknownError("not run"));
   std::vector<int> pending(n);
   for (size_t i = 0; i < n; ++i) pending[i] = static_cast<int>(i);
@@ -91,7 +91,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
     struct Call {
       std::unique_ptr<grpc::ClientContext> ctx;
       grpc::ByteBuffer request;
-      pb::EvaluateResponse resp;
+      grpc::ByteBuffer response;
       grpc::Status status;
     };
     std::vector<Call> calls(pending.size());
@@ -106,7 +106,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
       call.request = grpc::ByteBuffer(&slice, 1);
       raw_stubs_[next_.fetch_add(1) % raw_stubs_.size()]->UnaryCall(
           call.ctx.get(), "/kscore.scorer.v1.Scorer/Evaluate",
-          grpc::StubOptions(), &call.request, &call.resp,
+          grpc::StubOptions(), &call.request, &call.response,
           [&call, &done](grpc::Status s) {
             call.status = std::move(s);
             done.DecrementCount();
@@ -117,9 +117,16 @@ std::vector<absl::StatusOr<pb::EvaluateResponse>> ScorerClient::EvaluateAll(
     for (size_t k = 0; k < pending.size(); ++k) {
       Call& call = calls[k];
       if (call.status.ok()) {
-        stats_.response_bytes += call.resp.ByteSizeLong();
-        results[pending[k]] = std::move(call.resp);
-        continue;
+        stats_.response_bytes += call.response.Length();
+        auto* resp =
+            google::protobuf::Arena::CreateMessage<pb::EvaluateResponse>(arena);
+        call.status =
+            grpc::SerializationTraits<pb::EvaluateResponse>::Deserialize(
+                &call.response, resp);
+        if (call.status.ok()) {
+          results[pending[k]] = resp;
+          continue;
+        }
       }
       stats_.failures++;
       results[pending[k]] = ToAbsl(call.status);

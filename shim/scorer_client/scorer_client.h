@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "google/protobuf/arena.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
@@ -42,9 +43,10 @@ class ScorerClient {
   absl::StatusOr<pb::ListProfilesResponse> ListProfiles();
   // All batches in parallel; one result per request, in order. Each request
   // is an encoded pb::EvaluateRequest: the shim assembles them from bytes it
-  // keeps encoded (Cache::AppendCandidates).
-  std::vector<absl::StatusOr<pb::EvaluateResponse>> EvaluateAll(
-      absl::Span<const std::string> requests);
+  // keeps encoded (Cache::AppendCandidates). Responses are decoded onto
+  // `arena`, which must outlive them.
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateAll(
+      absl::Span<const std::string> requests, google::protobuf::Arena* arena);
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request);
 
@@ -58,9 +60,10 @@ class ScorerClient {
   Options options_;
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<pb::Scorer::Stub>> stubs_;
-  // For Evaluate with an already encoded request.
+  // For Evaluate with an already encoded request; the response is decoded
+  // by EvaluateAll, onto the caller's arena.
   using RawEvaluateStub =
-      grpc::TemplatedGenericStub<grpc::ByteBuffer, pb::EvaluateResponse>;
+      grpc::TemplatedGenericStub<grpc::ByteBuffer, grpc::ByteBuffer>;
   std::vector<std::unique_ptr<RawEvaluateStub>> raw_stubs_;
   std::atomic<uint64_t> next_{0};
   Stats stats_;
