@@ -25,7 +25,8 @@
 # Environment: KSCORE_BENCH_DIR (work dir, default /tmp/kscore-bench),
 # KSCORE_BENCH_MICRO_REPS (micro-benchmark repetitions, default 5), KSCORE_BENCH_BUILD=0
 # (do not run ninja), KSCORE_BENCH_PERF=cd (perf record the scheduler processes of runs c
-# and d into the raw dir), KSCORE_BENCH_KEEP=1 (leave the cluster up on exit).
+# and d into the raw dir), KSCORE_BENCH_KEEP=1 (leave the cluster up on exit),
+# KSCORE_BENCH_SHIM_FLAGS (extra shim flags for runs c and d, e.g. "--bind-workers 64").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
@@ -199,7 +200,8 @@ run_one() {
       done
       port="$(free_port)"; metrics="http://127.0.0.1:${port}/metrics"
       start "shim-${r}" "${SHIM_BIN}" --config "${WORK}/concentrate.yaml" --kubeconfig "${KC}" \
-        --scorer "$(IFS=,; echo "${addrs[*]}")" --leader-elect=false --bind-address "127.0.0.1:${port}"
+        --scorer "$(IFS=,; echo "${addrs[*]}")" --leader-elect=false --bind-address "127.0.0.1:${port}" \
+        ${KSCORE_BENCH_SHIM_FLAGS:-}
       procs+=("shim-${r}")
       wait_until 60 curl -fs "http://127.0.0.1:${port}/readyz" || die "shim (${r}) not ready; ${RAW}/shim-${r}.log"
       ;;

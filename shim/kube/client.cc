@@ -34,7 +34,11 @@ constexpr absl::Duration kDoTimeout = absl::Seconds(30);
 // Watches can be quiet for their whole timeoutSeconds (<= 10 min); beyond
 // that a silent stream is dead. TCP keepalive catches dead peers sooner.
 constexpr long kStreamLowSpeedTimeS = 15 * 60;
-constexpr std::size_t kMaxIdleHandles = 8;
+// Idle handles kept with their live connections. At least the peak number of
+// concurrent callers (bind workers, event workers, leader election): a handle
+// closed here takes its TLS connection with it, and the next call pays a
+// handshake on both sides.
+constexpr std::size_t kMaxIdleHandles = 256;
 constexpr std::size_t kMaxErrorBody = 64 * 1024;
 constexpr absl::Duration kTokenRefresh = absl::Minutes(1);
 
@@ -144,8 +148,15 @@ class CurlClient final : public Client {
       return st;
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp.status);
+    long connects = 0;
+    curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
+    connections_opened_ += static_cast<uint64_t>(connects);
     Release(h);
     return resp;
+  }
+
+  uint64_t ConnectionsOpened() const override {
+    return connections_opened_.load();
   }
 
   absl::Status Stream(
@@ -320,6 +331,7 @@ class CurlClient final : public Client {
   TokenBucket limiter_;
   absl::Mutex mu_;
   std::vector<CURL*> idle_ ABSL_GUARDED_BY(mu_);
+  std::atomic<uint64_t> connections_opened_{0};
   std::string token_ ABSL_GUARDED_BY(mu_);
   absl::Time token_read_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };

@@ -2,6 +2,7 @@
 // (tests/e2e/kube_client.sh brings one up). Not registered with ctest.
 
 #include <atomic>
+#include <barrier>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -81,6 +82,33 @@ TEST_F(KubeIntegrationTest, GetVersion) {
   EXPECT_EQ(r->status, 200);
   nlohmann::json v = nlohmann::json::parse(r->body);
   EXPECT_THAT(v.value("gitVersion", ""), HasSubstr("v1."));
+}
+
+TEST_F(KubeIntegrationTest, ConcurrentCallersReuseTheirConnections) {
+  // 24 callers at once, three times over (as bind and event workers do): a
+  // connection per concurrent caller, never one per call.
+  absl::StatusOr<RestConfig> config =
+      LoadKubeconfig(std::getenv("KSCORE_TEST_KUBECONFIG"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  absl::StatusOr<std::unique_ptr<Client>> client = NewClient(*config);
+  ASSERT_TRUE(client.ok()) << client.status();
+  constexpr int kCallers = 24;
+  std::barrier sync(kCallers);
+  std::atomic<int> ok{0};
+  std::vector<std::thread> callers;
+  for (int i = 0; i < kCallers; ++i) {
+    callers.emplace_back([&] {
+      for (int round = 0; round < 3; ++round) {
+        sync.arrive_and_wait();
+        absl::StatusOr<Response> r = (*client)->Do("GET", "/version");
+        if (r.ok() && r->status == 200) ++ok;
+      }
+    });
+  }
+  for (std::thread& t : callers) t.join();
+  EXPECT_EQ(ok.load(), 3 * kCallers);
+  EXPECT_GT((*client)->ConnectionsOpened(), 0u);
+  EXPECT_LE((*client)->ConnectionsOpened(), static_cast<uint64_t>(kCallers));
 }
 
 TEST_F(KubeIntegrationTest, ConfigMapCreateGetPatchDelete) {
