@@ -26,7 +26,7 @@
 # KSCORE_BENCH_MICRO_REPS (micro-benchmark repetitions, default 5), KSCORE_BENCH_BUILD=0
 # (do not run ninja), KSCORE_BENCH_PERF=cd (perf record the scheduler processes of runs c
 # and d into the raw dir), KSCORE_BENCH_KEEP=1 (leave the cluster up on exit),
-# KSCORE_BENCH_SHIM_FLAGS (extra shim flags for runs c and d, e.g. "--bind-workers 64").
+# KSCORE_BENCH_SHIM_FLAGS (extra shim flags for runs c and d, e.g. "--bind-workers 16").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"

@@ -61,7 +61,10 @@ ABSL_FLAG(std::string, bind_address, "0.0.0.0:10259",
           "host:port serving /healthz, /readyz and /metrics (plain HTTP)");
 ABSL_FLAG(int, scorer_batch_size, 500, "Candidate nodes per scorer call");
 ABSL_FLAG(std::string, scorer_timeout, "5s", "Deadline of one scorer call");
-ABSL_FLAG(int, bind_workers, 16, "Bindings in flight at once");
+ABSL_FLAG(int, bind_workers, 64,
+          "Bindings in flight at once (kube-scheduler binds each pod in a "
+          "goroutine of its own: a small pool makes bindings queue when the "
+          "API server is busy)");
 
 namespace {
 

@@ -399,7 +399,7 @@ func cmdBind(args []string) {
 	fs := flag.NewFlagSet("bind", flag.ExitOnError)
 	kc := fs.String("kubeconfig", "", "")
 	sched := fs.String("scheduler", "bench-binder", "")
-	workers := fs.Int("workers", 16, "bindings in flight (as the shim's --bind-workers)")
+	workers := fs.Int("workers", 64, "bindings in flight (as the shim's --bind-workers)")
 	ready := fs.String("ready-file", "", "touched once the informers have synced")
 	fs.Parse(args)
 	cs := client(*kc)
