@@ -8,7 +8,8 @@
 #   hack/bench.sh [--nodes N] [--pods M] [--scorers K] [--runs a,b,c,d,e] [--no-micro]
 #   hack/bench.sh --sweep [--scorers K]     N in 100, 1000, 5000 with M = 2N; writes a PNG
 #
-# Runs (one after the other, same cluster, pods deleted in between):
+# Runs (one after the other, each on a fresh control plane with the same N nodes, so that
+# no run pays for the previous one's leftovers: deleted pods, events, a grown etcd):
 #   a  reference kube-scheduler, stock default profile (schedulerName default-scheduler)
 #   b  reference kube-scheduler, the seed's Concentrate profile (examples/config/concentrate.yaml)
 #   c  shim + 1 scorer, same profile
@@ -121,6 +122,20 @@ wait_until() {  # wait_until SECONDS CMD...
   done
 }
 cpu_ticks() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# Every run starts from a quiet control plane: the previous run's clean-up (10k deletions,
+# their watch events, garbage collection) must not be billed to the next one. Waits until
+# the API server and etcd together use under 15% of a core over 2 s, for at most 60 s.
+settle() {
+  local i a0 a1 busy
+  for ((i = 0; i < 30; i++)); do
+    a0=$(($(cpu_ticks "${APISERVER_PID}") + $(cpu_ticks "${ETCD_PID}")))
+    sleep 2
+    a1=$(($(cpu_ticks "${APISERVER_PID}") + $(cpu_ticks "${ETCD_PID}")))
+    busy=$(((a1 - a0) * 100 / (2 * TCK)))
+    ((busy < 15)) && return 0
+  done
+  log "WARNING: the control plane is still busy (${busy}% of a core) after 60 s; measuring anyway"
+}
 hwm_kb() { awk '/^VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
 # ------------------------------------------------------------------ cluster
@@ -215,6 +230,7 @@ run_one() {
     *) die "unknown run '${r}'" ;;
   esac
   sleep 2  # let start-up work (initial lists, cache fill) finish outside the measurement
+  settle
   local p c0=0 c1=0 a0 a1 e0 e1 hwm=0
   for p in "${procs[@]}"; do c0=$((c0 + $(cpu_ticks "${PIDS[$p]}"))); done
   a0="$(cpu_ticks "${APISERVER_PID}")"; e0="$(cpu_ticks "${ETCD_PID}")"
@@ -255,8 +271,7 @@ d.update(run="${r}", nodes_requested=${n}, sched_cpu_s=(${c1} - ${c0}) / ${TCK},
 d["wire_bytes_per_pod"] = d["wire_bytes"] / max(d["bound"], 1)
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 EOF
-  log "run ${r}: cleaning up pods"
-  "${KBENCH}" clean --kubeconfig "${KC}"
+  # No clean-up: the next run gets a fresh control plane.
   return "${rc}"
 }
 
@@ -284,17 +299,16 @@ main() {
   others="$(top -b -n 2 -d 1 -w 200 | awk '/^top -/ {f++} f == 2' | sed -n '7,13p' | awk '$9 > 3.0' | cut -c1-160 || true)"
   if ((SWEEP)); then
     SIZES=(100 1000 5000)
-    cluster_up 100; write_configs
     for n in "${SIZES[@]}"; do
-      add_nodes "${n}"
       for r in "${RUNLIST[@]}"; do
+        cluster_up "${n}"; write_configs
         run_one "${r}" "${n}" $((2 * n)) || log "run ${r} at ${n} nodes failed (see ${RAW})"
         results+=("${RAW}/${r}-${n}.json")
       done
     done
   else
-    cluster_up "${NODES}"; write_configs
     for r in "${RUNLIST[@]}"; do
+      cluster_up "${NODES}"; write_configs
       run_one "${r}" "${NODES}" "${PODS}" || log "run ${r} failed (see ${RAW})"
       results+=("${RAW}/${r}-${NODES}.json")
     done
