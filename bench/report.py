@@ -9,6 +9,7 @@ import argparse
 import collections
 import json
 import os
+import statistics
 import sys
 
 NAMES = {
@@ -50,8 +51,38 @@ def histogram(per_node):
     return collections.Counter(per_node.values())
 
 
+MEDIAN_FIELDS = ("throughput", "sched_cpu_s", "apiserver_cpu_s",
+                 "etcd_cpu_s", "wire_bytes", "wire_bytes_per_pod", "nodes_per_group",
+                 "groups_on_one_node")
+
+
+def merge(reps):
+    """One row from the repetitions of a run: the median of every figure but peak memory,
+    which is the highest. The placement and the load are those of the repetition with the
+    median throughput."""
+    if len(reps) == 1:
+        return reps[0]
+    ordered = sorted(reps, key=lambda r: r["throughput"])
+    m = dict(ordered[len(ordered) // 2])
+    for f in MEDIAN_FIELDS:
+        vals = [r[f] for r in reps if f in r]
+        if vals:
+            m[f] = statistics.median(vals)
+    m["latency_ms"] = {p: statistics.median(r.get("latency_ms", {}).get(p, 0) for r in reps)
+                       for p in ("p50", "p90", "p99")}
+    m["sched_hwm_mib"] = max(r["sched_hwm_mib"] for r in reps)
+    m["bound"] = min(r["bound"] for r in reps)
+    m["timed_out"] = any(r.get("timed_out") for r in reps)
+    m["repeats"] = [r["throughput"] for r in reps]
+    return m
+
+
 def table(args):
-    runs = [json.load(open(f)) for f in args.files]
+    groups = collections.defaultdict(list)
+    for f in args.files:
+        r = json.load(open(f))
+        groups[(r["run"], r["nodes"])].append(r)
+    runs = [merge(reps) for reps in groups.values()]
     by = {(r["run"], r["nodes"]): r for r in runs}
     out = []
     out.append(f"Machine: {args.host}. Load (1/5/15 min) before/after each run in the last column.")
@@ -71,11 +102,14 @@ def table(args):
                "| sched CPU s | sched peak RSS MiB | apiserver CPU s | wire B/pod | nodes/group "
                "| load before → after |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    # Rows of repeated runs: medians over the repetitions (peak RSS: the highest).
     for r in sorted(runs, key=lambda r: (r["nodes"], r["run"])):
         lat = r.get("latency_ms", {})
         name = NAMES.get(r["run"], r["run"]).format(k=args.scorers)
         if r.get("timed_out"):
             name += " TIMED OUT"
+        if r.get("repeats"):
+            name += f" (median of {len(r['repeats'])}: " + ", ".join(f"{t:.1f}" for t in r["repeats"]) + ")"
         wire = f"{r['wire_bytes_per_pod']:.0f}" if r.get("wire_bytes") else "–"
         out.append(
             f"| {name} | {r['nodes']} | {r['bound']}/{r['pods']} | {r['throughput']:.1f} "

@@ -5,8 +5,10 @@
 # `app` label (requests 100m / 500Mi each), measured until every pod is bound.
 #
 # Usage:
-#   hack/bench.sh [--nodes N] [--pods M] [--scorers K] [--runs a,b,c,d,e] [--no-micro]
+#   hack/bench.sh [--nodes N] [--pods M] [--scorers K] [--runs a,b,c,d,e] [--repeat R] [--no-micro]
 #   hack/bench.sh --sweep [--scorers K]     N in 100, 1000, 5000 with M = 2N; writes a PNG
+# --repeat R runs the whole list R times, interleaved, and reports medians (default 2; 1 for
+# --sweep).
 #
 # Runs (one after the other, each on a fresh control plane with the same N nodes, so that
 # no run pays for the previous one's leftovers: deleted pods, events, a grown etcd):
@@ -32,7 +34,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
-NODES=1000 PODS=2000 SCORERS=3 RUNS=a,b,c,d,e SWEEP=0 MICRO=1
+NODES=1000 PODS=2000 SCORERS=3 RUNS=a,b,c,d,e SWEEP=0 MICRO=1 REPEAT=""
 while (($#)); do
   case "$1" in
     --nodes) NODES="$2"; shift 2 ;;
@@ -40,6 +42,7 @@ while (($#)); do
     --scorers) SCORERS="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
     --sweep) SWEEP=1; shift ;;
+    --repeat) REPEAT="$2"; shift 2 ;;
     --no-micro) MICRO=0; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 0 ;;
     *) echo "bench: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -47,6 +50,9 @@ while (($#)); do
 done
 
 log() { echo "bench: $*" >&2; }
+# Two repetitions of every run by default (the table shows medians); one for the sweep.
+[[ -n "${REPEAT}" ]] || REPEAT=$( ((SWEEP)) && echo 1 || echo 2)
+[[ "${REPEAT}" =~ ^[1-9]$ ]] || { echo "bench: --repeat takes 1..9, not '${REPEAT}'" >&2; exit 2; }
 die() { echo "bench: ERROR: $*" >&2; exit 1; }
 
 WORK="${KSCORE_BENCH_DIR:-/tmp/kscore-bench}"
@@ -192,9 +198,9 @@ EOF
 }
 
 # ------------------------------------------------------------------ one run
-# run_one LETTER N M → RAW/LETTER-N.json (kbench result + process figures)
+# run_one LETTER N M [TAG] → RAW/LETTER-N[TAG].json (kbench result + process figures)
 run_one() {
-  local r="$1" n="$2" m="$3" sched procs=() metrics="" port addrs=() i
+  local r="$1" n="$2" m="$3" t="${4:-}" sched procs=() metrics="" port addrs=() i
   case "${r}" in
     a|b)
       sched=default-scheduler; local cfg="${WORK}/default.yaml"
@@ -241,11 +247,11 @@ run_one() {
     # Optional CPU profile of this run's scheduler processes (software clock: this VM
     # has no hardware counters). Read with: perf report -i RAW/LETTER-N.perf.data
     local pl=""; for p in "${procs[@]}"; do pl+="${pl:+,}${PIDS[$p]}"; done
-    perf record -F 499 -g -e cpu-clock -p "${pl}" -o "${RAW}/${r}-${n}.perf.data" >"${RAW}/${r}-${n}.perf.log" 2>&1 &
+    perf record -F 499 -g -e cpu-clock -p "${pl}" -o "${RAW}/${r}-${n}${t}.perf.data" >"${RAW}/${r}-${n}${t}.perf.log" 2>&1 &
     perf_pid=$!
   fi
   "${KBENCH}" run --kubeconfig "${KC}" --pods "${m}" --scheduler "${sched}" --run "${r}" \
-    --timeout "$((120 + m / 10))s" --out "${RAW}/${r}-${n}.kbench.json" 2> >(tee "${RAW}/${r}-${n}.kbench.log" >&2) || rc=$?
+    --timeout "$((120 + m / 10))s" --out "${RAW}/${r}-${n}${t}.kbench.json" 2> >(tee "${RAW}/${r}-${n}${t}.kbench.log" >&2) || rc=$?
   if [[ -n "${perf_pid}" ]]; then kill -INT "${perf_pid}" 2>/dev/null || true; wait "${perf_pid}" 2>/dev/null || true; fi
   local split=""
   for p in "${procs[@]}"; do
@@ -256,12 +262,12 @@ run_one() {
   a1="$(cpu_ticks "${APISERVER_PID}")"; e1="$(cpu_ticks "${ETCD_PID}")"
   local req=0 resp=0
   if [[ -n "${metrics}" ]]; then
-    curl -fs "${metrics}" >"${RAW}/${r}-${n}.metrics" || true
-    req="$(awk '/^kscore_scorer\{.*counter="request_bytes"/ {print $NF}' "${RAW}/${r}-${n}.metrics" | head -1)"
-    resp="$(awk '/^kscore_scorer\{.*counter="response_bytes"/ {print $NF}' "${RAW}/${r}-${n}.metrics" | head -1)"
+    curl -fs "${metrics}" >"${RAW}/${r}-${n}${t}.metrics" || true
+    req="$(awk '/^kscore_scorer\{.*counter="request_bytes"/ {print $NF}' "${RAW}/${r}-${n}${t}.metrics" | head -1)"
+    resp="$(awk '/^kscore_scorer\{.*counter="response_bytes"/ {print $NF}' "${RAW}/${r}-${n}${t}.metrics" | head -1)"
   fi
   stop "${procs[@]}"
-  python3 - "${RAW}/${r}-${n}.kbench.json" "${RAW}/${r}-${n}.json" <<EOF
+  python3 - "${RAW}/${r}-${n}${t}.kbench.json" "${RAW}/${r}-${n}${t}.json" <<EOF
 import json, sys
 d = json.load(open(sys.argv[1]))
 d.update(run="${r}", nodes_requested=${n}, sched_cpu_s=(${c1} - ${c0}) / ${TCK},
@@ -297,22 +303,21 @@ main() {
   host_info="commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- scorer shim proto 2>/dev/null || echo " + uncommitted changes in scorer/shim"), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r)"
   # What else was running (CPU over one second, second frame of top).
   others="$(top -b -n 2 -d 1 -w 200 | awk '/^top -/ {f++} f == 2' | sed -n '7,13p' | awk '$9 > 3.0' | cut -c1-160 || true)"
-  if ((SWEEP)); then
-    SIZES=(100 1000 5000)
-    for n in "${SIZES[@]}"; do
+  local sizes=("${NODES}") rep tag n m
+  ((SWEEP)) && sizes=(100 1000 5000)
+  for n in "${sizes[@]}"; do
+    m=$( ((SWEEP)) && echo $((2 * n)) || echo "${PODS}")
+    # Repetitions interleaved (a..e, a..e, ...), so a slow minute of this shared machine
+    # does not fall on one scheduler only; the table shows medians.
+    for ((rep = 1; rep <= REPEAT; rep++)); do
+      tag=""; ((REPEAT > 1)) && tag="-rep${rep}"
       for r in "${RUNLIST[@]}"; do
         cluster_up "${n}"; write_configs
-        run_one "${r}" "${n}" $((2 * n)) || log "run ${r} at ${n} nodes failed (see ${RAW})"
-        results+=("${RAW}/${r}-${n}.json")
+        run_one "${r}" "${n}" "${m}" "${tag}" || log "run ${r}${tag} at ${n} nodes failed (see ${RAW})"
+        results+=("${RAW}/${r}-${n}${tag}.json")
       done
     done
-  else
-    for r in "${RUNLIST[@]}"; do
-      cluster_up "${NODES}"; write_configs
-      run_one "${r}" "${NODES}" "${PODS}" || log "run ${r} failed (see ${RAW})"
-      results+=("${RAW}/${r}-${NODES}.json")
-    done
-  fi
+  done
   hack/cluster.sh down >/dev/null 2>&1 || true
   CLUSTER_UP=0
   ((MICRO)) && micro
