@@ -35,8 +35,8 @@ grpc::Status ToGrpc(const absl::Status& s) {
   return grpc::Status(code, std::string(s.message()));
 }
 
-grpc::Status Invalid(std::string msg) {
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::move(msg));
+grpc::Status Invalid(const std::string& msg) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, msg);
 }
 
 pb::Code ToProto(framework::Code c) {

@@ -33,13 +33,13 @@ constexpr long kConnectTimeoutMs = 10'000;
 constexpr absl::Duration kDoTimeout = absl::Seconds(30);
 // Watches can be quiet for their whole timeoutSeconds (<= 10 min); beyond
 // that a silent stream is dead. TCP keepalive catches dead peers sooner.
-constexpr long kStreamLowSpeedTimeS = 15 * 60;
+constexpr long kStreamLowSpeedTimeS = 15L * 60;
 // Idle handles kept with their live connections. At least the peak number of
 // concurrent callers (bind workers, event workers, leader election): a handle
 // closed here takes its TLS connection with it, and the next call pays a
 // handshake on both sides.
 constexpr std::size_t kMaxIdleHandles = 256;
-constexpr std::size_t kMaxErrorBody = 64 * 1024;
+constexpr std::size_t kMaxErrorBody = std::size_t{64} * 1024;
 constexpr absl::Duration kTokenRefresh = absl::Minutes(1);
 
 void GlobalInit() {

@@ -237,13 +237,14 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   if (spdlog::should_log(spdlog::level::debug)) {
     std::vector<size_t> order(feasible.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    size_t top = std::min<size_t>(3, order.size());
+    const auto top =
+        static_cast<std::ptrdiff_t>(std::min<size_t>(3, order.size()));
     std::partial_sort(order.begin(), order.begin() + top, order.end(),
                       [&](size_t a, size_t b) {
                         return feasible[a]->total() > feasible[b]->total();
                       });
     std::string why;
-    for (size_t k = 0; k < top; ++k) {
+    for (std::ptrdiff_t k = 0; k < top; ++k) {
       const pb::NodeScore& ns = *feasible[order[k]];
       std::vector<std::string> parts;
       for (int p = 0;

@@ -27,7 +27,7 @@ absl::Status ToAbsl(const grpc::Status& s) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
-    Options options) {
+    const Options& options) {
   if (options.target.empty())
     return absl::InvalidArgumentError("--scorer is required");
   std::unique_ptr<ScorerClient> c(new ScorerClient(options));

@@ -38,7 +38,8 @@ class ScorerClient {
     std::atomic<uint64_t> response_bytes{0};
   };
 
-  static absl::StatusOr<std::unique_ptr<ScorerClient>> Create(Options options);
+  static absl::StatusOr<std::unique_ptr<ScorerClient>> Create(
+      const Options& options);
 
   absl::StatusOr<pb::ListProfilesResponse> ListProfiles();
   // All batches in parallel; one result per request, in order. Each request
