@@ -44,18 +44,20 @@ void Cache::Encode(NodeEntry* n) {
   n->wire[1] = n->static_labeled + dynamic;
 }
 
+Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
+  std::unique_ptr<NodeEntry>& slot = nodes_[name];
+  if (slot == nullptr) slot = std::make_unique<NodeEntry>();
+  return *slot;
+}
+
 void Cache::UpsertNode(pb::Node node) {
   absl::MutexLock lock(&mu_);
-  std::unique_ptr<NodeEntry>& slot = nodes_[node.name()];
-  if (slot == nullptr) slot = std::make_unique<NodeEntry>();
-  NodeEntry& e = *slot;
+  NodeEntry& e = EntryLocked(node.name());
   if (!e.present) order_.push_back(&e);
   e.present = true;
-  e.node = std::move(node);
-  e.static_labeled = e.node.SerializeAsString();
-  pb::Node unlabeled = e.node;
-  unlabeled.clear_labels();
-  e.static_unlabeled = unlabeled.SerializeAsString();
+  e.static_labeled = node.SerializeAsString();
+  node.clear_labels();
+  e.static_unlabeled = node.SerializeAsString();
   Encode(&e);
 }
 
@@ -74,9 +76,7 @@ void Cache::RemoveNode(const std::string& name) {
 }
 
 void Cache::AddLocked(const std::string& key, PodEntry entry) {
-  std::unique_ptr<NodeEntry>& slot = nodes_[entry.node];
-  if (slot == nullptr) slot = std::make_unique<NodeEntry>();
-  NodeEntry& n = *slot;
+  NodeEntry& n = EntryLocked(entry.node);
   n.pod_count++;
   Add(&n.requested, entry.requests, +1);
   Add(&n.non_zero, entry.non_zero, +1);
@@ -246,10 +246,10 @@ size_t Cache::FillCandidates(const PodInfo& incoming,
                              size_t start, size_t count,
                              google::protobuf::RepeatedPtrField<pb::Node>* out,
                              bool with_labels) const {
-  // Field 3 of EvaluateRequest is `repeated Node nodes`.
   std::string wire;
-  size_t appended = AppendCandidates(incoming, label_keys, start, count,
-                                     with_labels, 3, &wire);
+  size_t appended =
+      AppendCandidates(incoming, label_keys, start, count, with_labels,
+                       pb::EvaluateRequest::kNodesFieldNumber, &wire);
   pb::EvaluateRequest parsed;
   if (!parsed.ParseFromString(wire)) return 0;
   for (pb::Node& node : *parsed.mutable_nodes()) out->Add(std::move(node));

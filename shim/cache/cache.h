@@ -77,7 +77,6 @@ class Cache {
     std::vector<std::pair<std::string, std::string>> labels;
   };
   struct NodeEntry {
-    pb::Node node;         // static part (name, labels, taints, allocatable)
     bool present = false;  // a Node object exists (pods may arrive first)
     int32_t pod_count = 0;
     pb::Resources requested;
@@ -98,6 +97,9 @@ class Cache {
 
   // Re-encodes the aggregates into `wire` after a node or pod change.
   static void Encode(NodeEntry* n);
+  // The entry for a node name, created empty (not present) if missing.
+  NodeEntry& EntryLocked(const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void AddLocked(const std::string& key, PodEntry entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -31,6 +31,8 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
   if (options.target.empty())
     return absl::InvalidArgumentError("--scorer is required");
   std::unique_ptr<ScorerClient> c(new ScorerClient(options));
+  c->evaluate_method_ =
+      absl::StrCat("/", pb::Scorer::service_full_name(), "/Evaluate");
   grpc::ChannelArguments args;
   // Round robin over every address a target resolves to (dns:/// of a
   // headless Service gives one per scorer replica).
@@ -55,8 +57,8 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
   return c;
 }
 
-pb::Scorer::Stub* ScorerClient::NextStub() {
-  return stubs_[next_.fetch_add(1) % stubs_.size()].get();
+size_t ScorerClient::NextReplica() {
+  return next_.fetch_add(1) % stubs_.size();
 }
 
 std::unique_ptr<grpc::ClientContext> ScorerClient::Context() const {
@@ -69,8 +71,8 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
   grpc::Status st;
   for (int attempt = 0; attempt < options_.attempts; ++attempt) {
     pb::ListProfilesResponse resp;
-    st = NextStub()->ListProfiles(Context().get(), pb::ListProfilesRequest(),
-                                  &resp);
+    st = stubs_[NextReplica()]->ListProfiles(Context().get(),
+                                             pb::ListProfilesRequest(), &resp);
     stats_.calls++;
     if (st.ok()) return resp;
     stats_.failures++;
@@ -104,10 +106,9 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
       stats_.request_bytes += req.size();
       grpc::Slice slice(req);
       call.request = grpc::ByteBuffer(&slice, 1);
-      raw_stubs_[next_.fetch_add(1) % raw_stubs_.size()]->UnaryCall(
-          call.ctx.get(), "/kscore.scorer.v1.Scorer/Evaluate",
-          grpc::StubOptions(), &call.request, &call.response,
-          [&call, &done](grpc::Status s) {
+      raw_stubs_[NextReplica()]->UnaryCall(
+          call.ctx.get(), evaluate_method_, grpc::StubOptions(), &call.request,
+          &call.response, [&call, &done](grpc::Status s) {
             call.status = std::move(s);
             done.DecrementCount();
           });
@@ -148,7 +149,7 @@ absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
     pb::NormalizeScoreResponse resp;
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
-    st = NextStub()->NormalizeScore(Context().get(), request, &resp);
+    st = stubs_[NextReplica()]->NormalizeScore(Context().get(), request, &resp);
     if (st.ok()) return resp;
     stats_.failures++;
     if (!Retryable(st.error_code())) break;

@@ -55,7 +55,9 @@ class ScorerClient {
 
  private:
   explicit ScorerClient(Options options) : options_(std::move(options)) {}
-  pb::Scorer::Stub* NextStub();
+  // Index of the replica for the next call (round robin over stubs_ and
+  // raw_stubs_, which are parallel).
+  size_t NextReplica();
   std::unique_ptr<grpc::ClientContext> Context() const;
 
   Options options_;
@@ -66,6 +68,7 @@ class ScorerClient {
   using RawEvaluateStub =
       grpc::TemplatedGenericStub<grpc::ByteBuffer, grpc::ByteBuffer>;
   std::vector<std::unique_ptr<RawEvaluateStub>> raw_stubs_;
+  std::string evaluate_method_;  // "/kscore.scorer.v1.Scorer/Evaluate"
   std::atomic<uint64_t> next_{0};
   Stats stats_;
 };
