@@ -128,9 +128,10 @@ wait_until() {  # wait_until SECONDS CMD...
   done
 }
 cpu_ticks() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-# Every run starts from a quiet control plane: the previous run's clean-up (10k deletions,
-# their watch events, garbage collection) must not be billed to the next one. Waits until
-# the API server and etcd together use under 15% of a core over 2 s, for at most 60 s.
+# Every run starts from a quiet control plane: the fresh cluster's own start-up work
+# (bootstrap objects, node creation, controllers' first syncs) must not be billed to the
+# scheduler. Waits until the API server and etcd together use under 15% of a core over 2 s,
+# for at most 60 s.
 settle() {
   local i a0 a1 busy
   for ((i = 0; i < 30; i++)); do

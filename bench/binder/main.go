@@ -5,7 +5,6 @@
 //	                                                watch pods, then create M pods (groups of 10 sharing
 //	                                                an app label) in parallel; wait until all are bound;
 //	                                                write throughput, latencies and placements as JSON
-//	kbench clean --kubeconfig K                     delete the benchmark's pods, wait until gone
 //	kbench bind  --kubeconfig K --scheduler S       the floor: a trivial binder, round robin over the
 //	                                                nodes, no filtering, no scoring
 //
@@ -28,7 +27,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -356,43 +354,6 @@ wait:
 	}
 }
 
-// ------------------------------------------------------------------ clean
-
-func cmdClean(args []string) {
-	fs := flag.NewFlagSet("clean", flag.ExitOnError)
-	kc := fs.String("kubeconfig", "", "")
-	ns := fs.String("namespace", "default", "")
-	timeout := fs.Duration("timeout", 5*time.Minute, "")
-	fs.Parse(args)
-	cs := client(*kc)
-	ctx := context.Background()
-	zero := int64(0)
-	sel := metav1.ListOptions{LabelSelector: runLabel, ResourceVersion: "0"}
-	deadline := time.Now().Add(*timeout)
-	for {
-		// One DELETE per pod from many goroutines: the API server's DeleteCollection
-		// deletes one pod at a time (--delete-collection-workers defaults to 1).
-		l, err := cs.CoreV1().Pods(*ns).List(ctx, sel)
-		if err != nil {
-			die("list pods: %v", err)
-		}
-		if len(l.Items) == 0 {
-			return
-		}
-		_ = parallel(len(l.Items), 32, func(i int) error {
-			err := cs.CoreV1().Pods(*ns).Delete(ctx, l.Items[i].Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
-			if err != nil && !apierrors.IsNotFound(err) {
-				fmt.Fprintf(os.Stderr, "kbench: delete %s: %v\n", l.Items[i].Name, err)
-			}
-			return nil
-		})
-		sel.ResourceVersion = "" // from etcd: what is really left
-		if time.Now().After(deadline) {
-			die("pods still there after %v", *timeout)
-		}
-	}
-}
-
 // ------------------------------------------------------------------ bind
 
 func cmdBind(args []string) {
@@ -474,15 +435,13 @@ func cmdBind(args []string) {
 
 func main() {
 	if len(os.Args) < 2 {
-		die("usage: kbench nodes|run|clean|bind [flags]")
+		die("usage: kbench nodes|run|bind [flags]")
 	}
 	switch os.Args[1] {
 	case "nodes":
 		cmdNodes(os.Args[2:])
 	case "run":
 		cmdRun(os.Args[2:])
-	case "clean":
-		cmdClean(os.Args[2:])
 	case "bind":
 		cmdBind(os.Args[2:])
 	default:
