@@ -28,7 +28,9 @@
 # Environment: KSCORE_BENCH_DIR (work dir, default /tmp/kscore-bench),
 # KSCORE_BENCH_MICRO_REPS (micro-benchmark repetitions, default 5), KSCORE_BENCH_BUILD=0
 # (do not run ninja), KSCORE_BENCH_PERF=cd (perf record the scheduler processes of runs c
-# and d into the raw dir), KSCORE_BENCH_KEEP=1 (leave the cluster up on exit),
+# and d into the raw dir), KSCORE_BENCH_PPROF=ce (a 20 s Go CPU profile of the API server
+# from the start of runs c and e, into the raw dir; read with: go tool pprof -top RAW/LETTER-N.apiserver.pprof),
+# KSCORE_BENCH_KEEP=1 (leave the cluster up on exit),
 # KSCORE_BENCH_SHIM_FLAGS (extra shim flags for runs c and d, e.g. "--bind-workers 16").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -59,6 +61,7 @@ WORK="${KSCORE_BENCH_DIR:-/tmp/kscore-bench}"
 RESULTS="${ROOT}/bench/results"
 export KSCORE_CLUSTER_DIR="${WORK}/cluster"
 export KSCORE_NO_KWOK=1
+[[ -z "${KSCORE_BENCH_PPROF:-}" ]] || export KSCORE_APISERVER_PROFILING=true
 mkdir -p "${WORK}" "${RESULTS}"
 STAMP="$(date +%Y%m%d-%H%M%S)"
 RAW="${WORK}/raw-${STAMP}"
@@ -251,8 +254,15 @@ run_one() {
     perf record -F 499 -g -e cpu-clock -p "${pl}" -o "${RAW}/${r}-${n}${t}.perf.data" >"${RAW}/${r}-${n}${t}.perf.log" 2>&1 &
     perf_pid=$!
   fi
+  local pprof_pid=""
+  if [[ "${KSCORE_BENCH_PPROF:-}" == *"${r}"* ]]; then
+    "${BIN}/kubectl" --kubeconfig="${KC}" get --raw "/debug/pprof/profile?seconds=20" \
+      >"${RAW}/${r}-${n}${t}.apiserver.pprof" 2>"${RAW}/${r}-${n}${t}.pprof.log" &
+    pprof_pid=$!
+  fi
   "${KBENCH}" run --kubeconfig "${KC}" --pods "${m}" --scheduler "${sched}" --run "${r}" \
     --timeout "$((120 + m / 10))s" --out "${RAW}/${r}-${n}${t}.kbench.json" 2> >(tee "${RAW}/${r}-${n}${t}.kbench.log" >&2) || rc=$?
+  if [[ -n "${pprof_pid}" ]]; then wait "${pprof_pid}" || log "API server profile failed: ${RAW}/${r}-${n}${t}.pprof.log"; fi
   if [[ -n "${perf_pid}" ]]; then kill -INT "${perf_pid}" 2>/dev/null || true; wait "${perf_pid}" 2>/dev/null || true; fi
   local split=""
   for p in "${procs[@]}"; do

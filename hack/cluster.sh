@@ -336,7 +336,7 @@ cmd_up() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-cluster-ip-range=10.0.0.0/24 \
     --authorization-mode=Node,RBAC --allow-privileged=true \
-    --endpoint-reconciler-type=none --profiling=false --v=1
+    --endpoint-reconciler-type=none --profiling="${KSCORE_APISERVER_PROFILING:-false}" --v=1
   wait_for "kube-apiserver /readyz" kube-apiserver kubectl --kubeconfig="${kc}" get --raw /readyz
 
   log "starting kube-controller-manager, kwok and kube-scheduler"
