@@ -67,8 +67,10 @@ cache::PodInfo Pod(int i, const std::string& node) {
   return *cache::PodFromJson(pod);
 }
 
+// detail: 1 asks for DETAIL_TOTALS (what the shim does), 0 for DETAIL_FULL.
 void BM_EvaluateCycle(benchmark::State& state) {
   const int candidates = static_cast<int>(state.range(0));
+  const bool totals = state.range(1) != 0;
   auto cfg = framework::ParseSchedulerConfig(kStage1);
   auto profiles =
       *framework::BuildProfileSet(*std::move(cfg), plugins::DefaultRegistry());
@@ -102,6 +104,7 @@ void BM_EvaluateCycle(benchmark::State& state) {
     pb::EvaluateRequest h;
     h.set_profile("concentrate-scheduler");
     *h.mutable_pod() = incoming.pod;
+    h.set_detail(totals ? pb::DETAIL_TOTALS : pb::DETAIL_FULL);
     h.SerializeToString(&head);
   }
   size_t start = 0;
@@ -109,11 +112,15 @@ void BM_EvaluateCycle(benchmark::State& state) {
   for (auto _ : state) {
     google::protobuf::Arena arena;
     std::vector<std::string> requests(1, head);
+    std::vector<std::string> names;
     c.AppendCandidates(incoming, keys, start, candidates, false,
-                       pb::EvaluateRequest::kNodesFieldNumber, &requests[0]);
+                       pb::EvaluateRequest::kNodesFieldNumber, &requests[0],
+                       &names);
     start += candidates;
     auto results = client->EvaluateAll(requests, &arena);
-    if (!results[0].ok() || (*results[0])->scores_size() != candidates) {
+    if (!results[0].ok() ||
+        (totals ? (*results[0])->totals_size()
+                : (*results[0])->scores_size()) != candidates) {
       state.SkipWithError("Evaluate failed or lost nodes");
       break;
     }
@@ -127,7 +134,11 @@ void BM_EvaluateCycle(benchmark::State& state) {
       benchmark::Counter::kAvgIterations);
   srv->Shutdown();
 }
-BENCHMARK(BM_EvaluateCycle)->Arg(500)->UseRealTime();
+BENCHMARK(BM_EvaluateCycle)
+    ->ArgNames({"nodes", "totals"})
+    ->Args({500, 1})
+    ->Args({500, 0})
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace kscore

@@ -149,6 +149,39 @@ void TableTo(const framework::ScoreTable& t,
   }
 }
 
+// DETAIL_TOTALS: rejected nodes by index, then the feasible nodes' raw scores
+// (node after node) and totals, without names or per-node messages.
+void TotalsTo(const framework::Evaluation& ev, bool normalized,
+              pb::EvaluateResponse* resp) {
+  for (size_t i = 0; i < ev.filter.size(); ++i) {
+    if (ev.filter[i].ok()) continue;
+    pb::RejectedNode* r = resp->add_rejected();
+    r->set_index(static_cast<int32_t>(i));
+    ToProto(ev.filter[i], r->mutable_status());
+  }
+  const framework::ScoreTable& t = ev.scores;
+  for (size_t k = 0; k < t.plugins.size(); ++k) {
+    resp->add_plugins(std::string(t.plugins[k]->Name()));
+    resp->add_weights(t.weights[k]);
+  }
+  const size_t n = ev.feasible.size();
+  auto* raw = resp->mutable_raw();
+  raw->Reserve(static_cast<int>(n * t.plugins.size()));
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < t.plugins.size(); ++k)
+      raw->AddAlreadyReserved(t.raw[k][i]);
+  }
+  if (normalized) {
+    // No score plugin (or all skipped): every feasible node totals 0.
+    if (t.total.size() == n) {
+      resp->mutable_totals()->Add(t.total.begin(), t.total.end());
+    } else {
+      resp->mutable_totals()->Resize(static_cast<int>(n), 0);
+    }
+  }
+  for (const std::string& s : ev.skipped) resp->add_skipped(s);
+}
+
 }  // namespace
 
 #define KSCORE_ASSIGN_OR_RETURN_GRPC(lhs, expr)         \
@@ -267,7 +300,21 @@ grpc::Status ScorerService::DoNormalizeScore(
       table.weights.push_back(profile->WeightOf(req->plugins(k)));
       table.raw.emplace_back().reserve(req->scores_size());
     }
-    std::vector<const pb::Node*> no_nodes;
+    const bool compact = req->raw_size() > 0;
+    if (compact) {
+      if (req->scores_size() > 0) {
+        return Invalid("raw and scores are exclusive: send one of them");
+      }
+      const int k = req->plugins_size();
+      if (k == 0 || req->raw_size() % k != 0) {
+        return Invalid(absl::StrCat("raw has ", req->raw_size(),
+                                    " values, not a multiple of the ", k,
+                                    " plugins"));
+      }
+      for (int i = 0; i < req->raw_size(); ++i) {
+        table.raw[i % k].push_back(req->raw(i));
+      }
+    }
     for (int i = 0; i < req->scores_size(); ++i) {
       const pb::NodeScore& ns = req->scores(i);
       if (ns.raw_size() != req->plugins_size()) {
@@ -286,6 +333,10 @@ grpc::Status ScorerService::DoNormalizeScore(
       resp->add_plugins(std::string(table.plugins[k]->Name()));
       resp->add_weights(table.weights[k]);
     }
+    if (compact) {
+      resp->mutable_totals()->Add(table.total.begin(), table.total.end());
+      return grpc::Status::OK;
+    }
     for (int i = 0; i < req->scores_size(); ++i) {
       pb::NodeScore* ns = resp->add_scores();
       ns->set_node_name(req->scores(i).node_name());
@@ -303,6 +354,10 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
                                        pb::EvaluateResponse* resp) {
   return Counted("Evaluate", [&] {
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    if (!pb::Detail_IsValid(req->detail())) {
+      return Invalid(absl::StrCat("detail: unknown value ", req->detail(),
+                                  " (DETAIL_FULL or DETAIL_TOTALS)"));
+    }
     KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
                                  Nodes(req->nodes(), options_.max_batch_nodes));
     CycleState state;
@@ -311,6 +366,10 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
     ToProto(ev.pre_filter, resp->mutable_status());
     StateTo(state, resp->mutable_cycle_state());
     if (!ev.pre_filter.ok()) return grpc::Status::OK;
+    if (req->detail() == pb::DETAIL_TOTALS) {
+      TotalsTo(ev, !req->skip_normalize(), resp);
+      return grpc::Status::OK;
+    }
     resp->mutable_filter()->Reserve(static_cast<int>(ev.filter.size()));
     for (const PluginStatus& s : ev.filter) ToProto(s, resp->add_filter());
     std::vector<const pb::Node*> feasible;

@@ -46,7 +46,10 @@ void Cache::Encode(NodeEntry* n) {
 
 Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
   std::unique_ptr<NodeEntry>& slot = nodes_[name];
-  if (slot == nullptr) slot = std::make_unique<NodeEntry>();
+  if (slot == nullptr) {
+    slot = std::make_unique<NodeEntry>();
+    slot->name = name;
+  }
   return *slot;
 }
 
@@ -191,7 +194,8 @@ size_t Cache::PodCount() const {
 size_t Cache::AppendCandidates(const PodInfo& incoming,
                                const std::vector<std::string>& label_keys,
                                size_t start, size_t count, bool with_labels,
-                               int field_number, std::string* out) const {
+                               int field_number, std::string* out,
+                               std::vector<std::string>* names) const {
   using google::protobuf::io::CodedOutputStream;
   absl::MutexLock lock(&mu_);
   const size_t n = order_.size();
@@ -237,6 +241,7 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
                 static_cast<size_t>(p - head));
     out->append(fixed);
     out->append(counts_wire);
+    if (names != nullptr) names->push_back(e.name);
   }
   return count;
 }

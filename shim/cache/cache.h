@@ -45,7 +45,8 @@ class Cache {
   // EvaluateRequest), with the aggregates the scorer reads; label_counts for
   // `label_keys` use the incoming pod's namespace and values. Without
   // with_labels, node labels are left out (no enabled plugin reads them for
-  // this pod). Returns the number of nodes appended.
+  // this pod). Returns the number of nodes appended; with `names`, their
+  // names are appended to it in the same order.
   //
   // Each node's bytes are kept encoded (its static part when the Node
   // changes, its aggregates when a pod on it does), so a cycle copies bytes
@@ -53,7 +54,8 @@ class Cache {
   size_t AppendCandidates(const PodInfo& incoming,
                           const std::vector<std::string>& label_keys,
                           size_t start, size_t count, bool with_labels,
-                          int field_number, std::string* out) const;
+                          int field_number, std::string* out,
+                          std::vector<std::string>* names = nullptr) const;
 
   // The same candidates as messages (AppendCandidates, parsed back): for
   // tests and tools.
@@ -77,6 +79,7 @@ class Cache {
     std::vector<std::pair<std::string, std::string>> labels;
   };
   struct NodeEntry {
+    std::string name;
     bool present = false;  // a Node object exists (pods may arrive first)
     int32_t pod_count = 0;
     pb::Resources requested;

@@ -130,17 +130,22 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
       NumFeasibleNodesToFind(profile.percentage_of_nodes_to_score, all_nodes);
   const size_t batch = static_cast<size_t>(std::max(1, options_.batch_size));
   const size_t first = next_start_.load() % all_nodes;
-  // Each call normalises its own batch; when a cycle took several batches,
-  // one NormalizeScore call normalises them together afterwards.
+  // Each call is asked for totals only (DETAIL_TOTALS: rejected nodes by
+  // index, raw scores and totals of the feasible ones, no names). A cycle
+  // that fits in one call uses that call's totals; when it took several
+  // (batches, or more rounds because nodes were rejected), one NormalizeScore
+  // call normalises every call's raw scores together afterwards.
   size_t batches = 0;
 
   framework::FitErrorBuilder fit_error(static_cast<int>(all_nodes));
   std::vector<std::string> plugins;
-  std::vector<int32_t> weights;
-  // Responses live on the arena for the whole cycle; `feasible` points into
-  // them (or into the NormalizeScore response).
-  google::protobuf::Arena arena;
-  std::vector<const pb::NodeScore*> feasible;
+  // Every candidate sent, in order (names from the cache); the feasible ones
+  // (indices into `names`) with their raw scores (plugins per node) and, for
+  // a one-call cycle, their totals.
+  std::vector<std::string> names;
+  std::vector<size_t> feasible;
+  std::vector<int64_t> raw;
+  std::vector<int64_t> totals;
   google::protobuf::Map<std::string, std::string> cycle_state;
   size_t processed = 0;
   const bool with_labels =
@@ -152,22 +157,37 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
     pb::EvaluateRequest h;
     h.set_profile(pod.scheduler_name);
     *h.mutable_pod() = pod.pod;
+    h.set_detail(pb::DETAIL_TOTALS);
     h.SerializeToString(&head);
+  }
+  std::string skip_normalize;
+  {
+    pb::EvaluateRequest h;
+    h.set_skip_normalize(true);
+    h.SerializeToString(&skip_normalize);
   }
   while (processed < all_nodes && feasible.size() < to_find) {
     // As many nodes as feasible ones are still to find (kube-scheduler's
     // window), in batches of at most `batch`.
     size_t want = std::min(all_nodes - processed, to_find - feasible.size());
+    // Normalised in the call only when it is the cycle's only call: the
+    // first, one batch, and enough nodes that no second round is possible
+    // unless some are rejected (then NormalizeScore runs over the raw).
+    const bool single = batches == 0 && want <= batch;
     std::vector<std::string> requests;
+    std::vector<size_t> bases;  // index in `names` of each request's first
     for (size_t off = 0; off < want; off += batch) {
       std::string& req = requests.emplace_back(head);
+      if (!single) req.append(skip_normalize);
       ++batches;
-      cache_->AppendCandidates(pod, profile.label_count_keys,
-                               first + processed + off,
-                               std::min(batch, want - off), with_labels,
-                               pb::EvaluateRequest::kNodesFieldNumber, &req);
+      bases.push_back(names.size());
+      cache_->AppendCandidates(
+          pod, profile.label_count_keys, first + processed + off,
+          std::min(batch, want - off), with_labels,
+          pb::EvaluateRequest::kNodesFieldNumber, &req, &names);
     }
     processed += want;
+    google::protobuf::Arena arena;
     std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
         scorer_->EvaluateAll(requests, &arena);
     for (size_t i = 0; i < results.size(); ++i) {
@@ -185,15 +205,41 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
         Fail(std::move(qp), fit_error.Message(), true, start, "unschedulable");
         return;
       }
-      for (const pb::Status& s : resp.filter()) {
-        for (const std::string& r : s.reasons()) fit_error.AddReason(r);
-      }
-      if (plugins.empty()) {
+      if (plugins.empty() && !resp.plugins().empty()) {
         plugins.assign(resp.plugins().begin(), resp.plugins().end());
-        weights.assign(resp.weights().begin(), resp.weights().end());
-        cycle_state = resp.cycle_state();
       }
-      for (const pb::NodeScore& ns : resp.scores()) feasible.push_back(&ns);
+      if (cycle_state.empty()) cycle_state = resp.cycle_state();
+      const size_t end = i + 1 < bases.size() ? bases[i + 1] : names.size();
+      const size_t before = feasible.size();
+      size_t next = bases[i];
+      for (const pb::RejectedNode& r : resp.rejected()) {
+        const size_t at = bases[i] + static_cast<size_t>(r.index());
+        if (r.index() < 0 || at < next || at >= end) {
+          Fail(std::move(qp),
+               absl::StrCat("scorer error: rejected node index ", r.index(),
+                            " out of order or range"),
+               false, start, "error");
+          return;
+        }
+        for (; next < at; ++next) feasible.push_back(next);
+        next = at + 1;
+        for (const std::string& why : r.status().reasons()) {
+          fit_error.AddReason(why);
+        }
+      }
+      for (; next < end; ++next) feasible.push_back(next);
+      const size_t got = feasible.size() - before;
+      if (static_cast<size_t>(resp.raw_size()) != got * plugins.size() ||
+          (single && static_cast<size_t>(resp.totals_size()) != got)) {
+        Fail(std::move(qp),
+             absl::StrCat("scorer error: ", resp.raw_size(), " raw scores and ",
+                          resp.totals_size(), " totals for ", got,
+                          " feasible nodes and ", plugins.size(), " plugins"),
+             false, start, "error");
+        return;
+      }
+      raw.insert(raw.end(), resp.raw().begin(), resp.raw().end());
+      if (single) totals.assign(resp.totals().begin(), resp.totals().end());
     }
   }
   next_start_.store((first + processed) % all_nodes);
@@ -201,60 +247,65 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
     Fail(std::move(qp), fit_error.Message(), true, start, "unschedulable");
     return;
   }
-  absl::StatusOr<pb::NormalizeScoreResponse> norm;
-  if (batches > 1) {
-    pb::NormalizeScoreRequest req;
-    req.set_profile(pod.scheduler_name);
-    *req.mutable_pod() = pod.pod;
-    *req.mutable_cycle_state() = cycle_state;
-    for (const std::string& p : plugins) req.add_plugins(p);
-    for (const pb::NodeScore* ns : feasible) *req.add_scores() = *ns;
-    norm = scorer_->NormalizeScore(req);
-    if (!norm.ok()) {
-      Fail(std::move(qp),
-           absl::StrCat("scorer unavailable: ", norm.status().message()), false,
-           start, "error");
-      return;
+  if (totals.size() != feasible.size()) {
+    if (plugins.empty()) {  // no score plugin ran: every node totals 0
+      totals.assign(feasible.size(), 0);
+    } else {
+      pb::NormalizeScoreRequest req;
+      req.set_profile(pod.scheduler_name);
+      *req.mutable_pod() = pod.pod;
+      *req.mutable_cycle_state() = cycle_state;
+      for (const std::string& p : plugins) req.add_plugins(p);
+      req.mutable_raw()->Add(raw.begin(), raw.end());
+      absl::StatusOr<pb::NormalizeScoreResponse> norm =
+          scorer_->NormalizeScore(req);
+      if (norm.ok() &&
+          static_cast<size_t>(norm->totals_size()) != feasible.size()) {
+        norm = absl::InternalError(
+            absl::StrCat("NormalizeScore returned ", norm->totals_size(),
+                         " totals for ", feasible.size(), " nodes"));
+      }
+      if (!norm.ok()) {
+        Fail(std::move(qp),
+             absl::StrCat("scorer unavailable: ", norm.status().message()),
+             false, start, "error");
+        return;
+      }
+      totals.assign(norm->totals().begin(), norm->totals().end());
     }
-    feasible.clear();
-    for (const pb::NodeScore& ns : norm->scores()) feasible.push_back(&ns);
-    weights.assign(norm->weights().begin(), norm->weights().end());
   }
 
   // Highest total wins; ties broken uniformly at random (reservoir sampling).
   thread_local std::mt19937_64 rng(std::random_device{}());
   size_t best = 0, ties = 1;
   for (size_t i = 1; i < feasible.size(); ++i) {
-    if (feasible[i]->total() > feasible[best]->total()) {
+    if (totals[i] > totals[best]) {
       best = i;
       ties = 1;
-    } else if (feasible[i]->total() == feasible[best]->total() &&
+    } else if (totals[i] == totals[best] &&
                std::uniform_int_distribution<size_t>(0, ties++)(rng) == 0) {
       best = i;
     }
   }
-  const std::string node = feasible[best]->node_name();
+  const std::string node = names[feasible[best]];
   if (spdlog::should_log(spdlog::level::debug)) {
     std::vector<size_t> order(feasible.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     const auto top =
         static_cast<std::ptrdiff_t>(std::min<size_t>(3, order.size()));
-    std::partial_sort(order.begin(), order.begin() + top, order.end(),
-                      [&](size_t a, size_t b) {
-                        return feasible[a]->total() > feasible[b]->total();
-                      });
+    std::partial_sort(
+        order.begin(), order.begin() + top, order.end(),
+        [&](size_t a, size_t b) { return totals[a] > totals[b]; });
     std::string why;
     for (std::ptrdiff_t k = 0; k < top; ++k) {
-      const pb::NodeScore& ns = *feasible[order[k]];
+      const size_t i = order[k];
       std::vector<std::string> parts;
-      for (int p = 0;
-           p < ns.normalized_size() && p < static_cast<int>(plugins.size());
-           ++p) {
+      for (size_t p = 0; p < plugins.size(); ++p) {
         parts.push_back(
-            absl::StrCat(plugins[p], "=", ns.normalized(p) * weights[p]));
+            absl::StrCat(plugins[p], "=", raw[i * plugins.size() + p]));
       }
-      absl::StrAppend(&why, k ? "; " : "", ns.node_name(),
-                      " total=", ns.total(), " (", absl::StrJoin(parts, " "),
+      absl::StrAppend(&why, k ? "; " : "", names[feasible[i]],
+                      " total=", totals[i], " (raw ", absl::StrJoin(parts, " "),
                       ")");
     }
     spdlog::debug("pod {} -> node {} among {} feasible of {} nodes; top: {}",

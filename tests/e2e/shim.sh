@@ -123,6 +123,19 @@ uids_after="$(k get pods -l app=held -o jsonpath='{.items[*].metadata.uid}' | tr
 check "none lost: the bound pods are the ones that were pending" test "$uids_before" = "$uids_after"
 delete_app held
 
+# ------------------------------------------------------------ batches
+# One node per scorer call: every cycle takes 3 calls (raw scores only) and one
+# NormalizeScore over all of them; the filters below run this way too.
+stop shim
+shim_up shim "$WORK/on.yaml" --leader-elect=false --scorer_batch_size=1
+deployment batched 6 concentrate-scheduler
+if poll "$TIMEOUT" all_bound batched 6 && [[ "$(wc -w <<<"$(per_node batched)")" -eq 1 ]]; then
+  pass "in batches of one node, concentrate-scheduler still puts all 6 replicas on one node: $(per_node batched)"
+else
+  fail "batched placement: $(per_node batched)"
+fi
+delete_app batched
+
 # ------------------------------------------------------------ core filters
 k cordon "$N1" >/dev/null
 k taint node "$N2" dedicated=infra:NoSchedule >/dev/null

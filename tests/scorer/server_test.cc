@@ -30,6 +30,7 @@ namespace pb = ::kscore::scorer::v1;
 using ::kscore::testing::MakeNode;
 using ::kscore::testing::MakePod;
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -302,6 +303,77 @@ TEST_F(ScorerServerTest, EvaluateIsTheFusedCycle) {
   EXPECT_GT(resp.scores(1).total(), resp.scores(0).total());
   EXPECT_GT(resp.scores(0).total(), resp.scores(2).total());
   EXPECT_EQ(resp.cycle_state().at("PreScoreConcentrate"), "web");
+}
+
+// DETAIL_TOTALS says the same as DETAIL_FULL, compactly: rejected nodes by
+// index, then the feasible nodes' raw scores and totals in request order.
+TEST_F(ScorerServerTest, EvaluateTotalsSayWhatTheFullAnswerSays) {
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  *req.mutable_pod() =
+      MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
+  AddNodes(req.mutable_nodes());
+  *req.mutable_nodes()->Add() = MakeNode().Name("n4").Unschedulable().Obj();
+  req.mutable_nodes()->SwapElements(1, 3);  // n1 n4 n3 n2: n4 rejected
+  pb::EvaluateResponse full;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &full).ok());
+  ASSERT_EQ(full.scores_size(), 3);
+  ASSERT_EQ(full.filter(1).code(), pb::CODE_UNSCHEDULABLE_AND_UNRESOLVABLE);
+
+  req.set_detail(pb::DETAIL_TOTALS);
+  pb::EvaluateResponse totals;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &totals).ok());
+  EXPECT_EQ(totals.filter_size(), 0);
+  EXPECT_EQ(totals.scores_size(), 0);
+  ASSERT_EQ(totals.rejected_size(), 1);
+  EXPECT_EQ(totals.rejected(0).index(), 1);
+  EXPECT_EQ(totals.rejected(0).status().SerializeAsString(),
+            full.filter(1).SerializeAsString());
+  EXPECT_THAT(totals.plugins(), ElementsAreArray(full.plugins()));
+  EXPECT_THAT(totals.weights(), ElementsAreArray(full.weights()));
+  const int k = full.plugins_size();
+  ASSERT_EQ(totals.raw_size(), 3 * k);
+  ASSERT_EQ(totals.totals_size(), 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(totals.totals(i), full.scores(i).total()) << i;
+    for (int p = 0; p < k; ++p) {
+      EXPECT_EQ(totals.raw(i * k + p), full.scores(i).raw(p)) << i << " " << p;
+    }
+  }
+  EXPECT_NE(totals.totals(0), totals.totals(2));  // the scores do differ
+
+  // With skip_normalize: raw only; NormalizeScore over that raw gives the
+  // same totals.
+  req.set_skip_normalize(true);
+  pb::EvaluateResponse raw_only;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &raw_only).ok());
+  EXPECT_EQ(raw_only.totals_size(), 0);
+  ASSERT_EQ(raw_only.raw_size(), 3 * k);
+  pb::NormalizeScoreRequest norm;
+  norm.set_profile("concentrate-scheduler");
+  *norm.mutable_pod() = req.pod();
+  *norm.mutable_cycle_state() = raw_only.cycle_state();
+  *norm.mutable_plugins() = raw_only.plugins();
+  *norm.mutable_raw() = raw_only.raw();
+  pb::NormalizeScoreResponse norm_resp;
+  ASSERT_TRUE(stub_->NormalizeScore(Ctx().get(), norm, &norm_resp).ok());
+  EXPECT_EQ(norm_resp.scores_size(), 0);
+  EXPECT_THAT(norm_resp.totals(), ElementsAreArray(totals.totals()));
+
+  // Bad compact requests name what is wrong.
+  norm.add_raw(1);
+  grpc::Status st = stub_->NormalizeScore(Ctx().get(), norm, &norm_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("not a multiple of the"));
+  norm.mutable_raw()->RemoveLast();
+  *norm.add_scores() = full.scores(0);
+  st = stub_->NormalizeScore(Ctx().get(), norm, &norm_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("raw and scores are exclusive"));
+  req.set_detail(static_cast<pb::Detail>(7));
+  st = stub_->Evaluate(Ctx().get(), req, &raw_only);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("detail: unknown value 7"));
 }
 
 TEST_F(ScorerServerTest, RejectEverythingRejectsEveryNodeNamingConcentrate) {
