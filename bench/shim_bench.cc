@@ -161,6 +161,35 @@ BENCHMARK(BM_AppendCandidates)
     ->Args({500, 30})
     ->Args({5000, 2});
 
+// The same with the caches cold, as in a busy scheduler: other processes
+// (the API server, etcd, the scorer) evict the nodes between two cycles.
+void BM_AppendCandidatesCold(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  Cache c;
+  Fill(c, 5000, 2, false);
+  const PodInfo incoming = MakePod(12345678, "");
+  std::vector<char> evict(64 << 20);
+  size_t start = 0;
+  std::string out;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (size_t i = 0; i < evict.size(); i += 64) evict[i]++;
+    out.clear();
+    out.shrink_to_fit();
+    state.ResumeTiming();
+    size_t n = c.AppendCandidates(incoming, kLabelKeys, start, count, false,
+                                  pb::EvaluateRequest::kNodesFieldNumber, &out);
+    if (n != static_cast<size_t>(count)) {
+      state.SkipWithError("AppendCandidates returned too few nodes");
+      break;
+    }
+    start += count;
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * count);
+}
+BENCHMARK(BM_AppendCandidatesCold)->Arg(500);
+
 // Request encoding: the EvaluateRequest the shim sends for one pod, assembled
 // as the scheduler does (profile and pod encoded once, candidates appended
 // from the cache). labels=0 leaves node labels out, as for a pod without node

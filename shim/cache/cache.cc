@@ -222,11 +222,26 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
   uint8_t head[2 * 5];
   pb::Node counts;  // only label_counts set
   std::string counts_wire;
+  const int variant = with_labels ? 1 : 0;
+  // The nodes live all over the heap: fetch the entries a few nodes ahead,
+  // and their encodings once the entries are in.
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < std::min(count, kAhead); ++i) {
+    __builtin_prefetch(order_[(start + i) % n]);
+  }
+  out->reserve(out->size() + count * 64);
   for (size_t i = 0; i < count; ++i) {
+    if (i + kAhead < count)
+      __builtin_prefetch(order_[(start + i + kAhead) % n]);
+    if (i + kAhead / 2 < count) {
+      __builtin_prefetch(
+          order_[(start + i + kAhead / 2) % n]->wire[variant].data());
+    }
     const NodeEntry& e = *order_[(start + i) % n];
-    const std::string& fixed = e.wire[with_labels ? 1 : 0];
+    const std::string& fixed = e.wire[variant];
     counts.clear_label_counts();
     for (Wanted& w : wanted) {
+      if (e.label_counts.empty()) break;
       auto it = e.label_counts.find(w.count_key);
       if (it == e.label_counts.end()) continue;
       w.label_count.set_count(it->second);

@@ -104,7 +104,8 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
       const std::string& req = requests[pending[k]];
       stats_.calls++;
       stats_.request_bytes += req.size();
-      grpc::Slice slice(req);
+      // No copy: `requests` outlives every call (this waits for them all).
+      grpc::Slice slice(req.data(), req.size(), grpc::Slice::STATIC_SLICE);
       call.request = grpc::ByteBuffer(&slice, 1);
       raw_stubs_[NextReplica()]->UnaryCall(
           call.ctx.get(), evaluate_method_, grpc::StubOptions(), &call.request,
