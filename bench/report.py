@@ -34,10 +34,16 @@ def micro(files):
                 extra = f"{b['items_per_second']:.3g} items/s"
             if "bytes_per_second" in b:
                 extra += (", " if extra else "") + f"{b['bytes_per_second'] / 2**20:.1f} MiB/s"
-            for k in ("request_bytes", "bytes_per_node", "per_node"):
+            for k in ("request_bytes", "bytes_per_node", "per_node", "cpu_per_cycle", "wire_bytes"):
                 if k in b:
                     v = b[k]
-                    extra += (", " if extra else "") + (f"{k} {v * 1e9:.0f} ns" if k == "per_node" else f"{k} {v:.0f}")
+                    if k == "per_node":
+                        text = f"{k} {v * 1e9:.0f} ns"
+                    elif k == "cpu_per_cycle":
+                        text = f"process CPU per cycle {v * 1e6:.0f} us"
+                    else:
+                        text = f"{k} {v:.0f}"
+                    extra += (", " if extra else "") + text
             rows.append((os.path.basename(f).replace(".json", ""), b["run_name"],
                          f"{b['real_time']:.4g} {unit}", f"{b['cpu_time']:.4g} {unit}", extra))
     print("| binary | benchmark | median real time | median CPU time | rate |")
