@@ -1,12 +1,28 @@
 #include "shim/cache/cache.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 
 namespace kscore::cache {
 namespace {
+
+// The node name an encoded pb::Node starts with (field 1 is written first,
+// and the cache's nodes all have one).
+absl::string_view NameIn(absl::string_view wire) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(wire.data()),
+      static_cast<int>(wire.size()));
+  uint32_t len = 0;
+  if (in.ReadTag() != (pb::Node::kNameFieldNumber << 3 | 2) ||
+      !in.ReadVarint32(&len) ||
+      len > wire.size() - static_cast<size_t>(in.CurrentPosition())) {
+    return {};
+  }
+  return wire.substr(static_cast<size_t>(in.CurrentPosition()), len);
+}
 
 std::string CountKey(const std::string& ns, const std::string& key,
                      const std::string& value) {
@@ -42,6 +58,16 @@ void Cache::Encode(NodeEntry* n) {
   const std::string dynamic = d.SerializeAsString();
   n->wire[0] = n->static_unlabeled + dynamic;
   n->wire[1] = n->static_labeled + dynamic;
+  if (n->present) WriteSlotLocked(*n);
+}
+
+void Cache::WriteSlotLocked(const NodeEntry& n) {
+  char* slot = &slab_[n.pos * kSlot];
+  const std::string& w = n.wire[0];
+  const bool fits = w.size() <= kSlot - 2;
+  slot[0] = static_cast<char>(fits ? w.size() : 0);
+  slot[1] = 0;
+  if (fits) std::memcpy(slot + 2, w.data(), w.size());
 }
 
 Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
@@ -56,7 +82,11 @@ Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
 void Cache::UpsertNode(pb::Node node) {
   absl::MutexLock lock(&mu_);
   NodeEntry& e = EntryLocked(node.name());
-  if (!e.present) order_.push_back(&e);
+  if (!e.present) {
+    e.pos = order_.size();
+    order_.push_back(&e);
+    slab_.resize(order_.size() * kSlot);
+  }
   e.present = true;
   e.static_labeled = node.SerializeAsString();
   node.clear_labels();
@@ -68,8 +98,11 @@ void Cache::RemoveNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   auto it = nodes_.find(name);
   if (it == nodes_.end() || !it->second->present) return;
-  const NodeEntry* gone = it->second.get();
-  order_.erase(std::remove(order_.begin(), order_.end(), gone), order_.end());
+  const size_t pos = it->second->pos;
+  order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(pos));
+  slab_.erase(slab_.begin() + static_cast<std::ptrdiff_t>(pos * kSlot),
+              slab_.begin() + static_cast<std::ptrdiff_t>((pos + 1) * kSlot));
+  for (size_t j = pos; j < order_.size(); ++j) order_[j]->pos = j;
   if (it->second->pod_count == 0) {
     nodes_.erase(it);
   } else {
@@ -86,7 +119,7 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
   for (const pb::HostPort& p : entry.host_ports) n.used_ports.push_back(p);
   if (entry.countable) {
     for (const auto& [k, v] : entry.labels)
-      n.label_counts[CountKey(entry.namespace_, k, v)]++;
+      label_counts_[CountKey(entry.namespace_, k, v)][&n]++;
   }
   Encode(&n);
   pods_[key] = std::move(entry);
@@ -110,9 +143,13 @@ void Cache::SubtractLocked(const std::string& key) {
     }
     if (entry.countable) {
       for (const auto& [k, v] : entry.labels) {
-        auto cit = n.label_counts.find(CountKey(entry.namespace_, k, v));
-        if (cit != n.label_counts.end() && --cit->second <= 0)
-          n.label_counts.erase(cit);
+        auto kit = label_counts_.find(CountKey(entry.namespace_, k, v));
+        if (kit == label_counts_.end()) continue;
+        auto cit = kit->second.find(&n);
+        if (cit != kit->second.end() && --cit->second <= 0) {
+          kit->second.erase(cit);
+          if (kit->second.empty()) label_counts_.erase(kit);
+        }
       }
     }
     if (!n.present && n.pod_count == 0) {
@@ -202,48 +239,51 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
   if (n == 0) return 0;
   count = std::min(count, n);
   // The incoming pod's own values for the keys the plugins count.
+  // Only values some node has a count for matter.
   struct Wanted {
-    std::string count_key;
+    const absl::flat_hash_map<const NodeEntry*, int64_t>* by_node;
     pb::LabelCount label_count;  // key and value; count set per node
   };
   std::vector<Wanted> wanted;
   for (const std::string& k : label_keys) {
     auto it = incoming.pod.labels().find(k);
-    if (it != incoming.pod.labels().end()) {
-      Wanted w;
-      w.count_key = CountKey(incoming.namespace_, k, it->second);
-      w.label_count.set_key(k);
-      w.label_count.set_value(it->second);
-      wanted.push_back(std::move(w));
-    }
+    if (it == incoming.pod.labels().end()) continue;
+    auto counts =
+        label_counts_.find(CountKey(incoming.namespace_, k, it->second));
+    if (counts == label_counts_.end()) continue;
+    Wanted w{&counts->second, {}};
+    w.label_count.set_key(k);
+    w.label_count.set_value(it->second);
+    wanted.push_back(std::move(w));
   }
   const uint32_t tag =
       static_cast<uint32_t>(field_number) << 3 | 2;  // length-delimited
   uint8_t head[2 * 5];
-  pb::Node counts;  // only label_counts set
+  constexpr size_t kAhead = 8;  // entries fetched ahead when they are read
+  pb::Node counts;              // only label_counts set
   std::string counts_wire;
   const int variant = with_labels ? 1 : 0;
-  // The nodes live all over the heap: fetch the entries a few nodes ahead,
-  // and their encodings once the entries are in.
-  constexpr size_t kAhead = 8;
-  for (size_t i = 0; i < std::min(count, kAhead); ++i) {
-    __builtin_prefetch(order_[(start + i) % n]);
-  }
   out->reserve(out->size() + count * 64);
   for (size_t i = 0; i < count; ++i) {
-    if (i + kAhead < count)
-      __builtin_prefetch(order_[(start + i + kAhead) % n]);
-    if (i + kAhead / 2 < count) {
-      __builtin_prefetch(
-          order_[(start + i + kAhead / 2) % n]->wire[variant].data());
+    const size_t at = (start + i) % n;
+    // Without labels the slot has all but the label counts; the entry (a
+    // cache miss away) is read only for nodes that have counts.
+    const char* slot = &slab_[at * kSlot];
+    const NodeEntry* e = nullptr;
+    absl::string_view fixed;
+    if (!with_labels && slot[0] != 0) {
+      fixed = absl::string_view(slot + 2, static_cast<uint8_t>(slot[0]));
+    } else {
+      if (with_labels && i + kAhead < count) {
+        __builtin_prefetch(order_[(at + kAhead) % n]);
+      }
+      e = order_[at];
+      fixed = e->wire[variant];
     }
-    const NodeEntry& e = *order_[(start + i) % n];
-    const std::string& fixed = e.wire[variant];
     counts.clear_label_counts();
     for (Wanted& w : wanted) {
-      if (e.label_counts.empty()) break;
-      auto it = e.label_counts.find(w.count_key);
-      if (it == e.label_counts.end()) continue;
+      auto it = w.by_node->find(order_[at]);  // the pointer, not the entry
+      if (it == w.by_node->end()) continue;
       w.label_count.set_count(it->second);
       *counts.add_label_counts() = w.label_count;
     }
@@ -254,9 +294,12 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
     p = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(len), p);
     out->append(reinterpret_cast<const char*>(head),
                 static_cast<size_t>(p - head));
-    out->append(fixed);
+    out->append(fixed.data(), fixed.size());
     out->append(counts_wire);
-    if (names != nullptr) names->push_back(e.name);
+    if (names != nullptr) {
+      const absl::string_view name = NameIn(fixed);  // every Node has one
+      names->emplace_back(name.data(), name.size());
+    }
   }
   return count;
 }

@@ -177,5 +177,56 @@ TEST(CacheTest, EncodedCandidatesFollowNodeAndPodChanges) {
   EXPECT_EQ(filter.nodes(0).allocatable().milli_cpu(), 8000);
 }
 
+// Without labels, candidates are read from the cache's contiguous slots: they
+// must follow node removals (slots shift), pod changes and names too long
+// for a slot, and give the same names and counts as the entries.
+TEST(CacheTest, LabelFreeCandidatesFollowRemovalsAndLongNames) {
+  Cache c;
+  const std::string long_name(200, 'z');
+  for (const std::string& n :
+       {std::string("a"), std::string("b"), std::string("c"), long_name}) {
+    c.UpsertNode(Node(n));
+  }
+  c.UpsertAssignedPod(Pod("ns", "w1", "web", "b"));
+  c.UpsertAssignedPod(Pod("ns", "w2", "web", "c", 300));
+  c.UpsertAssignedPod(Pod("ns", "w3", "web", long_name, 700));
+  c.RemoveNode("b");
+  const PodInfo incoming = Pod("ns", "new", "web", "");
+  auto append = [&](std::vector<std::string>* names) {
+    std::string wire;
+    c.AppendCandidates(incoming, {"app"}, 0, 10, false, 4, &wire, names);
+    pb::FilterRequest filter;
+    EXPECT_TRUE(filter.ParseFromString(wire));
+    return filter;
+  };
+  std::vector<std::string> names;
+  pb::FilterRequest got = append(&names);
+  EXPECT_THAT(names, ::testing::ElementsAre("a", "c", long_name));
+  ASSERT_EQ(got.nodes_size(), 3);
+  EXPECT_EQ(got.nodes(0).name(), "a");
+  EXPECT_EQ(Count(got.nodes(0)), 0);
+  EXPECT_EQ(got.nodes(1).name(), "c");
+  EXPECT_EQ(got.nodes(1).requested().milli_cpu(), 300);
+  EXPECT_EQ(Count(got.nodes(1)), 1);
+  EXPECT_EQ(got.nodes(2).name(), long_name);
+  EXPECT_EQ(got.nodes(2).requested().milli_cpu(), 700);
+  EXPECT_EQ(Count(got.nodes(2)), 1);
+
+  c.UpsertAssignedPod(Pod("ns", "w4", "web", "c", 100));
+  c.RemoveNode("a");
+  names.clear();
+  got = append(&names);
+  EXPECT_THAT(names, ::testing::ElementsAre("c", long_name));
+  ASSERT_EQ(got.nodes_size(), 2);
+  EXPECT_EQ(got.nodes(0).requested().milli_cpu(), 400);
+  EXPECT_EQ(got.nodes(0).pod_count(), 2);
+  EXPECT_EQ(Count(got.nodes(0)), 2);
+  c.RemovePod("ns/w2");
+  c.RemovePod("ns/w4");
+  got = append(nullptr);
+  EXPECT_EQ(Count(got.nodes(0)), 0);
+  EXPECT_EQ(got.nodes(0).requested().milli_cpu(), 0);
+}
+
 }  // namespace
 }  // namespace kscore::cache
