@@ -52,6 +52,14 @@ check "Evaluate ranks node-2 (most matching pods) first" \
 import json,sys
 d=json.load(sys.stdin); best=max(d[\"scores\"], key=lambda s: int(s[\"total\"]))
 assert best[\"node_name\"] == \"node-2\", d'"
+totals_out="$(g -d @ "$addr" kscore.scorer.v1.Scorer/Evaluate < examples/grpcurl/evaluate_totals.json)"
+check "Evaluate with DETAIL_TOTALS gives the same totals, without names" \
+  bash -c "echo '$eval_out' | python3 -c '
+import json,sys
+full=json.load(sys.stdin); d=json.loads(sys.argv[1])
+assert \"scores\" not in d and \"filter\" not in d, d
+assert d[\"totals\"] == [s[\"total\"] for s in full[\"scores\"]], (d, full)
+assert len(d[\"raw\"]) == len(d[\"totals\"]) * len(d[\"plugins\"]), d' '$totals_out'"
 check "an unknown profile is NotFound" \
   bash -c "$grpcurl -plaintext -d '{\"profile\":\"nope\",\"pod\":{\"name\":\"x\"}}' $addr kscore.scorer.v1.Scorer/Evaluate 2>&1 | grep -q 'Code: NotFound'"
 
