@@ -132,6 +132,22 @@ void BM_CacheAssumeConfirm(benchmark::State& state) {
 }
 BENCHMARK(BM_CacheAssumeConfirm)->Arg(5000);
 
+// One cycle's candidates: the next window of `count` nodes appended to `out`
+// (false, with the benchmark marked failed, if fewer came back).
+bool AppendWindow(benchmark::State& state, const Cache& c,
+                  const PodInfo& incoming, int count, bool labels,
+                  size_t* start, std::string* out) {
+  size_t n = c.AppendCandidates(incoming, kLabelKeys, *start, count, labels,
+                                pb::EvaluateRequest::kNodesFieldNumber, out);
+  if (n != static_cast<size_t>(count)) {
+    state.SkipWithError("AppendCandidates returned too few nodes");
+    return false;
+  }
+  *start += count;
+  benchmark::DoNotOptimize(out->data());
+  return true;
+}
+
 // Candidate building: `count` nodes of a 5000-node cache, each with `per_node`
 // pods. Time should follow count, not per_node (the contract's O(candidates)).
 void BM_AppendCandidates(benchmark::State& state) {
@@ -144,14 +160,7 @@ void BM_AppendCandidates(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     out.clear();
-    size_t n = c.AppendCandidates(incoming, kLabelKeys, start, count, true,
-                                  pb::EvaluateRequest::kNodesFieldNumber, &out);
-    if (n != static_cast<size_t>(count)) {
-      state.SkipWithError("AppendCandidates returned too few nodes");
-      break;
-    }
-    start += count;
-    benchmark::DoNotOptimize(out.data());
+    if (!AppendWindow(state, c, incoming, count, true, &start, &out)) break;
   }
   state.SetItemsProcessed(state.iterations() * count);
 }
@@ -177,14 +186,7 @@ void BM_AppendCandidatesCold(benchmark::State& state) {
     out.clear();
     out.shrink_to_fit();
     state.ResumeTiming();
-    size_t n = c.AppendCandidates(incoming, kLabelKeys, start, count, false,
-                                  pb::EvaluateRequest::kNodesFieldNumber, &out);
-    if (n != static_cast<size_t>(count)) {
-      state.SkipWithError("AppendCandidates returned too few nodes");
-      break;
-    }
-    start += count;
-    benchmark::DoNotOptimize(out.data());
+    if (!AppendWindow(state, c, incoming, count, false, &start, &out)) break;
   }
   state.SetItemsProcessed(state.iterations() * count);
 }

@@ -64,18 +64,14 @@ void Cache::Encode(NodeEntry* n) {
 void Cache::WriteSlotLocked(const NodeEntry& n) {
   char* slot = &slab_[n.pos * kSlot];
   const std::string& w = n.wire[0];
-  const bool fits = w.size() <= kSlot - 2;
+  const bool fits = w.size() <= kSlot - 1;
   slot[0] = static_cast<char>(fits ? w.size() : 0);
-  slot[1] = 0;
-  if (fits) std::memcpy(slot + 2, w.data(), w.size());
+  if (fits) std::memcpy(slot + 1, w.data(), w.size());
 }
 
 Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
   std::unique_ptr<NodeEntry>& slot = nodes_[name];
-  if (slot == nullptr) {
-    slot = std::make_unique<NodeEntry>();
-    slot->name = name;
-  }
+  if (slot == nullptr) slot = std::make_unique<NodeEntry>();
   return *slot;
 }
 
@@ -266,19 +262,18 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
   out->reserve(out->size() + count * 64);
   for (size_t i = 0; i < count; ++i) {
     const size_t at = (start + i) % n;
-    // Without labels the slot has all but the label counts; the entry (a
-    // cache miss away) is read only for nodes that have counts.
+    // Without labels the slot has the whole encoding but the label counts
+    // (those come from label_counts_); the entry, a cache miss away, is read
+    // only when the encoding did not fit its slot.
     const char* slot = &slab_[at * kSlot];
-    const NodeEntry* e = nullptr;
     absl::string_view fixed;
     if (!with_labels && slot[0] != 0) {
-      fixed = absl::string_view(slot + 2, static_cast<uint8_t>(slot[0]));
+      fixed = absl::string_view(slot + 1, static_cast<uint8_t>(slot[0]));
     } else {
       if (with_labels && i + kAhead < count) {
         __builtin_prefetch(order_[(at + kAhead) % n]);
       }
-      e = order_[at];
-      fixed = e->wire[variant];
+      fixed = order_[at]->wire[variant];
     }
     counts.clear_label_counts();
     for (Wanted& w : wanted) {

@@ -79,10 +79,8 @@ class Cache {
     std::vector<std::pair<std::string, std::string>> labels;
   };
   struct NodeEntry {
-    std::string name;
-    bool present = false;
-    size_t pos = 0;  // index in order_ (and slab_) while present  // a Node
-                     // object exists (pods may arrive first)
+    bool present = false;  // a Node object exists (pods may arrive first)
+    size_t pos = 0;        // index in order_ (and slab_) while present
     int32_t pod_count = 0;
     pb::Resources requested;
     pb::Resources non_zero;
@@ -121,7 +119,7 @@ class Cache {
   // order, so a cycle reads its window of candidates sequentially instead of
   // chasing one heap object per node (cache misses were most of a cycle's
   // shim time at 5000 nodes). Slot: [0] length (0: too long, read the
-  // entry), [1] unused, then the bytes.
+  // entry), then the bytes.
   static constexpr size_t kSlot = 128;
   std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);

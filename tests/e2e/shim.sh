@@ -95,13 +95,17 @@ else
   fail "default-scheduler did not bind 6 pods: $(per_node spread)"
 fi
 delete_app spread
-deployment spread 6 concentrate-scheduler
-if poll "$TIMEOUT" all_bound spread 6 && [[ "$(wc -w <<<"$(per_node spread)")" -eq 1 ]]; then
-  pass "concentrate-scheduler puts all 6 replicas on one node: $(per_node spread)"
-else
-  fail "concentrate-scheduler placement: $(per_node spread)"
-fi
-delete_app spread
+# concentrated APP WHAT: a deployment of 6 under concentrate-scheduler is bound, all on one node.
+concentrated() {
+  deployment "$1" 6 concentrate-scheduler
+  if poll "$TIMEOUT" all_bound "$1" 6 && [[ "$(wc -w <<<"$(per_node "$1")")" -eq 1 ]]; then
+    pass "$2 puts all 6 replicas on one node: $(per_node "$1")"
+  else
+    fail "$2 placement: $(per_node "$1")"
+  fi
+  delete_app "$1"
+}
+concentrated spread "concentrate-scheduler"
 
 # ------------------------------------------------------------ rejectEverything
 stop shim; stop scorer
@@ -128,13 +132,7 @@ delete_app held
 # NormalizeScore over all of them; the filters below run this way too.
 stop shim
 shim_up shim "$WORK/on.yaml" --leader-elect=false --scorer_batch_size=1
-deployment batched 6 concentrate-scheduler
-if poll "$TIMEOUT" all_bound batched 6 && [[ "$(wc -w <<<"$(per_node batched)")" -eq 1 ]]; then
-  pass "in batches of one node, concentrate-scheduler still puts all 6 replicas on one node: $(per_node batched)"
-else
-  fail "batched placement: $(per_node batched)"
-fi
-delete_app batched
+concentrated batched "in batches of one node, concentrate-scheduler"
 
 # ------------------------------------------------------------ core filters
 k cordon "$N1" >/dev/null
