@@ -122,7 +122,8 @@ cleanup() {
   exit "${rc}"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# free_port: a free port on 127.0.0.1, never one this run was given before.
+free_port() { python3 "${ROOT}/hack/lib/free_port.py" "${WORK}/used-ports"; }
 wait_until() {  # wait_until SECONDS CMD...
   local deadline=$((SECONDS + $1)); shift
   until "$@" >/dev/null 2>&1; do

@@ -142,13 +142,8 @@ wait_for() {
 }
 
 free_port() {
-  python3 - <<'EOF' 2>/dev/null && return 0
-import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()
-EOF
+  # Never the same port twice in one run (the kernel can hand one out again).
+  python3 "${ROOT}/hack/lib/free_port.py" "${STATE}/used-ports" 2>/dev/null && return 0
   # Fallback without python3: a random high port nobody answers on.
   local p
   while :; do

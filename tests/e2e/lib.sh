@@ -31,7 +31,8 @@ poll() {
   done
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# free_port: a free port on 127.0.0.1, never one this run was given before.
+free_port() { python3 "${ROOT}/hack/lib/free_port.py" "${WORK}/used-ports"; }
 
 declare -A PIDS=()
 # start NAME COMMAND...: runs in the background, log in $WORK/NAME.log.

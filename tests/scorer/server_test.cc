@@ -146,33 +146,47 @@ class ScorerServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     config_ = WriteTemp(kConfig);
-    port_ = testing::FreePort();
-    ASSERT_GT(port_, 0);
-    address_ = absl::StrCat("127.0.0.1:", port_);
-    metrics_port_ = testing::FreePort();
-    ASSERT_GT(metrics_port_, 0);
-    ASSERT_TRUE(scorer_.Start({ScorerBinary(), "--config", config_, "--listen",
-                               address_, "--metrics-bind-address",
-                               absl::StrCat("127.0.0.1:", metrics_port_),
-                               "--max_batch_nodes", "50", "-v", "4"}));
-    channel_ =
-        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
-    stub_ = pb::Scorer::NewStub(channel_);
-    // Ready when it answers; poll with a deadline.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!channel_->WaitForConnected(std::chrono::system_clock::now() +
-                                       std::chrono::milliseconds(100))) {
-      ASSERT_TRUE(scorer_.Running()) << scorer_.Output();
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
-          << "scorer not ready";
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Ports are picked free, then bound by the child; another test running
+    // in parallel can take one in between, so a scorer that could not listen
+    // is started again on new ports.
+    for (int attempt = 1;; ++attempt) {
+      std::vector<int> ports = testing::FreePorts(2);
+      ASSERT_EQ(ports.size(), 2u);
+      port_ = ports[0];
+      metrics_port_ = ports[1];
+      address_ = absl::StrCat("127.0.0.1:", port_);
+      scorer_ = std::make_unique<testing::Subprocess>();
+      ASSERT_TRUE(scorer_->Start(
+          {ScorerBinary(), "--config", config_, "--listen", address_,
+           "--metrics-bind-address", absl::StrCat("127.0.0.1:", metrics_port_),
+           "--max_batch_nodes", "50", "-v", "4"}));
+      channel_ =
+          grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+      stub_ = pb::Scorer::NewStub(channel_);
+      // Ready when it answers; poll with a deadline.
+      auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      bool lost_port = false;
+      while (!channel_->WaitForConnected(std::chrono::system_clock::now() +
+                                         std::chrono::milliseconds(100))) {
+        if (!scorer_->Running()) {
+          lost_port = attempt < 3 && scorer_->Output().find("cannot listen") !=
+                                         std::string::npos;
+          ASSERT_TRUE(lost_port) << scorer_->Output();
+          break;
+        }
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+            << "scorer not ready";
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (!lost_port) break;
     }
   }
 
   void TearDown() override {
-    if (scorer_.Running()) {
-      scorer_.Signal(SIGTERM);
-      EXPECT_EQ(scorer_.Wait(15000), 0) << scorer_.Output();
+    if (scorer_ && scorer_->Running()) {
+      scorer_->Signal(SIGTERM);
+      EXPECT_EQ(scorer_->Wait(15000), 0) << scorer_->Output();
     }
     unlink(config_.c_str());
   }
@@ -188,7 +202,7 @@ class ScorerServerTest : public ::testing::Test {
   int port_ = 0;
   int metrics_port_ = 0;
   std::string address_;
-  testing::Subprocess scorer_;
+  std::unique_ptr<testing::Subprocess> scorer_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<pb::Scorer::Stub> stub_;
 };
@@ -435,7 +449,7 @@ TEST_F(ScorerServerTest, BadRequestsGetInvalidArgument) {
               HasSubstr("\"NoSuchPlugin\" is not a score plugin"));
 
   // The server is still up after all of that.
-  EXPECT_TRUE(scorer_.Running());
+  EXPECT_TRUE(scorer_->Running());
 }
 
 TEST_F(ScorerServerTest, UnknownProfileIsNotFound) {
@@ -550,9 +564,9 @@ TEST_F(ScorerServerTest, HealthSaysServing) {
 TEST_F(ScorerServerTest, SigtermDrainsAndExitsZero) {
   stub_.reset();
   channel_.reset();
-  ASSERT_TRUE(scorer_.Signal(SIGTERM));
-  EXPECT_EQ(scorer_.Wait(15000), 0) << scorer_.Output();
-  EXPECT_THAT(scorer_.Output(), HasSubstr("draining"));
+  ASSERT_TRUE(scorer_->Signal(SIGTERM));
+  EXPECT_EQ(scorer_->Wait(15000), 0) << scorer_->Output();
+  EXPECT_THAT(scorer_->Output(), HasSubstr("draining"));
 }
 
 TEST(ScorerBinaryTest, InvalidConfigExitsNonZeroNamingTheField) {

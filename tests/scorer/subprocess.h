@@ -34,6 +34,9 @@ class Subprocess {
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int FreePort();
+// n distinct TCP ports on 127.0.0.1 that were free a moment ago; empty if the
+// kernel would not give them.
+std::vector<int> FreePorts(int n);
 
 }  // namespace kscore::testing
 
