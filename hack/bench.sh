@@ -28,7 +28,8 @@
 # Environment: KSCORE_BENCH_DIR (work dir, default /tmp/kscore-bench),
 # KSCORE_BENCH_MICRO_REPS (micro-benchmark repetitions, default 5), KSCORE_BENCH_BUILD=0
 # (do not run ninja), KSCORE_BENCH_PERF=cd (perf record the scheduler processes of runs c
-# and d into the raw dir), KSCORE_BENCH_PPROF=ce (a 20 s Go CPU profile of the API server
+# and d into the raw dir), KSCORE_BENCH_PPROF=ce (a Go CPU profile of the API server, 20 s or
+# KSCORE_BENCH_PPROF_SECONDS,
 # from the start of runs c and e, into the raw dir; read with: go tool pprof -top RAW/LETTER-N.apiserver.pprof),
 # KSCORE_BENCH_KEEP=1 (leave the cluster up on exit),
 # KSCORE_BENCH_SHIM_FLAGS (extra shim flags for runs c and d, e.g. "--bind-workers 16").
@@ -257,7 +258,7 @@ run_one() {
   fi
   local pprof_pid=""
   if [[ "${KSCORE_BENCH_PPROF:-}" == *"${r}"* ]]; then
-    "${BIN}/kubectl" --kubeconfig="${KC}" get --raw "/debug/pprof/profile?seconds=20" \
+    "${BIN}/kubectl" --kubeconfig="${KC}" get --raw "/debug/pprof/profile?seconds=${KSCORE_BENCH_PPROF_SECONDS:-20}" \
       >"${RAW}/${r}-${n}${t}.apiserver.pprof" 2>"${RAW}/${r}-${n}${t}.pprof.log" &
     pprof_pid=$!
   fi
