@@ -28,6 +28,7 @@
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
 #include "shim/kube/leader_election.h"
+#include "shim/kube/protobuf_codec.h"
 #include "shim/queue/scheduling_queue.h"
 #include "shim/scheduler/feedback.h"
 #include "shim/scheduler/metrics.h"
@@ -194,6 +195,20 @@ int main(int argc, char** argv) {
   }
   rest->qps = cfg.client_connection.qps;
   rest->burst = cfg.client_connection.burst;
+  // kube-scheduler's clientConnection.contentType: protobuf by default (the
+  // API server then encodes each pod once for all protobuf watchers), JSON on
+  // request. The shim reads pods and nodes in either.
+  const std::string& content_type = cfg.client_connection.content_type;
+  if (content_type != kscore::kube::kProtobufContentType &&
+      content_type != "application/json") {
+    spdlog::critical(
+        "clientConnection.contentType: \"{}\" is not supported (use {} or "
+        "application/json)",
+        content_type, kscore::kube::kProtobufContentType);
+    return 1;
+  }
+  const bool use_protobuf = content_type == kscore::kube::kProtobufContentType;
+  spdlog::info("reading pods and nodes as {}", content_type);
   auto client = kscore::kube::NewClient(*rest);
   if (!client.ok()) {
     spdlog::critical("cannot create the API client: {}",
@@ -267,7 +282,10 @@ int main(int argc, char** argv) {
        // the store keeps only the identity (kube-scheduler's informers keep
        // whole objects minus managedFields; at 10k pods that is most of
        // its memory).
-       [](const nlohmann::json&) { return nlohmann::json::object(); }});
+       [](const nlohmann::json&) { return nlohmann::json::object(); },
+       absl::ZeroDuration(),
+       use_protobuf ? kscore::kube::ObjectDecoder(kscore::kube::PodProtoToJson)
+                    : nullptr});
   auto on_node = [&](const nlohmann::json& obj) {
     absl::StatusOr<kscore::scorer::v1::Node> node =
         kscore::cache::NodeFromJson(obj);
@@ -316,7 +334,10 @@ int main(int argc, char** argv) {
            kept["status"]["allocatable"] = (*status)["allocatable"];
          }
          return kept;
-       }});
+       },
+       absl::ZeroDuration(),
+       use_protobuf ? kscore::kube::ObjectDecoder(kscore::kube::NodeProtoToJson)
+                    : nullptr});
   nodes.Start();
   pods.Start();
 

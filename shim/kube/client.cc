@@ -22,6 +22,7 @@
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "shim/kube/protobuf_codec.h"
 #include "shim/kube/rate_limiter.h"
 #include "spdlog/spdlog.h"
 
@@ -62,6 +63,7 @@ struct StreamState {
   long status = 0;
   std::string pending;   // bytes after the last newline (or the error body)
   bool aborted = false;  // on_line returned false
+  bool length_delimited = false;  // frames instead of lines
 
   size_t Write(char* data, size_t n) {
     if (status == 0) curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
@@ -71,14 +73,36 @@ struct StreamState {
     }
     pending.append(data, n);
     std::size_t start = 0;
-    for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos;
-         start = nl + 1) {
-      if (!Deliver(absl::string_view(pending).substr(start, nl - start))) {
-        return 0;  // makes curl stop with CURLE_WRITE_ERROR
+    if (length_delimited) {
+      // Frames of a 4-byte big-endian length, then that many bytes.
+      while (pending.size() - start >= 4) {
+        const auto* p =
+            reinterpret_cast<const unsigned char*>(pending.data() + start);
+        const std::size_t len = (std::size_t{p[0]} << 24) |
+                                (std::size_t{p[1]} << 16) |
+                                (std::size_t{p[2]} << 8) | std::size_t{p[3]};
+        if (pending.size() - start - 4 < len) break;
+        if (!DeliverFrame(absl::string_view(pending).substr(start + 4, len))) {
+          return 0;
+        }
+        start += 4 + len;
+      }
+    } else {
+      for (std::size_t nl;
+           (nl = pending.find('\n', start)) != std::string::npos;
+           start = nl + 1) {
+        if (!Deliver(absl::string_view(pending).substr(start, nl - start))) {
+          return 0;  // makes curl stop with CURLE_WRITE_ERROR
+        }
       }
     }
     pending.erase(0, start);
     return n;
+  }
+
+  bool DeliverFrame(absl::string_view frame) {
+    if (!(*on_line)(frame)) aborted = true;
+    return !aborted;
   }
 
   bool Deliver(absl::string_view line) {
@@ -117,10 +141,44 @@ class CurlClient final : public Client {
                                          absl::string_view body,
                                          absl::string_view content_type,
                                          absl::Duration timeout) override {
+    return Perform(method, path, body, content_type, "application/json",
+                   timeout);
+  }
+
+  absl::StatusOr<Response> GetAs(absl::string_view path,
+                                 absl::string_view accept) override {
+    return Perform("GET", path, "", "", accept, kDoTimeout);
+  }
+
+  uint64_t ConnectionsOpened() const override {
+    return connections_opened_.load();
+  }
+
+  absl::Status Stream(
+      absl::string_view path,
+      const std::function<bool(absl::string_view line)>& on_line,
+      const std::atomic<bool>* stop) override {
+    return DoStream(path, "application/json", false, on_line, stop);
+  }
+
+  absl::Status StreamFrames(
+      absl::string_view path, absl::string_view accept,
+      const std::function<bool(absl::string_view frame)>& on_frame,
+      const std::atomic<bool>* stop) override {
+    return DoStream(path, accept, true, on_frame, stop);
+  }
+
+ private:
+  absl::StatusOr<Response> Perform(absl::string_view method,
+                                   absl::string_view path,
+                                   absl::string_view body,
+                                   absl::string_view content_type,
+                                   absl::string_view accept,
+                                   absl::Duration timeout) {
     limiter_.Wait();
     CURL* h = Acquire();
     if (h == nullptr) return absl::ResourceExhaustedError("curl init failed");
-    Request req(this, h, path);
+    Request req(this, h, path, accept);
     const std::string m(method);
     if (m == "GET") {
       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
@@ -155,14 +213,10 @@ class CurlClient final : public Client {
     return resp;
   }
 
-  uint64_t ConnectionsOpened() const override {
-    return connections_opened_.load();
-  }
-
-  absl::Status Stream(
-      absl::string_view path,
-      const std::function<bool(absl::string_view line)>& on_line,
-      const std::atomic<bool>* stop) override {
+  absl::Status DoStream(absl::string_view path, absl::string_view accept,
+                        bool length_delimited,
+                        const std::function<bool(absl::string_view)>& on_item,
+                        const std::atomic<bool>* stop) {
     limiter_.Wait();
     GlobalInit();
     // A fresh handle driven by a multi handle, so *stop is polled every
@@ -174,13 +228,14 @@ class CurlClient final : public Client {
       if (multi != nullptr) curl_multi_cleanup(multi);
       return absl::ResourceExhaustedError("curl init failed");
     }
-    Request req(this, h, path);
+    Request req(this, h, path, accept);
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, kStreamLowSpeedTimeS);
     StreamState state;
     state.handle = h;
-    state.on_line = &on_line;
+    state.on_line = &on_item;
+    state.length_delimited = length_delimited;
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, StreamState::Callback);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &state);
     req.Finish();
@@ -210,9 +265,10 @@ class CurlClient final : public Client {
       if (state.status == 0) {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &state.status);
       }
-      result = state.status == 200 ? absl::OkStatus()
-                                   : HttpError(state.status, state.pending);
-    } else {
+      result = state.status == 200
+                   ? absl::OkStatus()
+                   : HttpError(state.status, ErrorBodyText(state.pending));
+    } else if (!length_delimited) {
       state.Deliver(state.pending);  // a last line without a newline
     }
     curl_multi_remove_handle(multi, h);
@@ -221,11 +277,11 @@ class CurlClient final : public Client {
     return result;
   }
 
- private:
   // The options every call shares; owns the header list and error buffer.
   class Request {
    public:
-    Request(CurlClient* client, CURL* h, absl::string_view path)
+    Request(CurlClient* client, CURL* h, absl::string_view path,
+            absl::string_view accept = "application/json")
         : h_(h), url_(absl::StrCat(client->config_.server, path)) {
       errbuf_[0] = '\0';
       const RestConfig& c = client->config_;
@@ -257,7 +313,7 @@ class CurlClient final : public Client {
       const std::string token = client->Token();
       if (!token.empty())
         AddHeader(absl::StrCat("Authorization: Bearer ", token));
-      AddHeader("Accept: application/json");
+      AddHeader(absl::StrCat("Accept: ", accept));
       AddHeader("Expect:");  // no 100-continue round trip for bodies
     }
     ~Request() { curl_slist_free_all(headers_); }

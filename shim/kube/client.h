@@ -80,6 +80,28 @@ class Client {
       const std::function<bool(absl::string_view line)>& on_line,
       const std::atomic<bool>* stop) = 0;
 
+  // A GET asking for another representation than JSON (Accept header), e.g.
+  // kProtobufOrJson. The default, for fakes, is a plain Do("GET").
+  virtual absl::StatusOr<Response> GetAs(absl::string_view path,
+                                         absl::string_view accept) {
+    (void)accept;
+    return Do("GET", path);
+  }
+
+  // Like Stream, for a stream of length-delimited frames (a 4-byte
+  // big-endian length, then the frame: the protobuf watch). on_frame gets
+  // each whole frame. Error bodies in protobuf are given as text.
+  virtual absl::Status StreamFrames(
+      absl::string_view path, absl::string_view accept,
+      const std::function<bool(absl::string_view frame)>& on_frame,
+      const std::atomic<bool>* stop) {
+    (void)path;
+    (void)accept;
+    (void)on_frame;
+    (void)stop;
+    return absl::UnimplementedError("this client has no framed streams");
+  }
+
   // Do with a total timeout other than Do's 30s (leader election bounds its
   // calls by the renew deadline). The default ignores the timeout, so fakes
   // only need Do.

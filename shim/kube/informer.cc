@@ -124,32 +124,56 @@ void Informer::Run() {
   }
 }
 
+absl::Status Informer::ReadPage(const std::string& query,
+                                const std::string& body,
+                                std::vector<nlohmann::json>* items,
+                                std::string* rv, std::string* cont) const {
+  if (options_.protobuf && IsProtobufEnvelope(body)) {
+    absl::StatusOr<DecodedList> list = DecodeList(body, options_.protobuf);
+    if (!list.ok()) {
+      return absl::InternalError(
+          absl::StrCat("list ", query, ": ", list.status().message()));
+    }
+    *rv = std::move(list->resource_version);
+    *cont = std::move(list->continue_token);
+    for (nlohmann::json& item : list->items) items->push_back(std::move(item));
+    return absl::OkStatus();
+  }
+  nlohmann::json list = nlohmann::json::parse(body, nullptr, false);
+  if (list.is_discarded() || !list.is_object()) {
+    return absl::InternalError(absl::StrCat("list ", query, ": not JSON"));
+  }
+  const nlohmann::json meta = list.value("metadata", nlohmann::json::object());
+  *rv = meta.value("resourceVersion", "");
+  *cont = meta.value("continue", "");
+  for (nlohmann::json& item : list["items"]) items->push_back(std::move(item));
+  return absl::OkStatus();
+}
+
 absl::Status Informer::ListAll() {
   std::vector<nlohmann::json> items;
   std::string cont;
   std::string rv;
-  do {
+  while (!stop_) {
     std::string q = Query("limit=500");
     if (!cont.empty()) absl::StrAppend(&q, "&continue=", QueryEscape(cont));
-    absl::StatusOr<Response> resp = client_->Do("GET", q);
+    absl::StatusOr<Response> resp = options_.protobuf
+                                        ? client_->GetAs(q, kProtobufOrJson)
+                                        : client_->Do("GET", q);
     if (!resp.ok()) return resp.status();
     if (resp->status == 410 && !cont.empty()) {
-      // The continue token expired: start over.
+      // The continue token expired: start over from the first page.
       items.clear();
       cont.clear();
       continue;
     }
-    if (resp->status != 200) return HttpError(resp->status, resp->body);
-    nlohmann::json list = nlohmann::json::parse(resp->body, nullptr, false);
-    if (list.is_discarded() || !list.is_object()) {
-      return absl::InternalError(absl::StrCat("list ", q, ": not JSON"));
+    if (resp->status != 200) {
+      return HttpError(resp->status, ErrorBodyText(resp->body));
     }
-    const nlohmann::json meta =
-        list.value("metadata", nlohmann::json::object());
-    rv = meta.value("resourceVersion", "");
-    cont = meta.value("continue", "");
-    for (nlohmann::json& item : list["items"]) items.push_back(std::move(item));
-  } while (!cont.empty() && !stop_);
+    if (absl::Status s = ReadPage(q, resp->body, &items, &rv, &cont); !s.ok())
+      return s;
+    if (cont.empty()) break;
+  }
   if (stop_) return absl::CancelledError("stopped");
 
   std::vector<Delta> deltas;
@@ -175,30 +199,40 @@ absl::Status Informer::Watch(bool* got_events) {
       "watch=true&allowWatchBookmarks=true&timeoutSeconds=", timeout,
       "&resourceVersion=", QueryEscape(ResourceVersion())));
   absl::Status event_error;
-  absl::Status st = client_->Stream(
-      q,
-      [&](absl::string_view line) {
-        absl::StatusOr<WatchEvent> event = ParseWatchEvent(line);
-        if (!event.ok()) {
-          event_error = event.status();
-          return false;
-        }
-        if (event->type == WatchEvent::Type::kError) {
-          event_error = WatchErrorStatus(event->object);
-          return false;
-        }
-        *got_events = true;
-        const std::string rv = Rv(event->object);
-        std::vector<Delta> deltas;
-        {
-          absl::MutexLock lock(&mu_);
-          deltas = store_.Apply(*std::move(event));
-          if (!rv.empty()) resource_version_ = rv;
-        }
-        Dispatch(deltas);
-        return true;
-      },
-      &stop_);
+  auto on_event = [&](absl::StatusOr<WatchEvent> event) {
+    if (!event.ok()) {
+      event_error = event.status();
+      return false;
+    }
+    if (event->type == WatchEvent::Type::kError) {
+      event_error = WatchErrorStatus(event->object);
+      return false;
+    }
+    *got_events = true;
+    const std::string rv = Rv(event->object);
+    std::vector<Delta> deltas;
+    {
+      absl::MutexLock lock(&mu_);
+      deltas = store_.Apply(*std::move(event));
+      if (!rv.empty()) resource_version_ = rv;
+    }
+    Dispatch(deltas);
+    return true;
+  };
+  absl::Status st =
+      options_.protobuf
+          ? client_->StreamFrames(
+                q, kProtobufWatch,
+                [&](absl::string_view frame) {
+                  return on_event(DecodeWatchFrame(frame, options_.protobuf));
+                },
+                &stop_)
+          : client_->Stream(
+                q,
+                [&](absl::string_view line) {
+                  return on_event(ParseWatchEvent(line));
+                },
+                &stop_);
   return event_error.ok() ? st : event_error;
 }
 

@@ -15,6 +15,7 @@
 #include "absl/synchronization/notification.h"
 #include "nlohmann/json.hpp"
 #include "shim/kube/client.h"
+#include "shim/kube/protobuf_codec.h"
 #include "shim/kube/store.h"
 
 namespace kscore::kube {
@@ -42,6 +43,11 @@ struct InformerOptions {
   // Watch timeoutSeconds; zero picks 5-10 min at random per watch, as
   // client-go does, so that informers do not all re-watch at once.
   absl::Duration watch_timeout = absl::ZeroDuration();
+  // When set, lists and watches ask for the protobuf encoding (as
+  // kube-scheduler's clients do) and each object goes through this decoder
+  // (e.g. PodProtoToJson); a list answered in JSON is still read. Unset:
+  // JSON throughout.
+  ObjectDecoder protobuf;
 };
 
 // What the informer does after a watch ends (a pure function, for tests):
@@ -79,6 +85,11 @@ class Informer {
  private:
   void Run();
   absl::Status ListAll();
+  // One page of a list (protobuf or JSON) appended to items; its
+  // resourceVersion and continue token.
+  absl::Status ReadPage(const std::string& query, const std::string& body,
+                        std::vector<nlohmann::json>* items, std::string* rv,
+                        std::string* cont) const;
   // OK when the server ended the stream; a HttpError(410) when it is time
   // to relist.
   absl::Status Watch(bool* got_events);

@@ -15,15 +15,19 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "shim/cache/objects.h"
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
 #include "shim/kube/leader_election.h"
+#include "shim/kube/protobuf_codec.h"
 
 namespace kscore::kube {
 namespace {
 
+using ::google::protobuf::util::MessageDifferencer;
 using ::testing::HasSubstr;
 
 // Polls `done` every 50ms until it holds or `timeout` passes.
@@ -181,42 +185,52 @@ struct Recorder {
   }
 };
 
-nlohmann::json PodObject(const std::string& name) {
+nlohmann::json PodObject(const std::string& name,
+                         const std::string& app = "it") {
   // Nobody schedules it: the test owns every change.
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
-          {"metadata", {{"name", name}, {"labels", {{"app", "it"}}}}},
+          {"metadata", {{"name", name}, {"labels", {{"app", app}}}}},
           {"spec",
            {{"schedulerName", "nobody"},
             {"containers", {{{"name", "c"}, {"image", "pause:3.9"}}}}}}};
 }
 
-TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDelete) {
+// Lists and watches pods in JSON, or in protobuf when `decode` is given.
+void AddUpdateDelete(Client* client, const std::string& ns,
+                     const std::string& prefix, ObjectDecoder decode) {
+  auto path = [&](absl::string_view rest) {
+    return absl::StrCat("/api/v1/namespaces/", ns, "/", rest);
+  };
+  const std::string app = prefix + "it";
+  const std::string before = prefix + "before";
+  const std::string p1 = prefix + "p1";
   // A pod that exists before the informer starts arrives through the list.
   absl::StatusOr<Response> r =
-      client_->Do("POST", NsPath("pods"), PodObject("before").dump());
+      client->Do("POST", path("pods"), PodObject(before, app).dump());
   ASSERT_TRUE(r.ok() && r->status == 201)
       << (r.ok() ? r->body : r.status().ToString());
 
   Recorder rec;
   InformerOptions options;
-  options.path = NsPath("pods");
-  options.label_selector = "app=it";
+  options.path = path("pods");
+  options.label_selector = "app=" + app;
+  options.protobuf = std::move(decode);
   options.handlers = rec.Handlers();
-  Informer informer(client_, std::move(options));
+  Informer informer(client, std::move(options));
   informer.Start();
   ASSERT_TRUE(Eventually([&] { return informer.HasSynced(); }));
-  EXPECT_TRUE(rec.Saw("add before"));
+  EXPECT_TRUE(rec.Saw("add " + before));
   EXPECT_TRUE(rec.synced);
 
-  r = client_->Do("POST", NsPath("pods"), PodObject("p1").dump());
+  r = client->Do("POST", path("pods"), PodObject(p1, app).dump());
   ASSERT_TRUE(r.ok() && r->status == 201)
       << (r.ok() ? r->body : r.status().ToString());
-  ASSERT_TRUE(Eventually([&] { return rec.Saw("add p1"); }));
+  ASSERT_TRUE(Eventually([&] { return rec.Saw("add " + p1); }));
 
-  r = client_->Do("PATCH", NsPath("pods/p1"),
-                  R"({"metadata":{"labels":{"x":"y"}}})",
-                  "application/merge-patch+json");
+  r = client->Do("PATCH", path("pods/" + p1),
+                 R"({"metadata":{"labels":{"x":"y"}}})",
+                 "application/merge-patch+json");
   ASSERT_TRUE(r.ok() && r->status == 200)
       << (r.ok() ? r->body : r.status().ToString());
   ASSERT_TRUE(Eventually([&] {
@@ -224,19 +238,194 @@ TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDelete) {
     return rec.last_update.is_object() &&
            rec.last_update["metadata"]["labels"].value("x", "") == "y";
   }));
-  ASSERT_NE(informer.Get(namespace_ + "/p1"), nullptr);
+  ASSERT_NE(informer.Get(ns + "/" + p1), nullptr);
 
-  r = client_->Do("DELETE", NsPath("pods/p1"), R"({"gracePeriodSeconds":0})");
+  r = client->Do("DELETE", path("pods/" + p1), R"({"gracePeriodSeconds":0})");
   ASSERT_TRUE(r.ok() && r->status == 200)
       << (r.ok() ? r->body : r.status().ToString());
-  ASSERT_TRUE(Eventually([&] { return rec.Saw("delete p1"); }));
-  EXPECT_EQ(informer.Get(namespace_ + "/p1"), nullptr);
-  EXPECT_EQ(informer.List().size(), 1u);  // "before"
+  ASSERT_TRUE(Eventually([&] { return rec.Saw("delete " + p1); }));
+  EXPECT_EQ(informer.Get(ns + "/" + p1), nullptr);
+  EXPECT_EQ(informer.List().size(), 1u);  // before
 
   const absl::Time t0 = absl::Now();
   informer.Stop();
   EXPECT_LT(absl::Now() - t0, absl::Seconds(2))
       << "Stop must not wait for the watch";
+}
+
+TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDelete) {
+  AddUpdateDelete(client_, namespace_, "", nullptr);
+}
+
+TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDeleteInProtobuf) {
+  AddUpdateDelete(client_, namespace_, "pb-", PodProtoToJson);
+}
+
+// What the shim makes of an object read in JSON and of the same object read
+// in protobuf must be the same, field for field.
+void ExpectSamePod(const cache::PodInfo& j, const cache::PodInfo& p) {
+  EXPECT_EQ(j.key, p.key);
+  EXPECT_EQ(j.uid, p.uid);
+  EXPECT_EQ(j.resource_version, p.resource_version);
+  EXPECT_EQ(j.scheduler_name, p.scheduler_name);
+  EXPECT_EQ(j.node_name, p.node_name);
+  EXPECT_EQ(j.phase, p.phase);
+  EXPECT_EQ(j.deleting, p.deleting);
+  EXPECT_EQ(j.gated, p.gated);
+  EXPECT_EQ(j.priority, p.priority);
+  EXPECT_EQ(j.created, p.created);
+  EXPECT_EQ(j.unsupported, p.unsupported);
+  EXPECT_EQ(j.unschedulable_message, p.unschedulable_message);
+  EXPECT_TRUE(MessageDifferencer::Equals(j.pod, p.pod))
+      << "JSON: " << j.pod.DebugString()
+      << "\nprotobuf: " << p.pod.DebugString();
+  EXPECT_TRUE(MessageDifferencer::Equals(j.requests, p.requests));
+  EXPECT_TRUE(MessageDifferencer::Equals(j.non_zero, p.non_zero));
+  ASSERT_EQ(j.host_ports.size(), p.host_ports.size());
+  for (size_t i = 0; i < j.host_ports.size(); ++i) {
+    EXPECT_TRUE(MessageDifferencer::Equals(j.host_ports[i], p.host_ports[i]));
+  }
+}
+
+// Reads path in JSON and in protobuf; both decoded as the shim does.
+std::pair<nlohmann::json, nlohmann::json> BothEncodings(
+    Client* client, const std::string& path, const ObjectDecoder& decode) {
+  absl::StatusOr<Response> j = client->Do("GET", path);
+  EXPECT_TRUE(j.ok() && j->status == 200) << path;
+  absl::StatusOr<Response> p = client->GetAs(path, kProtobufContentType);
+  EXPECT_TRUE(p.ok() && p->status == 200) << path;
+  if (!j.ok() || !p.ok()) return {};
+  EXPECT_TRUE(IsProtobufEnvelope(p->body)) << p->body.substr(0, 40);
+  absl::StatusOr<std::string> raw = Unwrap(p->body);
+  EXPECT_TRUE(raw.ok()) << raw.status();
+  if (!raw.ok()) return {};
+  absl::StatusOr<nlohmann::json> decoded = decode(*raw);
+  EXPECT_TRUE(decoded.ok()) << decoded.status();
+  if (!decoded.ok()) return {};
+  return {nlohmann::json::parse(j->body), *decoded};
+}
+
+TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
+  // Every field the shim reads, most of them set.
+  const nlohmann::json pod = nlohmann::json::parse(R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "rich", "labels": {"app": "web", "tier": "x"},
+                 "finalizers": ["kscore.io/test"]},
+    "spec": {
+      "schedulerName": "nobody",
+      "nodeSelector": {"disk": "ssd"},
+      "affinity": {
+        "nodeAffinity": {
+          "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}],
+             "matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n9"]}]},
+            {"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}]},
+          "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 7, "preference": {"matchExpressions": [{"key": "fast", "operator": "DoesNotExist"}]}}]},
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "web"}}}]}},
+      "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"},
+                      {"operator": "Exists"}],
+      "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                                     "labelSelector": {"matchLabels": {"app": "web"}}}],
+      "schedulingGates": [{"name": "wait"}],
+      "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "c"}},
+                  {"name": "tmp", "emptyDir": {}}],
+      "initContainers": [
+        {"name": "sidecar", "image": "pause:3.9", "restartPolicy": "Always",
+         "ports": [{"containerPort": 9000, "hostPort": 9000, "protocol": "UDP", "hostIP": "127.0.0.1"}],
+         "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}}},
+        {"name": "init", "image": "pause:3.9", "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}}],
+      "containers": [
+        {"name": "a", "image": "pause:3.9",
+         "ports": [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 81}],
+         "resources": {"requests": {"cpu": "250m", "memory": "500Mi", "ephemeral-storage": "1Gi",
+                                    "example.com/gpu": "1", "hugepages-2Mi": "4Mi"},
+                       "limits": {"example.com/gpu": "1", "hugepages-2Mi": "4Mi"}}},
+        {"name": "b", "image": "pause:3.9"}]}})");
+  absl::StatusOr<Response> r = client_->Do("POST", NsPath("pods"), pod.dump());
+  ASSERT_TRUE(r.ok() && r->status == 201)
+      << (r.ok() ? r->body : r.status().ToString());
+  // A PodScheduled=False condition, as the shim writes it.
+  r = client_->Do(
+      "PATCH", NsPath("pods/rich/status"),
+      R"({"status":{"conditions":[{"type":"PodScheduled","status":"False",
+                      "reason":"Unschedulable","message":"0/3 nodes are available"}]}})",
+      "application/strategic-merge-patch+json");
+  ASSERT_TRUE(r.ok() && r->status == 200)
+      << (r.ok() ? r->body : r.status().ToString());
+
+  auto compare = [&](cache::PodInfo* out) {
+    auto [j, p] = BothEncodings(client_, NsPath("pods/rich"), PodProtoToJson);
+    absl::StatusOr<cache::PodInfo> from_json = cache::PodFromJson(j);
+    absl::StatusOr<cache::PodInfo> from_proto = cache::PodFromJson(p);
+    ASSERT_TRUE(from_json.ok()) << from_json.status();
+    ASSERT_TRUE(from_proto.ok()) << from_proto.status();
+    ExpectSamePod(*from_json, *from_proto);
+    *out = *from_proto;
+  };
+  cache::PodInfo first;
+  compare(&first);
+  // The object really carries what was compared (not two empty pods).
+  EXPECT_EQ(first.pod.node_affinity().required_size(), 2);
+  EXPECT_EQ(first.host_ports.size(), 2u);
+  EXPECT_EQ(first.requests.scalar().at("example.com/gpu"), 1);
+  EXPECT_TRUE(first.gated);
+  EXPECT_EQ(first.unschedulable_message, "0/3 nodes are available");
+  EXPECT_THAT(first.unsupported, HasSubstr("podAntiAffinity"));
+  EXPECT_FALSE(first.deleting);
+  EXPECT_GT(first.created, absl::Now() - absl::Minutes(5));
+
+  // Deleting with a finalizer: deletionTimestamp is set, the pod stays.
+  r = client_->Do("DELETE", NsPath("pods/rich"));
+  ASSERT_TRUE(r.ok() && r->status == 200)
+      << (r.ok() ? r->body : r.status().ToString());
+  cache::PodInfo deleted;
+  compare(&deleted);
+  EXPECT_TRUE(deleted.deleting);
+  r = client_->Do("PATCH", NsPath("pods/rich"),
+                  R"({"metadata":{"finalizers":null}})",
+                  "application/merge-patch+json");
+  ASSERT_TRUE(r.ok() && r->status == 200)
+      << (r.ok() ? r->body : r.status().ToString());
+}
+
+TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSameNode) {
+  const std::string name = namespace_ + "-node";
+  const nlohmann::json node = nlohmann::json::parse(
+      absl::StrCat(R"({
+    "apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": ")",
+                   name, R"(", "labels": {"zone": "a", "disk": "ssd"}},
+    "spec": {"unschedulable": true,
+             "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"},
+                        {"key": "only-key", "effect": "PreferNoSchedule"}]}})"));
+  absl::StatusOr<Response> r =
+      client_->Do("POST", "/api/v1/nodes", node.dump());
+  ASSERT_TRUE(r.ok() && r->status == 201)
+      << (r.ok() ? r->body : r.status().ToString());
+  r = client_->Do("PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
+                  R"({"status":{"allocatable":{"cpu":"3500m","memory":"15Gi",
+                      "pods":"110","example.com/gpu":"2"},
+                      "capacity":{"cpu":"4","memory":"16Gi","pods":"110","example.com/gpu":"2"}}})",
+                  "application/merge-patch+json");
+  ASSERT_TRUE(r.ok() && r->status == 200)
+      << (r.ok() ? r->body : r.status().ToString());
+  auto [j, p] = BothEncodings(client_, absl::StrCat("/api/v1/nodes/", name),
+                              NodeProtoToJson);
+  absl::StatusOr<scorer::v1::Node> from_json = cache::NodeFromJson(j);
+  absl::StatusOr<scorer::v1::Node> from_proto = cache::NodeFromJson(p);
+  ASSERT_TRUE(from_json.ok()) << from_json.status();
+  ASSERT_TRUE(from_proto.ok()) << from_proto.status();
+  EXPECT_TRUE(MessageDifferencer::Equals(*from_json, *from_proto))
+      << "JSON: " << from_json->DebugString()
+      << "\nprotobuf: " << from_proto->DebugString();
+  EXPECT_EQ(from_proto->allocatable().milli_cpu(), 3500);
+  EXPECT_GE(from_proto->taints_size(), 2);
+  EXPECT_TRUE(from_proto->unschedulable());
+  EXPECT_EQ(p["metadata"].value("resourceVersion", ""),
+            j["metadata"].value("resourceVersion", ""));
+  (void)client_->Do("DELETE", absl::StrCat("/api/v1/nodes/", name));
 }
 
 TEST_F(KubeIntegrationTest, StreamStopsPromptlyAndReportsHttpErrors) {
@@ -257,6 +446,13 @@ TEST_F(KubeIntegrationTest, StreamStopsPromptlyAndReportsHttpErrors) {
       "/api/v1/nosuchresource?watch=true",
       [](absl::string_view) { return true; }, nullptr);
   EXPECT_EQ(HttpStatusOf(st), 404) << st;
+
+  // The same with frames: a protobuf error body is given as text.
+  st = client_->StreamFrames(
+      "/api/v1/nosuchresource?watch=true", kProtobufWatch,
+      [](absl::string_view) { return true; }, nullptr);
+  EXPECT_EQ(HttpStatusOf(st), 404) << st;
+  EXPECT_THAT(std::string(st.message()), HasSubstr("could not find")) << st;
 }
 
 TEST_F(KubeIntegrationTest, InformerRewatchesWhenTheServerEndsTheWatch) {

@@ -34,7 +34,10 @@ YAML
 }
 config "$WORK/on.yaml"
 config "$WORK/reject.yaml" true
-config "$WORK/slow.yaml" false "clientConnection: {qps: 20, burst: 5}"
+# slow.yaml also reads pods and nodes in JSON (the others in protobuf, the
+# default), so both encodings schedule pods here.
+config "$WORK/slow.yaml" false "clientConnection: {qps: 20, burst: 5, contentType: application/json}"
+config "$WORK/yaml_content.yaml" false "clientConnection: {contentType: application/yaml}"
 
 scorer_up() {  # scorer_up NAME CONFIG PORT
   start "$1" build/bin/scorer --config "$2" --listen "127.0.0.1:$3"
@@ -79,6 +82,16 @@ for bin in scorer shim; do
     fail "$bin on an invalid config: exit $rc, output: $out"
   fi
 done
+
+set +e
+out="$(build/bin/shim --config "$WORK/yaml_content.yaml" --scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE" 2>&1)"
+rc=$?
+set -e
+if [[ $rc -eq 1 ]] && grep -qF 'clientConnection.contentType: "application/yaml" is not supported' <<<"$out"; then
+  pass "shim exits 1 on an unsupported clientConnection.contentType, naming it"
+else
+  fail "shim on contentType application/yaml: exit $rc, output: $out"
+fi
 
 # ------------------------------------------------------------ seed scenario
 scorer_up scorer "$WORK/on.yaml" "$SCORER_PORT"

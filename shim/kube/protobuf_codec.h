@@ -1,0 +1,65 @@
+#ifndef KSCORE_SHIM_KUBE_PROTOBUF_CODEC_H_
+#define KSCORE_SHIM_KUBE_PROTOBUF_CODEC_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
+#include "shim/kube/store.h"
+
+namespace kscore::kube {
+
+// The Kubernetes protobuf encoding (what kube-scheduler's client-go asks for
+// by default): cheaper than JSON for the API server to encode for every
+// watcher and for the shim to read.
+inline constexpr char kProtobufContentType[] =
+    "application/vnd.kubernetes.protobuf";
+// Asked for on lists: protobuf, or JSON from a server that has no protobuf
+// for the resource.
+inline constexpr char kProtobufOrJson[] =
+    "application/vnd.kubernetes.protobuf, application/json";
+inline constexpr char kProtobufWatch[] =
+    "application/vnd.kubernetes.protobuf;stream=watch";
+
+// One object's protobuf bytes (without envelope) into the JSON form the
+// shim's readers take, holding only what they read.
+using ObjectDecoder =
+    std::function<absl::StatusOr<nlohmann::json>(absl::string_view raw)>;
+
+// Pod and Node into the JSON shape of the API (field names as in JSON,
+// times as RFC 3339, quantities as strings), restricted to what
+// cache::PodFromJson / NodeFromJson and the stores read.
+absl::StatusOr<nlohmann::json> PodProtoToJson(absl::string_view raw);
+absl::StatusOr<nlohmann::json> NodeProtoToJson(absl::string_view raw);
+
+// True when body starts with the protobuf envelope's magic "k8s\0".
+bool IsProtobufEnvelope(absl::string_view body);
+
+// The object bytes inside an envelope (magic + runtime.Unknown).
+absl::StatusOr<std::string> Unwrap(absl::string_view body);
+
+struct DecodedList {
+  std::vector<nlohmann::json> items;
+  std::string resource_version;
+  std::string continue_token;
+};
+// A PodList / NodeList response body (an envelope).
+absl::StatusOr<DecodedList> DecodeList(absl::string_view body,
+                                       const ObjectDecoder& decode);
+
+// One frame of a protobuf watch stream (a meta/v1.WatchEvent). The object
+// of an ERROR event is a Status, given as {"kind": "Status", "code": ...,
+// "message": ..., "reason": ...} like its JSON form.
+absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame,
+                                            const ObjectDecoder& decode);
+
+// An error response body as text: the message of a protobuf Status, or the
+// body itself (JSON or anything else).
+std::string ErrorBodyText(absl::string_view body);
+
+}  // namespace kscore::kube
+
+#endif  // KSCORE_SHIM_KUBE_PROTOBUF_CODEC_H_

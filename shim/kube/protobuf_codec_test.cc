@@ -1,0 +1,176 @@
+#include "shim/kube/protobuf_codec.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kscore/k8s/k8s_subset.pb.h"
+#include "shim/kube/informer.h"
+
+namespace kscore::kube {
+namespace {
+
+namespace k8s = ::kscore::k8s;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+// magic + runtime.Unknown around an object's bytes, as the API server sends.
+std::string Envelope(const std::string& raw, const std::string& kind) {
+  k8s::Unknown u;
+  u.mutable_type_meta()->set_api_version("v1");
+  u.mutable_type_meta()->set_kind(kind);
+  u.set_raw(raw);
+  return std::string("k8s\0", 4) + u.SerializeAsString();
+}
+
+k8s::Pod SamplePod() {
+  k8s::Pod pod;
+  k8s::ObjectMeta* m = pod.mutable_metadata();
+  m->set_name("web-1");
+  m->set_namespace_("default");
+  m->set_uid("u-1");
+  m->set_resource_version("42");
+  m->mutable_creation_timestamp()->set_seconds(
+      1796000000);  // 2026-11-30T00:53:20Z
+  (*m->mutable_labels())["app"] = "web";
+  k8s::PodSpec* s = pod.mutable_spec();
+  s->set_scheduler_name("concentrate-scheduler");
+  s->set_priority(0);
+  k8s::Container* c = s->add_containers();
+  (*c->mutable_resources()->mutable_requests())["cpu"].set_string("100m");
+  k8s::ContainerPort* port = c->add_ports();
+  port->set_host_port(8080);
+  port->set_protocol("UDP");
+  k8s::Toleration* t = s->add_tolerations();
+  t->set_operator_("Exists");
+  s->mutable_affinity()
+      ->mutable_pod_anti_affinity()
+      ->add_required_during_scheduling_ignored_during_execution("x");
+  s->add_volumes()->mutable_volume_source()->set_persistent_volume_claim("");
+  pod.mutable_status()->set_phase("Pending");
+  return pod;
+}
+
+TEST(ProtobufCodecTest, PodBecomesTheJsonTheShimReads) {
+  absl::StatusOr<json> j = PodProtoToJson(SamplePod().SerializeAsString());
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ((*j)["metadata"]["name"], "web-1");
+  EXPECT_EQ((*j)["metadata"]["namespace"], "default");
+  EXPECT_EQ((*j)["metadata"]["resourceVersion"], "42");
+  EXPECT_EQ((*j)["metadata"]["creationTimestamp"], "2026-11-30T00:53:20Z");
+  EXPECT_FALSE((*j)["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ((*j)["metadata"]["labels"]["app"], "web");
+  EXPECT_EQ((*j)["spec"]["schedulerName"], "concentrate-scheduler");
+  EXPECT_EQ((*j)["spec"]["priority"], 0);
+  EXPECT_EQ((*j)["spec"]["containers"][0]["resources"]["requests"]["cpu"],
+            "100m");
+  EXPECT_EQ((*j)["spec"]["containers"][0]["ports"][0]["hostPort"], 8080);
+  EXPECT_EQ((*j)["spec"]["containers"][0]["ports"][0]["protocol"], "UDP");
+  EXPECT_EQ((*j)["spec"]["tolerations"][0]["operator"], "Exists");
+  EXPECT_EQ((*j)["spec"]["affinity"]["podAntiAffinity"]
+                ["requiredDuringSchedulingIgnoredDuringExecution"]
+                    .size(),
+            1u);
+  // An empty claim source is still a claim.
+  EXPECT_TRUE((*j)["spec"]["volumes"][0].contains("persistentVolumeClaim"));
+  EXPECT_EQ((*j)["status"]["phase"], "Pending");
+}
+
+TEST(ProtobufCodecTest, ListsKeepTheirItemsAndContinueToken) {
+  k8s::List list;
+  list.mutable_metadata()->set_resource_version("100");
+  list.mutable_metadata()->set_continue_("next");
+  k8s::Pod a = SamplePod();
+  k8s::Pod b = SamplePod();
+  b.mutable_metadata()->set_name("web-2");
+  list.add_items(a.SerializeAsString());
+  list.add_items(b.SerializeAsString());
+  absl::StatusOr<DecodedList> d =
+      DecodeList(Envelope(list.SerializeAsString(), "PodList"), PodProtoToJson);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->resource_version, "100");
+  EXPECT_EQ(d->continue_token, "next");
+  ASSERT_EQ(d->items.size(), 2u);
+  EXPECT_EQ(d->items[1]["metadata"]["name"], "web-2");
+
+  // Not an envelope, or one the shim cannot read: clear errors.
+  EXPECT_THAT(std::string(DecodeList("{}", PodProtoToJson).status().message()),
+              HasSubstr("no k8s\\0 magic"));
+  k8s::Unknown gz;
+  gz.set_raw("x");
+  gz.set_content_encoding("gzip");
+  EXPECT_THAT(
+      std::string(DecodeList(std::string("k8s\0", 4) + gz.SerializeAsString(),
+                             PodProtoToJson)
+                      .status()
+                      .message()),
+      HasSubstr("content encoding \"gzip\""));
+}
+
+TEST(ProtobufCodecTest, WatchFramesGiveEventsAndErrors) {
+  k8s::WatchEvent added;
+  added.set_type("ADDED");
+  added.mutable_object()->set_raw(
+      Envelope(SamplePod().SerializeAsString(), "Pod"));
+  absl::StatusOr<WatchEvent> ev =
+      DecodeWatchFrame(added.SerializeAsString(), PodProtoToJson);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_EQ(ev->type, WatchEvent::Type::kAdded);
+  EXPECT_EQ(ev->object["metadata"]["name"], "web-1");
+
+  // An ERROR event carries a Status: 410 makes the informer relist.
+  k8s::Status status;
+  status.set_code(410);
+  status.set_reason("Expired");
+  status.set_message("too old resource version: 1 (42)");
+  k8s::WatchEvent error;
+  error.set_type("ERROR");
+  error.mutable_object()->set_raw(
+      Envelope(status.SerializeAsString(), "Status"));
+  ev = DecodeWatchFrame(error.SerializeAsString(), PodProtoToJson);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_EQ(ev->type, WatchEvent::Type::kError);
+  absl::Status st = WatchErrorStatus(ev->object);
+  EXPECT_EQ(HttpStatusOf(st), 410);
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("too old resource version: 1 (42)"));
+  EXPECT_EQ(AfterWatch(st, true), NextStep::kRelist);
+
+  k8s::WatchEvent odd;
+  odd.set_type("SIDEWAYS");
+  EXPECT_THAT(
+      std::string(DecodeWatchFrame(odd.SerializeAsString(), PodProtoToJson)
+                      .status()
+                      .message()),
+      HasSubstr("unknown watch event type \"SIDEWAYS\""));
+  EXPECT_FALSE(DecodeWatchFrame("\xff\xff\xff", PodProtoToJson).ok());
+}
+
+TEST(ProtobufCodecTest, ErrorBodiesReadAsText) {
+  k8s::Status status;
+  status.set_code(403);
+  status.set_message("pods is forbidden");
+  EXPECT_THAT(ErrorBodyText(Envelope(status.SerializeAsString(), "Status")),
+              HasSubstr("pods is forbidden"));
+  EXPECT_EQ(ErrorBodyText("plain text"), "plain text");
+}
+
+TEST(ProtobufCodecTest, NodeKeepsTaintsAndAllocatable) {
+  k8s::Node node;
+  node.mutable_metadata()->set_name("n1");
+  node.mutable_spec()->set_unschedulable(true);
+  k8s::Taint* t = node.mutable_spec()->add_taints();
+  t->set_key("k");
+  t->set_effect("NoSchedule");
+  (*node.mutable_status()->mutable_allocatable())["cpu"].set_string("4");
+  absl::StatusOr<json> j = NodeProtoToJson(node.SerializeAsString());
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ((*j)["metadata"]["name"], "n1");
+  EXPECT_EQ((*j)["spec"]["unschedulable"], true);
+  EXPECT_EQ((*j)["spec"]["taints"][0]["key"], "k");
+  EXPECT_FALSE((*j)["spec"]["taints"][0].contains("value"));
+  EXPECT_EQ((*j)["status"]["allocatable"]["cpu"], "4");
+}
+
+}  // namespace
+}  // namespace kscore::kube
