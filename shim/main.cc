@@ -236,10 +236,10 @@ int main(int argc, char** argv) {
       {absl::Seconds(cfg.pod_initial_backoff_seconds),
        absl::Seconds(cfg.pod_max_backoff_seconds), absl::Minutes(5),
        [] { return absl::Now(); }});
-  kscore::scheduler::Feedback feedback(client->get(), host);
+  kscore::scheduler::Feedback feedback(client->get(), host, use_protobuf);
   kscore::scheduler::Scheduler scheduler(
       {absl::GetFlag(FLAGS_scorer_batch_size),
-       absl::GetFlag(FLAGS_bind_workers), 1},
+       absl::GetFlag(FLAGS_bind_workers), 1, use_protobuf},
       infos, &cache, &queue, scorer->get(), client->get(), &feedback, &metrics);
 
   auto on_pod = [&](const nlohmann::json& obj) {

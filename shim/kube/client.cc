@@ -145,9 +145,11 @@ class CurlClient final : public Client {
                    timeout);
   }
 
-  absl::StatusOr<Response> GetAs(absl::string_view path,
-                                 absl::string_view accept) override {
-    return Perform("GET", path, "", "", accept, kDoTimeout);
+  absl::StatusOr<Response> DoAs(absl::string_view method,
+                                absl::string_view path, absl::string_view body,
+                                absl::string_view content_type,
+                                absl::string_view accept) override {
+    return Perform(method, path, body, content_type, accept, kDoTimeout);
   }
 
   uint64_t ConnectionsOpened() const override {

@@ -80,12 +80,19 @@ class Client {
       const std::function<bool(absl::string_view line)>& on_line,
       const std::atomic<bool>* stop) = 0;
 
-  // A GET asking for another representation than JSON (Accept header), e.g.
-  // kProtobufOrJson. The default, for fakes, is a plain Do("GET").
-  virtual absl::StatusOr<Response> GetAs(absl::string_view path,
-                                         absl::string_view accept) {
+  // Do with an Accept header other than JSON, e.g. kProtobufOrJson. The
+  // default, for fakes, is a plain Do.
+  virtual absl::StatusOr<Response> DoAs(absl::string_view method,
+                                        absl::string_view path,
+                                        absl::string_view body,
+                                        absl::string_view content_type,
+                                        absl::string_view accept) {
     (void)accept;
-    return Do("GET", path);
+    return Do(method, path, body, content_type);
+  }
+  absl::StatusOr<Response> GetAs(absl::string_view path,
+                                 absl::string_view accept) {
+    return DoAs("GET", path, "", "application/json", accept);
   }
 
   // Like Stream, for a stream of length-delimited frames (a 4-byte

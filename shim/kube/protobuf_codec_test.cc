@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "kscore/k8s/k8s_subset.pb.h"
 #include "shim/kube/informer.h"
+#include "shim/kube/write_bodies.h"
 
 namespace kscore::kube {
 namespace {
@@ -170,6 +171,44 @@ TEST(ProtobufCodecTest, NodeKeepsTaintsAndAllocatable) {
   EXPECT_EQ((*j)["spec"]["taints"][0]["key"], "k");
   EXPECT_FALSE((*j)["spec"]["taints"][0].contains("value"));
   EXPECT_EQ((*j)["status"]["allocatable"]["cpu"], "4");
+}
+
+TEST(WriteBodiesTest, BindingEnvelopeCarriesTypeAndTarget) {
+  WriteBody b = BindingBody(true, "default", "web-1", "u-1", "node-7");
+  EXPECT_EQ(b.content_type, kProtobufContentType);
+  ASSERT_TRUE(IsProtobufEnvelope(b.data));
+  k8s::Unknown u;
+  ASSERT_TRUE(u.ParseFromString(b.data.substr(4)));
+  EXPECT_EQ(u.type_meta().api_version(), "v1");
+  EXPECT_EQ(u.type_meta().kind(), "Binding");
+  k8s::Binding binding;
+  ASSERT_TRUE(binding.ParseFromString(u.raw()));
+  EXPECT_EQ(binding.metadata().name(), "web-1");
+  EXPECT_EQ(binding.metadata().namespace_(), "default");
+  EXPECT_EQ(binding.metadata().uid(), "u-1");
+  EXPECT_EQ(binding.target().kind(), "Node");
+  EXPECT_EQ(binding.target().name(), "node-7");
+
+  WriteBody j = BindingBody(false, "default", "web-1", "u-1", "node-7");
+  EXPECT_EQ(j.content_type, "application/json");
+  EXPECT_EQ(json::parse(j.data)["target"]["name"], "node-7");
+}
+
+TEST(WriteBodiesTest, EventTimeKeepsMicroseconds) {
+  EventFields e;
+  e.event_time = absl::FromUnixMicros(1796000000123456);
+  e.reason = "Scheduled";
+  WriteBody b = EventBody(true, e);
+  k8s::Unknown u;
+  ASSERT_TRUE(u.ParseFromString(b.data.substr(4)));
+  EXPECT_EQ(u.type_meta().api_version(), "events.k8s.io/v1");
+  k8s::Event ev;
+  ASSERT_TRUE(ev.ParseFromString(u.raw()));
+  EXPECT_EQ(ev.event_time().seconds(), 1796000000);
+  EXPECT_EQ(ev.event_time().nanos(), 123456000);
+  EXPECT_EQ(ev.reason(), "Scheduled");
+  EXPECT_EQ(json::parse(EventBody(false, e).data)["eventTime"],
+            "2026-11-30T00:53:20.123456Z");
 }
 
 }  // namespace

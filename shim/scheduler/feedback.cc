@@ -6,13 +6,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
+#include "shim/kube/protobuf_codec.h"
+#include "shim/kube/write_bodies.h"
 
 namespace kscore::scheduler {
 namespace {
-
-std::string MicroTime(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
-}
 
 std::string RandomSuffix() {
   thread_local std::mt19937_64 rng(std::random_device{}());
@@ -23,39 +21,34 @@ absl::Status Check(const absl::StatusOr<kube::Response>& r, const char* what) {
   if (!r.ok()) return r.status();
   if (r->status >= 200 && r->status < 300) return absl::OkStatus();
   return absl::UnknownError(
-      absl::StrCat(what, ": HTTP ", r->status, ": ", r->body.substr(0, 300)));
+      absl::StrCat(what, ": HTTP ", r->status, ": ",
+                   kube::ErrorBodyText(r->body).substr(0, 300)));
 }
 
 }  // namespace
 
 absl::Status Feedback::Event(const cache::PodInfo& pod, const char* type,
                              const char* reason, const std::string& note) {
-  nlohmann::json ev = {
-      {"apiVersion", "events.k8s.io/v1"},
-      {"kind", "Event"},
-      {"metadata",
-       {{"name", absl::StrCat(pod.name, ".", RandomSuffix())},
-        {"namespace", pod.namespace_}}},
-      {"eventTime", MicroTime(absl::Now())},
-      {"reportingController", pod.scheduler_name},
-      {"reportingInstance", absl::StrCat(pod.scheduler_name, "-", hostname_)},
-      {"action", "Scheduling"},
-      {"reason", reason},
-      {"type", type},
-      {"regarding",
-       {{"apiVersion", "v1"},
-        {"kind", "Pod"},
-        {"namespace", pod.namespace_},
-        {"name", pod.name},
-        {"uid", pod.uid},
-        {"resourceVersion", pod.resource_version}}},
-      // The API server caps notes at 1kB.
-      {"note", note.size() > 1024 ? note.substr(0, 1021) + "..." : note},
-  };
-  return Check(client_->Do("POST",
-                           absl::StrCat("/apis/events.k8s.io/v1/namespaces/",
-                                        pod.namespace_, "/events"),
-                           ev.dump()),
+  kube::EventFields ev;
+  ev.namespace_ = pod.namespace_;
+  ev.name = absl::StrCat(pod.name, ".", RandomSuffix());
+  ev.event_time = absl::Now();
+  ev.reporting_controller = pod.scheduler_name;
+  ev.reporting_instance = absl::StrCat(pod.scheduler_name, "-", hostname_);
+  ev.action = "Scheduling";
+  ev.reason = reason;
+  ev.type = type;
+  // The API server caps notes at 1kB.
+  ev.note = note.size() > 1024 ? note.substr(0, 1021) + "..." : note;
+  ev.regarding = {"v1",     "Pod",   pod.namespace_,
+                  pod.name, pod.uid, pod.resource_version};
+  const kube::WriteBody body = kube::EventBody(protobuf_, ev);
+  return Check(client_->DoAs(
+                   "POST",
+                   absl::StrCat("/apis/events.k8s.io/v1/namespaces/",
+                                pod.namespace_, "/events"),
+                   body.data, body.content_type,
+                   protobuf_ ? kube::kProtobufContentType : "application/json"),
                "create event");
 }
 

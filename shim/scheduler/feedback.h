@@ -13,8 +13,10 @@ namespace kscore::scheduler {
 // the pod's PodScheduled condition.
 class Feedback {
  public:
-  Feedback(kube::Client* client, std::string hostname)
-      : client_(client), hostname_(std::move(hostname)) {}
+  // protobuf: events are sent in the Kubernetes protobuf encoding (else
+  // JSON), as clientConnection.contentType says.
+  Feedback(kube::Client* client, std::string hostname, bool protobuf = false)
+      : client_(client), hostname_(std::move(hostname)), protobuf_(protobuf) {}
 
   // "Successfully assigned default/web-1 to node-1".
   absl::Status Scheduled(const cache::PodInfo& pod, const std::string& node);
@@ -31,6 +33,7 @@ class Feedback {
 
   kube::Client* client_;
   std::string hostname_;
+  bool protobuf_;
 };
 
 }  // namespace kscore::scheduler

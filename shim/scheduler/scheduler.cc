@@ -7,6 +7,8 @@
 #include "google/protobuf/arena.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/fit_error.h"
+#include "shim/kube/protobuf_codec.h"
+#include "shim/kube/write_bodies.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
@@ -323,18 +325,14 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
 void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
                      absl::Time start) {
   const cache::PodInfo& pod = *qp.info;
-  nlohmann::json binding = {
-      {"apiVersion", "v1"},
-      {"kind", "Binding"},
-      {"metadata",
-       {{"name", pod.name}, {"namespace", pod.namespace_}, {"uid", pod.uid}}},
-      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}},
-  };
-  absl::StatusOr<kube::Response> r =
-      client_->Do("POST",
-                  absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
-                               pod.name, "/binding"),
-                  binding.dump());
+  const kube::WriteBody body = kube::BindingBody(
+      options_.protobuf, pod.namespace_, pod.name, pod.uid, node);
+  absl::StatusOr<kube::Response> r = client_->DoAs(
+      "POST",
+      absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/", pod.name,
+                   "/binding"),
+      body.data, body.content_type,
+      options_.protobuf ? kube::kProtobufContentType : "application/json");
   if (r.ok() && r->status >= 200 && r->status < 300) {
     metrics_->binds->Add({{"result", "bound"}}).Increment();
     metrics_->Attempt("scheduled", pod.scheduler_name,
@@ -362,7 +360,8 @@ void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
   }
   metrics_->binds->Add({{"result", "error"}}).Increment();
   std::string why =
-      r.ok() ? absl::StrCat("HTTP ", r->status, ": ", r->body.substr(0, 300))
+      r.ok() ? absl::StrCat("HTTP ", r->status, ": ",
+                            kube::ErrorBodyText(r->body).substr(0, 300))
              : std::string(r.status().message());
   Fail(std::move(qp), absl::StrCat("Binding rejected: ", why), false, start,
        "error");

@@ -57,6 +57,8 @@ class Scheduler {
     int batch_size = 500;  // nodes per scorer call
     int bind_workers = 16;
     int schedule_workers = 1;
+    // Bindings in the Kubernetes protobuf encoding (else JSON).
+    bool protobuf = false;
   };
 
   Scheduler(Options options, std::map<std::string, ProfileInfo> profiles,

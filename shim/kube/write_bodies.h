@@ -1,0 +1,50 @@
+#ifndef KSCORE_SHIM_KUBE_WRITE_BODIES_H_
+#define KSCORE_SHIM_KUBE_WRITE_BODIES_H_
+
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace kscore::kube {
+
+// A request body and its Content-Type.
+struct WriteBody {
+  std::string data;
+  std::string content_type;
+};
+
+struct ObjectRef {
+  std::string api_version;
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+};
+
+// An events.k8s.io/v1 Event.
+struct EventFields {
+  std::string namespace_;
+  std::string name;
+  absl::Time event_time;
+  std::string reporting_controller;
+  std::string reporting_instance;
+  std::string action;
+  std::string reason;
+  std::string type;
+  std::string note;
+  ObjectRef regarding;
+};
+
+// The body of POST .../pods/NAME/binding: JSON, or the protobuf envelope
+// (application/vnd.kubernetes.protobuf).
+WriteBody BindingBody(bool protobuf, const std::string& namespace_,
+                      const std::string& name, const std::string& uid,
+                      const std::string& node);
+
+// The body of POST /apis/events.k8s.io/v1/namespaces/NS/events.
+WriteBody EventBody(bool protobuf, const EventFields& event);
+
+}  // namespace kscore::kube
+
+#endif  // KSCORE_SHIM_KUBE_WRITE_BODIES_H_
