@@ -283,7 +283,7 @@ class CurlClient final : public Client {
   class Request {
    public:
     Request(CurlClient* client, CURL* h, absl::string_view path,
-            absl::string_view accept = "application/json")
+            absl::string_view accept)
         : h_(h), url_(absl::StrCat(client->config_.server, path)) {
       errbuf_[0] = '\0';
       const RestConfig& c = client->config_;

@@ -261,6 +261,17 @@ bool IsProtobufEnvelope(absl::string_view body) {
   return body.substr(0, kMagic.size()) == kMagic;
 }
 
+std::string Wrap(absl::string_view raw, absl::string_view api_version,
+                 absl::string_view kind) {
+  k8s::Unknown u;
+  u.mutable_type_meta()->set_api_version(std::string(api_version));
+  u.mutable_type_meta()->set_kind(std::string(kind));
+  u.set_raw(std::string(raw));
+  std::string out(kMagic);
+  u.AppendToString(&out);
+  return out;
+}
+
 absl::StatusOr<std::string> Unwrap(absl::string_view body) {
   if (!IsProtobufEnvelope(body)) {
     return absl::InvalidArgumentError(
@@ -300,22 +311,10 @@ absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame,
                                             const ObjectDecoder& decode) {
   k8s::WatchEvent ev;
   if (absl::Status s = Parse(frame, "watch event", &ev); !s.ok()) return s;
+  absl::StatusOr<WatchEvent::Type> type = WatchEventTypeOf(ev.type());
+  if (!type.ok()) return type.status();
   WatchEvent out;
-  const std::string& t = ev.type();
-  if (t == "ADDED") {
-    out.type = WatchEvent::Type::kAdded;
-  } else if (t == "MODIFIED") {
-    out.type = WatchEvent::Type::kModified;
-  } else if (t == "DELETED") {
-    out.type = WatchEvent::Type::kDeleted;
-  } else if (t == "BOOKMARK") {
-    out.type = WatchEvent::Type::kBookmark;
-  } else if (t == "ERROR") {
-    out.type = WatchEvent::Type::kError;
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown watch event type \"", t, "\""));
-  }
+  out.type = *type;
   absl::string_view raw = ev.object().raw();
   std::string unwrapped;
   if (IsProtobufEnvelope(raw)) {

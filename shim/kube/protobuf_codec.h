@@ -38,6 +38,11 @@ absl::StatusOr<nlohmann::json> NodeProtoToJson(absl::string_view raw);
 // True when body starts with the protobuf envelope's magic "k8s\0".
 bool IsProtobufEnvelope(absl::string_view body);
 
+// An object's bytes in an envelope (magic + runtime.Unknown naming its
+// apiVersion and kind), as the API server takes a protobuf request body.
+std::string Wrap(absl::string_view raw, absl::string_view api_version,
+                 absl::string_view kind);
+
 // The object bytes inside an envelope (magic + runtime.Unknown).
 absl::StatusOr<std::string> Unwrap(absl::string_view body);
 

@@ -17,11 +17,7 @@ using ::testing::HasSubstr;
 
 // magic + runtime.Unknown around an object's bytes, as the API server sends.
 std::string Envelope(const std::string& raw, const std::string& kind) {
-  k8s::Unknown u;
-  u.mutable_type_meta()->set_api_version("v1");
-  u.mutable_type_meta()->set_kind(kind);
-  u.set_raw(raw);
-  return std::string("k8s\0", 4) + u.SerializeAsString();
+  return Wrap(raw, "v1", kind);
 }
 
 k8s::Pod SamplePod() {

@@ -17,6 +17,16 @@ std::string Field(const nlohmann::json& obj, const char* field) {
 
 }  // namespace
 
+absl::StatusOr<WatchEvent::Type> WatchEventTypeOf(absl::string_view t) {
+  if (t == "ADDED") return WatchEvent::Type::kAdded;
+  if (t == "MODIFIED") return WatchEvent::Type::kModified;
+  if (t == "DELETED") return WatchEvent::Type::kDeleted;
+  if (t == "BOOKMARK") return WatchEvent::Type::kBookmark;
+  if (t == "ERROR") return WatchEvent::Type::kError;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown watch event type \"", t, "\""));
+}
+
 absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
@@ -30,22 +40,11 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
     return absl::InvalidArgumentError(absl::StrCat(
         "watch event without type or object: ", line.substr(0, 200)));
   }
-  const std::string t = type->get<std::string>();
+  absl::StatusOr<WatchEvent::Type> t =
+      WatchEventTypeOf(type->get<std::string>());
+  if (!t.ok()) return t.status();
   WatchEvent event;
-  if (t == "ADDED") {
-    event.type = WatchEvent::Type::kAdded;
-  } else if (t == "MODIFIED") {
-    event.type = WatchEvent::Type::kModified;
-  } else if (t == "DELETED") {
-    event.type = WatchEvent::Type::kDeleted;
-  } else if (t == "BOOKMARK") {
-    event.type = WatchEvent::Type::kBookmark;
-  } else if (t == "ERROR") {
-    event.type = WatchEvent::Type::kError;
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown watch event type \"", t, "\""));
-  }
+  event.type = *t;
   event.object = std::move(*object);
   return event;
 }

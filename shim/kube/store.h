@@ -22,6 +22,10 @@ struct WatchEvent {
   nlohmann::json object;
 };
 
+// "ADDED", "MODIFIED", "DELETED", "BOOKMARK" or "ERROR" (either encoding);
+// anything else is an error naming it.
+absl::StatusOr<WatchEvent::Type> WatchEventTypeOf(absl::string_view type);
+
 // Parses {"type": ..., "object": {...}}; unknown types are errors.
 absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line);
 

@@ -11,18 +11,6 @@ namespace {
 
 namespace k8s = ::kscore::k8s;
 
-// magic + runtime.Unknown{typeMeta, raw}: what the API server decodes.
-std::string Envelope(const google::protobuf::MessageLite& object,
-                     const char* api_version, const char* kind) {
-  k8s::Unknown u;
-  u.mutable_type_meta()->set_api_version(api_version);
-  u.mutable_type_meta()->set_kind(kind);
-  object.SerializeToString(u.mutable_raw());
-  std::string out("k8s\0", 4);
-  u.AppendToString(&out);
-  return out;
-}
-
 void SetRef(const ObjectRef& in, k8s::ObjectReference* out) {
   if (!in.api_version.empty()) out->set_api_version(in.api_version);
   if (!in.kind.empty()) out->set_kind(in.kind);
@@ -48,7 +36,7 @@ WriteBody BindingBody(bool protobuf, const std::string& namespace_,
     b.mutable_metadata()->set_namespace_(namespace_);
     b.mutable_metadata()->set_uid(uid);
     SetRef({"v1", "Node", "", node, "", ""}, b.mutable_target());
-    return {Envelope(b, "v1", "Binding"), kProtobufContentType};
+    return {Wrap(b.SerializeAsString(), "v1", "Binding"), kProtobufContentType};
   }
   nlohmann::json binding = {
       {"apiVersion", "v1"},
@@ -77,7 +65,8 @@ WriteBody EventBody(bool protobuf, const EventFields& e) {
     ev.set_type(e.type);
     ev.set_note(e.note);
     SetRef(e.regarding, ev.mutable_regarding());
-    return {Envelope(ev, "events.k8s.io/v1", "Event"), kProtobufContentType};
+    return {Wrap(ev.SerializeAsString(), "events.k8s.io/v1", "Event"),
+            kProtobufContentType};
   }
   const ObjectRef& r = e.regarding;
   nlohmann::json ev = {

@@ -43,12 +43,10 @@ absl::Status Feedback::Event(const cache::PodInfo& pod, const char* type,
   ev.regarding = {"v1",     "Pod",   pod.namespace_,
                   pod.name, pod.uid, pod.resource_version};
   const kube::WriteBody body = kube::EventBody(protobuf_, ev);
-  return Check(client_->DoAs(
-                   "POST",
-                   absl::StrCat("/apis/events.k8s.io/v1/namespaces/",
-                                pod.namespace_, "/events"),
-                   body.data, body.content_type,
-                   protobuf_ ? kube::kProtobufContentType : "application/json"),
+  return Check(client_->DoAs("POST",
+                             absl::StrCat("/apis/events.k8s.io/v1/namespaces/",
+                                          pod.namespace_, "/events"),
+                             body.data, body.content_type, body.content_type),
                "create event");
 }
 

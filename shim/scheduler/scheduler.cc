@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/arena.h"
-#include "nlohmann/json.hpp"
 #include "scorer/framework/fit_error.h"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/kube/write_bodies.h"
@@ -327,12 +326,11 @@ void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
   const cache::PodInfo& pod = *qp.info;
   const kube::WriteBody body = kube::BindingBody(
       options_.protobuf, pod.namespace_, pod.name, pod.uid, node);
-  absl::StatusOr<kube::Response> r = client_->DoAs(
-      "POST",
-      absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/", pod.name,
-                   "/binding"),
-      body.data, body.content_type,
-      options_.protobuf ? kube::kProtobufContentType : "application/json");
+  absl::StatusOr<kube::Response> r =
+      client_->DoAs("POST",
+                    absl::StrCat("/api/v1/namespaces/", pod.namespace_,
+                                 "/pods/", pod.name, "/binding"),
+                    body.data, body.content_type, body.content_type);
   if (r.ok() && r->status >= 200 && r->status < 300) {
     metrics_->binds->Add({{"result", "bound"}}).Increment();
     metrics_->Attempt("scheduled", pod.scheduler_name,

@@ -69,29 +69,30 @@ delete_app() {
 k run foreign --image=pause:3.9 --overrides='{"spec":{"schedulerName":"someone-else"}}' >/dev/null
 
 # ------------------------------------------------------------ invalid config
-for bin in scorer shim; do
-  extra=(--listen 127.0.0.1:0)
-  [[ $bin == shim ]] && extra=(--scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE")
+# refused WANT_RC PATTERN WHAT CMD...: CMD exits WANT_RC ("nonzero": any
+# failure) and its output names PATTERN.
+refused() {
+  local want="$1" pattern="$2" what="$3" out rc
+  shift 3
   set +e
-  out="$(build/bin/$bin --config tests/testdata/config/bad/bad_label_key.yaml "${extra[@]}" 2>&1)"
+  out="$("$@" 2>&1)"
   rc=$?
   set -e
-  if [[ $rc -ne 0 ]] && grep -qF 'profiles[0].pluginConfig[0].args.labelKey: invalid label key "a b"' <<<"$out"; then
-    pass "$bin exits $rc on an invalid config, naming the field"
+  if [[ $rc -ne 0 && ($want == nonzero || $rc -eq $want) ]] && grep -qF "$pattern" <<<"$out"; then
+    pass "$what (exit $rc)"
   else
-    fail "$bin on an invalid config: exit $rc, output: $out"
+    fail "$what: exit $rc, output: $out"
   fi
-done
-
-set +e
-out="$(build/bin/shim --config "$WORK/yaml_content.yaml" --scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE" 2>&1)"
-rc=$?
-set -e
-if [[ $rc -eq 1 ]] && grep -qF 'clientConnection.contentType: "application/yaml" is not supported' <<<"$out"; then
-  pass "shim exits 1 on an unsupported clientConnection.contentType, naming it"
-else
-  fail "shim on contentType application/yaml: exit $rc, output: $out"
-fi
+}
+refused nonzero 'profiles[0].pluginConfig[0].args.labelKey: invalid label key "a b"' \
+  "scorer exits on an invalid config, naming the field" \
+  build/bin/scorer --config tests/testdata/config/bad/bad_label_key.yaml --listen 127.0.0.1:0
+refused nonzero 'profiles[0].pluginConfig[0].args.labelKey: invalid label key "a b"' \
+  "shim exits on an invalid config, naming the field" \
+  build/bin/shim --config tests/testdata/config/bad/bad_label_key.yaml --scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE"
+refused 1 'clientConnection.contentType: "application/yaml" is not supported' \
+  "shim exits 1 on an unsupported clientConnection.contentType, naming it" \
+  build/bin/shim --config "$WORK/yaml_content.yaml" --scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE"
 
 # ------------------------------------------------------------ seed scenario
 scorer_up scorer "$WORK/on.yaml" "$SCORER_PORT"
