@@ -64,9 +64,9 @@ ABSL_FLAG(std::string, bind_address, "0.0.0.0:10259",
 ABSL_FLAG(int, scorer_batch_size, 500, "Candidate nodes per scorer call");
 ABSL_FLAG(std::string, scorer_timeout, "5s", "Deadline of one scorer call");
 ABSL_FLAG(int, bind_workers, 64,
-          "Bindings in flight at once (kube-scheduler binds each pod in a "
-          "goroutine of its own: a small pool makes bindings queue when the "
-          "API server is busy)");
+          "Bindings in flight at once, more wait their turn (they are "
+          "HTTP/2 streams on the API client's I/O thread, not threads; "
+          "kube-scheduler binds each pod in a goroutine of its own)");
 
 namespace {
 

@@ -5,14 +5,19 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <deque>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
@@ -127,6 +132,12 @@ class CurlClient final : public Client {
   }
 
   ~CurlClient() override {
+    std::unique_ptr<Async> async;
+    {
+      absl::MutexLock lock(&mu_);
+      async = std::move(async_);
+    }
+    async.reset();  // finishes what was submitted (its thread takes mu_)
     for (CURL* h : idle_) curl_easy_cleanup(h);
   }
 
@@ -150,6 +161,27 @@ class CurlClient final : public Client {
                                 absl::string_view content_type,
                                 absl::string_view accept) override {
     return Perform(method, path, body, content_type, accept, kDoTimeout);
+  }
+
+  void DoAsync(absl::string_view method, absl::string_view path,
+               std::string body, absl::string_view content_type,
+               absl::string_view accept, Done done) override {
+    auto t = std::make_unique<Transfer>();
+    // The client-side rate limit delays the start, not the caller.
+    t->ready_at = absl::Now() + limiter_.Reserve();
+    t->method = std::string(method);
+    t->path = std::string(path);
+    t->body = std::move(body);
+    t->content_type = std::string(content_type);
+    t->accept = std::string(accept);
+    t->done = std::move(done);
+    Async* async = nullptr;
+    {
+      absl::MutexLock lock(&mu_);
+      if (async_ == nullptr) async_ = std::make_unique<Async>(this);
+      async = async_.get();
+    }
+    async->Submit(std::move(t));
   }
 
   uint64_t ConnectionsOpened() const override {
@@ -182,20 +214,7 @@ class CurlClient final : public Client {
     if (h == nullptr) return absl::ResourceExhaustedError("curl init failed");
     Request req(this, h, path, accept);
     const std::string m(method);
-    if (m == "GET") {
-      curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    } else {
-      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, m.c_str());
-      if (!body.empty() || m == "POST" || m == "PUT" || m == "PATCH") {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
-                         static_cast<curl_off_t>(body.size()));
-        req.AddHeader(absl::StrCat("Content-Type: ", content_type));
-      }
-    }
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
-                     static_cast<long>(absl::ToInt64Milliseconds(timeout)));
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // gzip for big lists
+    req.SetMethod(m, body, content_type, timeout);
     Response resp;
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, AppendBody);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp.body);
@@ -322,6 +341,26 @@ class CurlClient final : public Client {
     Request(const Request&) = delete;
     Request& operator=(const Request&) = delete;
 
+    // The method, the body (not copied: it must outlive the transfer) and
+    // the total timeout.
+    void SetMethod(const std::string& m, absl::string_view body,
+                   absl::string_view content_type, absl::Duration timeout) {
+      if (m == "GET") {
+        curl_easy_setopt(h_, CURLOPT_HTTPGET, 1L);
+      } else {
+        curl_easy_setopt(h_, CURLOPT_CUSTOMREQUEST, m.c_str());
+        if (!body.empty() || m == "POST" || m == "PUT" || m == "PATCH") {
+          curl_easy_setopt(h_, CURLOPT_POSTFIELDS, body.data());
+          curl_easy_setopt(h_, CURLOPT_POSTFIELDSIZE_LARGE,
+                           static_cast<curl_off_t>(body.size()));
+          AddHeader(absl::StrCat("Content-Type: ", content_type));
+        }
+      }
+      curl_easy_setopt(h_, CURLOPT_TIMEOUT_MS,
+                       static_cast<long>(absl::ToInt64Milliseconds(timeout)));
+      curl_easy_setopt(h_, CURLOPT_ACCEPT_ENCODING, "");  // gzip for lists
+    }
+
     void AddHeader(const std::string& header) {
       headers_ = curl_slist_append(headers_, header.c_str());
     }
@@ -341,6 +380,159 @@ class CurlClient final : public Client {
     std::string url_;
     curl_slist* headers_ = nullptr;
     char errbuf_[CURL_ERROR_SIZE];
+  };
+
+  // One DoAsync request.
+  struct Transfer {
+    std::string method, path, body, content_type, accept;
+    Done done;
+    absl::Time ready_at;
+    CURL* handle = nullptr;
+    std::unique_ptr<Request> request;
+    Response response;
+  };
+
+  // DoAsync's I/O thread: one curl multi handle, whose connections carry
+  // many requests at once as HTTP/2 streams (a new connection only when a
+  // connection's stream limit is reached).
+  class Async {
+   public:
+    explicit Async(CurlClient* client)
+        : client_(client), multi_(curl_multi_init()) {
+      curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+      // curl's own cap is 100 streams a connection, after which every extra
+      // request would open a connection of its own; the server's limit
+      // (250 for the Go HTTP/2 server) still applies. Beyond two
+      // connections' worth, requests wait in curl for a free stream.
+      curl_multi_setopt(multi_, CURLMOPT_MAX_CONCURRENT_STREAMS, 250L);
+      curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, 2L);
+      thread_ = std::thread([this] { Run(); });
+    }
+    // Waits for every submitted request to finish (each has a timeout).
+    ~Async() {
+      {
+        absl::MutexLock lock(&mu_);
+        stop_ = true;
+      }
+      curl_multi_wakeup(multi_);
+      thread_.join();
+      for (CURL* h : idle_) curl_easy_cleanup(h);
+      curl_multi_cleanup(multi_);
+    }
+    Async(const Async&) = delete;
+    Async& operator=(const Async&) = delete;
+
+    void Submit(std::unique_ptr<Transfer> t) {
+      {
+        absl::MutexLock lock(&mu_);
+        queue_.push_back(std::move(t));
+      }
+      curl_multi_wakeup(multi_);
+    }
+
+   private:
+    void Run() {
+      while (true) {
+        std::vector<std::unique_ptr<Transfer>> ready;
+        absl::Duration wait = absl::Seconds(1);
+        bool stopping = false;
+        {
+          absl::MutexLock lock(&mu_);
+          const absl::Time now = absl::Now();
+          while (!queue_.empty() && queue_.front()->ready_at <= now) {
+            ready.push_back(std::move(queue_.front()));
+            queue_.pop_front();
+          }
+          if (!queue_.empty()) {
+            wait = std::min(wait, queue_.front()->ready_at - now);
+          }
+          stopping = stop_ && queue_.empty();
+        }
+        for (std::unique_ptr<Transfer>& t : ready) Start(std::move(t));
+        int running = 0;
+        curl_multi_perform(multi_, &running);
+        Collect();
+        if (stopping && active_.empty()) return;
+        curl_multi_poll(
+            multi_, nullptr, 0,
+            static_cast<int>(std::max<int64_t>(
+                1, absl::ToInt64Milliseconds(wait + absl::Milliseconds(1)))),
+            nullptr);
+      }
+    }
+
+    void Start(std::unique_ptr<Transfer> t) {
+      CURL* h = nullptr;
+      if (!idle_.empty()) {
+        h = idle_.back();
+        idle_.pop_back();
+        curl_easy_reset(h);
+      } else {
+        h = curl_easy_init();
+      }
+      if (h == nullptr) {
+        t->done(absl::ResourceExhaustedError("curl init failed"));
+        return;
+      }
+      t->handle = h;
+      t->request = std::make_unique<Request>(client_, h, t->path, t->accept);
+      t->request->SetMethod(t->method, t->body, t->content_type, kDoTimeout);
+      curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, AppendBody);
+      curl_easy_setopt(h, CURLOPT_WRITEDATA, &t->response.body);
+      // Wait for a connection being set up to offer HTTP/2 rather than
+      // opening one per request.
+      curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
+      t->request->Finish();
+      if (curl_multi_add_handle(multi_, h) != CURLM_OK) {
+        curl_easy_cleanup(h);
+        t->done(absl::InternalError("curl_multi_add_handle failed"));
+        return;
+      }
+      active_.emplace(h, std::move(t));
+    }
+
+    void Collect() {
+      int left = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        CURL* h = msg->easy_handle;
+        const CURLcode rc = msg->data.result;  // msg dies with the removal
+        auto it = active_.find(h);
+        if (it == active_.end()) continue;
+        std::unique_ptr<Transfer> t = std::move(it->second);
+        active_.erase(it);
+        curl_multi_remove_handle(multi_, h);
+        absl::StatusOr<Response> out;
+        if (rc != CURLE_OK) {
+          out = absl::UnavailableError(absl::StrCat(t->method, " ",
+                                                    t->request->url(), ": ",
+                                                    t->request->CurlError(rc)));
+          curl_easy_cleanup(h);
+        } else {
+          curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->response.status);
+          long connects = 0;
+          curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
+          client_->connections_opened_ += static_cast<uint64_t>(connects);
+          out = std::move(t->response);
+          if (idle_.size() < kMaxIdleHandles) {
+            idle_.push_back(h);
+          } else {
+            curl_easy_cleanup(h);
+          }
+        }
+        t->done(std::move(out));
+      }
+    }
+
+    CurlClient* client_;
+    CURLM* multi_;
+    std::thread thread_;
+    absl::Mutex mu_;
+    std::deque<std::unique_ptr<Transfer>> queue_ ABSL_GUARDED_BY(mu_);
+    bool stop_ ABSL_GUARDED_BY(mu_) = false;
+    // The I/O thread's own.
+    absl::flat_hash_map<CURL*, std::unique_ptr<Transfer>> active_;
+    std::vector<CURL*> idle_;
   };
 
   CURL* Acquire() {
@@ -390,6 +582,7 @@ class CurlClient final : public Client {
   absl::Mutex mu_;
   std::vector<CURL*> idle_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> connections_opened_{0};
+  std::unique_ptr<Async> async_ ABSL_GUARDED_BY(mu_);  // started by DoAsync
   std::string token_ ABSL_GUARDED_BY(mu_);
   absl::Time token_read_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };

@@ -95,6 +95,18 @@ class Client {
     return DoAs("GET", path, "", "application/json", accept);
   }
 
+  // Starts a request and returns at once; `done` gets its outcome (as DoAs
+  // would return it) on the client's I/O thread, so it must not block. All
+  // such requests share a few HTTP/2 connections, many streams each, driven
+  // by that one thread: a request in flight costs no thread of its own.
+  // The default, for fakes, runs DoAs on the caller's thread.
+  using Done = std::function<void(absl::StatusOr<Response>)>;
+  virtual void DoAsync(absl::string_view method, absl::string_view path,
+                       std::string body, absl::string_view content_type,
+                       absl::string_view accept, Done done) {
+    done(DoAs(method, path, body, content_type, accept));
+  }
+
   // Like Stream, for a stream of length-delimited frames (a 4-byte
   // big-endian length, then the frame: the protobuf watch). on_frame gets
   // each whole frame. Error bodies in protobuf are given as text.

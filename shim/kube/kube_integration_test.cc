@@ -1,11 +1,13 @@
 // Against a real API server: KSCORE_TEST_KUBECONFIG names its kubeconfig
 // (tests/e2e/kube_client.sh brings one up). Not registered with ctest.
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -114,6 +116,131 @@ TEST_F(KubeIntegrationTest, ConcurrentCallersReuseTheirConnections) {
   EXPECT_EQ(ok.load(), 3 * kCallers);
   EXPECT_GT((*client)->ConnectionsOpened(), 0u);
   EXPECT_LE((*client)->ConnectionsOpened(), static_cast<uint64_t>(kCallers));
+}
+
+TEST_F(KubeIntegrationTest, AsyncRequestsShareOneConnection) {
+  // 200 writes at once (bindings under load) are HTTP/2 streams on one or
+  // two connections, each answered as a normal Do would be (an error status is
+  // a Response, not an error), and every callback runs before the client goes.
+  absl::StatusOr<RestConfig> config =
+      LoadKubeconfig(std::getenv("KSCORE_TEST_KUBECONFIG"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  config->qps = 0;  // unlimited
+  absl::StatusOr<std::unique_ptr<Client>> client = NewClient(*config);
+  ASSERT_TRUE(client.ok()) << client.status();
+  constexpr int kWrites = 200;
+  absl::Mutex mu;
+  std::vector<long> statuses;
+  std::vector<std::string> failures;
+  const std::thread::id caller = std::this_thread::get_id();
+  bool on_caller_thread = false;
+  auto done = [&](absl::StatusOr<Response> r) {
+    absl::MutexLock lock(&mu);
+    if (std::this_thread::get_id() == caller) on_caller_thread = true;
+    if (r.ok()) {
+      statuses.push_back(r->status);
+    } else {
+      failures.push_back(std::string(r.status().message()));
+    }
+  };
+  for (int i = 0; i < kWrites; ++i) {
+    const nlohmann::json cm = {
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata", {{"name", absl::StrCat("async-", i)}}},
+        {"data", {{"i", absl::StrCat(i)}}}};
+    (*client)->DoAsync("POST", NsPath("configmaps"), cm.dump(),
+                       "application/json", "application/json", done);
+  }
+  (*client)->DoAsync("GET", NsPath("configmaps/no-such-map"), "",
+                     "application/json", "application/json", done);
+  ASSERT_TRUE(Eventually([&] {
+    absl::MutexLock lock(&mu);
+    return statuses.size() + failures.size() == kWrites + 1;
+  }));
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_THAT(failures, ::testing::IsEmpty());
+    EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 201), kWrites);
+    EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 404), 1);
+    EXPECT_FALSE(on_caller_thread);
+  }
+  EXPECT_GE((*client)->ConnectionsOpened(), 1u);
+  EXPECT_LE((*client)->ConnectionsOpened(), 2u);
+  absl::StatusOr<Response> got =
+      client_->Do("GET", NsPath("configmaps/async-7"));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(nlohmann::json::parse(got->body)["data"]["i"], "7");
+
+  // Requests still queued or in flight when the client is destroyed finish
+  // first, callbacks included.
+  int finished = 0;
+  for (int i = 0; i < 20; ++i) {
+    (*client)->DoAsync("GET", "/version", "", "application/json",
+                       "application/json", [&](absl::StatusOr<Response> r) {
+                         absl::MutexLock lock(&mu);
+                         if (r.ok() && r->status == 200) ++finished;
+                       });
+  }
+  client->reset();
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(finished, 20);
+}
+
+TEST_F(KubeIntegrationTest, AsyncRequestsRateLimitedWithoutBlockingTheCaller) {
+  absl::StatusOr<RestConfig> config =
+      LoadKubeconfig(std::getenv("KSCORE_TEST_KUBECONFIG"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  config->qps = 20;
+  config->burst = 1;
+  absl::StatusOr<std::unique_ptr<Client>> client = NewClient(*config);
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::Mutex mu;
+  std::vector<absl::Time> answered;
+  const absl::Time start = absl::Now();
+  for (int i = 0; i < 11; ++i) {
+    (*client)->DoAsync("GET", "/version", "", "application/json",
+                       "application/json", [&](absl::StatusOr<Response> r) {
+                         absl::MutexLock lock(&mu);
+                         if (r.ok() && r->status == 200) {
+                           answered.push_back(absl::Now());
+                         }
+                       });
+  }
+  // 11 requests at 20 qps with a burst of 1: the last may start only after
+  // 10 refills (500ms); the caller never waited for any of them.
+  EXPECT_LT(absl::Now() - start, absl::Milliseconds(400));
+  ASSERT_TRUE(Eventually([&] {
+    absl::MutexLock lock(&mu);
+    return answered.size() == 11;
+  }));
+  absl::MutexLock lock(&mu);
+  EXPECT_GE(answered.back() - start, absl::Milliseconds(450));
+}
+
+TEST_F(KubeIntegrationTest, AsyncRequestToNowhereIsUnavailable) {
+  RestConfig config;
+  config.server = "https://127.0.0.1:1";  // nothing listens on port 1
+  config.insecure_skip_tls_verify = true;
+  absl::StatusOr<std::unique_ptr<Client>> client = NewClient(config);
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::Mutex mu;
+  std::optional<absl::Status> got;
+  (*client)->DoAsync("POST", "/api/v1/namespaces/x/pods/p/binding", "{}",
+                     "application/json", "application/json",
+                     [&](absl::StatusOr<Response> r) {
+                       absl::MutexLock lock(&mu);
+                       got = r.status();
+                     });
+  ASSERT_TRUE(Eventually([&] {
+    absl::MutexLock lock(&mu);
+    return got.has_value();
+  }));
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(got->code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(got->message(),
+              HasSubstr("POST https://127.0.0.1:1/api/v1/namespaces/x/pods/"
+                        "p/binding"));
 }
 
 TEST_F(KubeIntegrationTest, ConfigMapCreateGetPatchDelete) {

@@ -66,7 +66,6 @@ Scheduler::Scheduler(Options options,
 Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
-  binders_ = std::make_unique<WorkerPool>(options_.bind_workers);
   feedback_pool_ = std::make_unique<WorkerPool>(2);
   for (int i = 0; i < options_.schedule_workers; ++i) {
     workers_.emplace_back([this] {
@@ -83,7 +82,11 @@ void Scheduler::Stop() {
   stop_ = true;
   for (std::thread& t : workers_) t.join();
   workers_.clear();
-  binders_.reset();  // waits for in-flight bindings
+  {
+    absl::MutexLock lock(&bind_mu_);
+    bind_mu_.Await(absl::Condition(
+        +[](int* in_flight) { return *in_flight == 0; }, &binds_in_flight_));
+  }
   feedback_pool_.reset();
 }
 
@@ -316,21 +319,53 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
     queue_->Done(pod.key);
     return;
   }
-  binders_->Submit([this, qp = std::move(qp), node, start]() mutable {
-    Bind(std::move(qp), node, start);
-  });
+  Bind(std::move(qp), node, start);
 }
 
 void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
                      absl::Time start) {
+  auto b = std::make_shared<PendingBind>(
+      PendingBind{std::move(qp), std::move(node), start});
+  {
+    absl::MutexLock lock(&bind_mu_);
+    if (binds_in_flight_ >= std::max(1, options_.max_binds_in_flight)) {
+      binds_waiting_.push_back(std::move(b));
+      return;
+    }
+    ++binds_in_flight_;
+  }
+  StartBind(std::move(b));
+}
+
+void Scheduler::StartBind(std::shared_ptr<PendingBind> b) {
+  const cache::PodInfo& pod = *b->qp.info;
+  kube::WriteBody body = kube::BindingBody(options_.protobuf, pod.namespace_,
+                                           pod.name, pod.uid, b->node);
+  client_->DoAsync("POST",
+                   absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
+                                pod.name, "/binding"),
+                   std::move(body.data), body.content_type, body.content_type,
+                   [this, b](absl::StatusOr<kube::Response> r) {
+                     Bound(*b, r);
+                     std::shared_ptr<PendingBind> next;
+                     {
+                       absl::MutexLock lock(&bind_mu_);
+                       if (binds_waiting_.empty()) {
+                         --binds_in_flight_;  // Stop() may go on now
+                         return;
+                       }
+                       next = std::move(binds_waiting_.front());
+                       binds_waiting_.pop_front();
+                     }
+                     StartBind(std::move(next));  // takes over this one's slot
+                   });
+}
+
+void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
+  queue::SchedulingQueue::QueuedPod& qp = b.qp;
+  const std::string& node = b.node;
+  const absl::Time start = b.start;
   const cache::PodInfo& pod = *qp.info;
-  const kube::WriteBody body = kube::BindingBody(
-      options_.protobuf, pod.namespace_, pod.name, pod.uid, node);
-  absl::StatusOr<kube::Response> r =
-      client_->DoAs("POST",
-                    absl::StrCat("/api/v1/namespaces/", pod.namespace_,
-                                 "/pods/", pod.name, "/binding"),
-                    body.data, body.content_type, body.content_type);
   if (r.ok() && r->status >= 200 && r->status < 300) {
     metrics_->binds->Add({{"result", "bound"}}).Increment();
     metrics_->Attempt("scheduled", pod.scheduler_name,

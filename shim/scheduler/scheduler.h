@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shim/cache/cache.h"
 #include "shim/kube/client.h"
@@ -55,7 +57,9 @@ class Scheduler {
  public:
   struct Options {
     int batch_size = 500;  // nodes per scorer call
-    int bind_workers = 16;
+    // Bindings in flight at most (HTTP/2 streams of the client's I/O
+    // thread, no thread each); more wait their turn.
+    int max_binds_in_flight = 64;
     int schedule_workers = 1;
     // Bindings in the Kubernetes protobuf encoding (else JSON).
     bool protobuf = false;
@@ -84,8 +88,17 @@ class Scheduler {
   };
   void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
             bool unschedulable, absl::Time start, const char* result);
+  struct PendingBind {
+    queue::SchedulingQueue::QueuedPod qp;
+    std::string node;
+    absl::Time start;
+  };
+  // Sends the binding now, or queues it behind max_binds_in_flight.
   void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
             absl::Time start);
+  void StartBind(std::shared_ptr<PendingBind> b);
+  // The binding's outcome (on the client's I/O thread), then the next one.
+  void Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r);
 
   Options options_;
   std::map<std::string, ProfileInfo> profiles_;
@@ -98,7 +111,10 @@ class Scheduler {
   std::atomic<size_t> next_start_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
-  std::unique_ptr<WorkerPool> binders_;
+  absl::Mutex bind_mu_;
+  int binds_in_flight_ ABSL_GUARDED_BY(bind_mu_) = 0;
+  std::deque<std::shared_ptr<PendingBind>> binds_waiting_
+      ABSL_GUARDED_BY(bind_mu_);
   std::unique_ptr<WorkerPool> feedback_pool_;
 };
 
