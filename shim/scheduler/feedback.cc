@@ -8,6 +8,7 @@
 #include "nlohmann/json.hpp"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/kube/write_bodies.h"
+#include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
 namespace {
@@ -27,8 +28,9 @@ absl::Status Check(const absl::StatusOr<kube::Response>& r, const char* what) {
 
 }  // namespace
 
-absl::Status Feedback::Event(const cache::PodInfo& pod, const char* type,
-                             const char* reason, const std::string& note) {
+Feedback::Request Feedback::EventRequest(const cache::PodInfo& pod,
+                                         const char* type, const char* reason,
+                                         const std::string& note) const {
   kube::EventFields ev;
   ev.namespace_ = pod.namespace_;
   ev.name = absl::StrCat(pod.name, ".", RandomSuffix());
@@ -42,19 +44,31 @@ absl::Status Feedback::Event(const cache::PodInfo& pod, const char* type,
   ev.note = note.size() > 1024 ? note.substr(0, 1021) + "..." : note;
   ev.regarding = {"v1",     "Pod",   pod.namespace_,
                   pod.name, pod.uid, pod.resource_version};
-  const kube::WriteBody body = kube::EventBody(protobuf_, ev);
-  return Check(client_->DoAs("POST",
-                             absl::StrCat("/apis/events.k8s.io/v1/namespaces/",
-                                          pod.namespace_, "/events"),
-                             body.data, body.content_type, body.content_type),
+  return {absl::StrCat("/apis/events.k8s.io/v1/namespaces/", pod.namespace_,
+                       "/events"),
+          kube::EventBody(protobuf_, ev)};
+}
+
+absl::Status Feedback::Event(const cache::PodInfo& pod, const char* type,
+                             const char* reason, const std::string& note) {
+  const Request req = EventRequest(pod, type, reason, note);
+  return Check(client_->DoAs("POST", req.path, req.body.data,
+                             req.body.content_type, req.body.content_type),
                "create event");
 }
 
-absl::Status Feedback::Scheduled(const cache::PodInfo& pod,
-                                 const std::string& node) {
-  return Event(pod, "Normal", "Scheduled",
-               absl::StrCat("Successfully assigned ", pod.namespace_, "/",
-                            pod.name, " to ", node));
+void Feedback::Scheduled(const cache::PodInfo& pod, const std::string& node) {
+  Request req =
+      EventRequest(pod, "Normal", "Scheduled",
+                   absl::StrCat("Successfully assigned ", pod.namespace_, "/",
+                                pod.name, " to ", node));
+  client_->DoAsync(
+      "POST", req.path, std::move(req.body.data), req.body.content_type,
+      req.body.content_type, [key = pod.key](absl::StatusOr<kube::Response> r) {
+        if (absl::Status s = Check(r, "create event"); !s.ok()) {
+          spdlog::warn("event for {}: {}", key, std::string(s.message()));
+        }
+      });
 }
 
 absl::Status Feedback::FailedScheduling(const cache::PodInfo& pod,

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "shim/cache/objects.h"
 #include "shim/kube/client.h"
+#include "shim/kube/write_bodies.h"
 
 namespace kscore::scheduler {
 
@@ -18,8 +19,10 @@ class Feedback {
   Feedback(kube::Client* client, std::string hostname, bool protobuf = false)
       : client_(client), hostname_(std::move(hostname)), protobuf_(protobuf) {}
 
-  // "Successfully assigned default/web-1 to node-1".
-  absl::Status Scheduled(const cache::PodInfo& pod, const std::string& node);
+  // "Successfully assigned default/web-1 to node-1", sent without waiting
+  // (DoAsync: on the client's I/O thread, beside the bindings); a failure is
+  // logged.
+  void Scheduled(const cache::PodInfo& pod, const std::string& node);
   absl::Status FailedScheduling(const cache::PodInfo& pod,
                                 const std::string& message);
   // PodScheduled=False with reason Unschedulable (or SchedulerError).
@@ -28,6 +31,12 @@ class Feedback {
                                  const std::string& message);
 
  private:
+  struct Request {
+    std::string path;
+    kube::WriteBody body;
+  };
+  Request EventRequest(const cache::PodInfo& pod, const char* type,
+                       const char* reason, const std::string& note) const;
   absl::Status Event(const cache::PodInfo& pod, const char* type,
                      const char* reason, const std::string& note);
 

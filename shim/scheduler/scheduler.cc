@@ -371,13 +371,8 @@ void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
     metrics_->Attempt("scheduled", pod.scheduler_name,
                       absl::ToDoubleSeconds(absl::Now() - start));
     spdlog::info("bound pod {} to node {}", pod.key, node);
-    auto info = qp.info;
+    feedback_->Scheduled(pod, node);
     queue_->Done(pod.key, pod.uid);
-    feedback_pool_->Submit([this, info, node] {
-      if (absl::Status s = feedback_->Scheduled(*info, node); !s.ok()) {
-        spdlog::warn("event for {}: {}", info->key, std::string(s.message()));
-      }
-    });
     return;
   }
   cache_->ForgetPod(pod.key);

@@ -1,9 +1,166 @@
 #include "shim/scheduler/scheduler.h"
 
+#include <atomic>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "scorer/framework/profile_set.h"
+#include "scorer/plugins/registry.h"
+#include "scorer/server/scorer_service.h"
 
 namespace kscore::scheduler {
 namespace {
+
+// Holds every binding until the test answers it; anything else (events)
+// succeeds at once.
+class HoldingClient : public kube::Client {
+ public:
+  absl::StatusOr<kube::Response> Do(absl::string_view, absl::string_view,
+                                    absl::string_view,
+                                    absl::string_view) override {
+    return kube::Response{201, "{}"};
+  }
+  absl::Status Stream(absl::string_view,
+                      const std::function<bool(absl::string_view)>&,
+                      const std::atomic<bool>*) override {
+    return absl::UnimplementedError("no streams");
+  }
+  void DoAsync(absl::string_view method, absl::string_view path,
+               std::string body, absl::string_view content_type,
+               absl::string_view accept, Done done) override {
+    if (!absl::EndsWith(path, "/binding")) {
+      {
+        absl::MutexLock lock(&mu_);
+        others_.push_back(absl::StrCat(method, " ", path));
+      }
+      done(DoAs(method, path, body, content_type, accept));
+      return;
+    }
+    absl::MutexLock lock(&mu_);
+    binds_.push_back(std::move(done));
+  }
+  size_t Binds() {
+    absl::MutexLock lock(&mu_);
+    return binds_.size();
+  }
+  std::vector<std::string> Others() {
+    absl::MutexLock lock(&mu_);
+    return others_;
+  }
+  // Answers binding i with 201.
+  void Answer(size_t i) {
+    Done done;
+    {
+      absl::MutexLock lock(&mu_);
+      done = std::move(binds_[i]);
+    }
+    done(kube::Response{201, "{}"});
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<Done> binds_;
+  std::vector<std::string> others_;  // requests other than bindings
+};
+
+constexpr char kProfile[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+)";
+
+cache::PodInfo Pod(int i) {
+  return *cache::PodFromJson(
+      nlohmann::json{{"metadata",
+                      {{"name", absl::StrCat("p-", i)},
+                       {"namespace", "default"},
+                       {"uid", absl::StrCat("uid-", i)},
+                       {"labels", {{"app", "web"}}}}},
+                     {"spec",
+                      {{"schedulerName", "concentrate-scheduler"},
+                       {"containers", {{{"name", "c"}}}}}},
+                     {"status", {{"phase", "Pending"}}}});
+}
+
+TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
+  auto profiles = *framework::BuildProfileSet(
+      *framework::ParseSchedulerConfig(kProfile), plugins::DefaultRegistry());
+  server::ScorerService service(profiles.get(), server::ServiceOptions{});
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  auto scorer = *scorer_client::ScorerClient::Create(
+      {.target = absl::StrCat("127.0.0.1:", port)});
+
+  cache::Cache cache;
+  pb::Node node;
+  node.set_name("node-1");
+  node.mutable_allocatable()->set_milli_cpu(4000);
+  node.mutable_allocatable()->set_memory(int64_t{16} << 30);
+  node.mutable_allocatable()->set_pods(110);
+  cache.UpsertNode(node);
+  queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
+                                absl::Minutes(5), [] { return absl::Now(); }});
+  HoldingClient client;
+  Feedback feedback(&client, "test-host");
+  Metrics metrics;
+  Scheduler::Options options;
+  options.max_binds_in_flight = 2;
+  Scheduler scheduler(options, {{"concentrate-scheduler", {{"app"}, 0, {}}}},
+                      &cache, &queue, scorer.get(), &client, &feedback,
+                      &metrics);
+
+  constexpr int kPods = 5;
+  for (int i = 0; i < kPods; ++i) {
+    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(i)));
+  }
+  for (int i = 0; i < kPods; ++i) {
+    auto qp = queue.Pop(absl::Seconds(5));
+    ASSERT_TRUE(qp.has_value());
+    scheduler.ScheduleOne(*std::move(qp));
+  }
+  // Every pod is assumed on the node; two bindings are sent, three wait.
+  for (int i = 0; i < kPods; ++i) {
+    EXPECT_EQ(cache.NodeOf(absl::StrCat("default/p-", i)), "node-1");
+  }
+  EXPECT_EQ(client.Binds(), 2u);
+  EXPECT_TRUE(client.Others().empty());  // no event before the binding
+  client.Answer(0);  // its slot goes to the next waiting binding
+  EXPECT_EQ(client.Binds(), 3u);
+
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    scheduler.Stop();
+    stopped = true;
+  });
+  client.Answer(1);
+  client.Answer(2);
+  EXPECT_EQ(client.Binds(), kPods);
+  client.Answer(3);
+  EXPECT_FALSE(stopped.load()) << "Stop returned with a binding in flight";
+  client.Answer(4);
+  stopper.join();
+  EXPECT_TRUE(stopped.load());
+  // One Scheduled event per bound pod, sent without waiting.
+  EXPECT_EQ(
+      client.Others(),
+      std::vector<std::string>(
+          kPods, "POST /apis/events.k8s.io/v1/namespaces/default/events"));
+  server->Shutdown();
+}
 
 TEST(NumFeasibleNodesToFindTest, MatchesKubeScheduler) {
   EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(0, 3), 3u);
