@@ -1,9 +1,13 @@
 #ifndef KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
 #define KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
 
+#include <deque>
+#include <memory>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "shim/cache/objects.h"
 #include "shim/kube/client.h"
 #include "shim/kube/write_bodies.h"
@@ -18,6 +22,17 @@ class Feedback {
   // JSON), as clientConnection.contentType says.
   Feedback(kube::Client* client, std::string hostname, bool protobuf = false)
       : client_(client), hostname_(std::move(hostname)), protobuf_(protobuf) {}
+
+  // At most this many Scheduled events in flight; the rest queue in order
+  // (kube-scheduler's event sink is one goroutine too), so that under a
+  // burst the API server serves bindings first and the events follow.
+  static constexpr int kMaxEventsInFlight = 2;
+  // Beyond this many queued, new Scheduled events are dropped and counted
+  // (kube-scheduler's broadcaster drops beyond 1000).
+  static constexpr size_t kMaxEventsQueued = 100000;
+
+  // Waits for the events in flight; queued ones are dropped (logged).
+  ~Feedback();
 
   // "Successfully assigned default/web-1 to node-1", sent without waiting
   // (DoAsync: on the client's I/O thread, beside the bindings); a failure is
@@ -37,12 +52,21 @@ class Feedback {
   };
   Request EventRequest(const cache::PodInfo& pod, const char* type,
                        const char* reason, const std::string& note) const;
+  struct QueuedEvent {
+    Request request;
+    std::string pod_key;
+  };
+  void Send(std::shared_ptr<QueuedEvent> event);
   absl::Status Event(const cache::PodInfo& pod, const char* type,
                      const char* reason, const std::string& note);
 
   kube::Client* client_;
   std::string hostname_;
   bool protobuf_;
+  absl::Mutex mu_;
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<std::shared_ptr<QueuedEvent>> queued_ ABSL_GUARDED_BY(mu_);
+  uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace kscore::scheduler

@@ -3,9 +3,11 @@
 #include <atomic>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -16,10 +18,11 @@
 namespace kscore::scheduler {
 namespace {
 
-// Holds every binding until the test answers it; anything else (events)
-// succeeds at once.
+// Holds every binding (or, with hold_all, every request) until the test
+// answers it; anything else (events) succeeds at once.
 class HoldingClient : public kube::Client {
  public:
+  explicit HoldingClient(bool hold_all = false) : hold_all_(hold_all) {}
   absl::StatusOr<kube::Response> Do(absl::string_view, absl::string_view,
                                     absl::string_view,
                                     absl::string_view) override {
@@ -33,7 +36,7 @@ class HoldingClient : public kube::Client {
   void DoAsync(absl::string_view method, absl::string_view path,
                std::string body, absl::string_view content_type,
                absl::string_view accept, Done done) override {
-    if (!absl::EndsWith(path, "/binding")) {
+    if (!hold_all_ && !absl::EndsWith(path, "/binding")) {
       {
         absl::MutexLock lock(&mu_);
         others_.push_back(absl::StrCat(method, " ", path));
@@ -43,6 +46,11 @@ class HoldingClient : public kube::Client {
     }
     absl::MutexLock lock(&mu_);
     binds_.push_back(std::move(done));
+    bodies_.push_back(std::move(body));
+  }
+  std::string Body(size_t i) {
+    absl::MutexLock lock(&mu_);
+    return bodies_[i];
   }
   size_t Binds() {
     absl::MutexLock lock(&mu_);
@@ -52,19 +60,26 @@ class HoldingClient : public kube::Client {
     absl::MutexLock lock(&mu_);
     return others_;
   }
-  // Answers binding i with 201.
+  // Answers held request i with 201 (once).
   void Answer(size_t i) {
     Done done;
     {
       absl::MutexLock lock(&mu_);
-      done = std::move(binds_[i]);
+      std::swap(done, binds_[i]);
     }
-    done(kube::Response{201, "{}"});
+    if (done) done(kube::Response{201, "{}"});
+  }
+  // Answers every held request not answered yet, including those sent
+  // meanwhile (so a failed test does not leave waiters behind).
+  void AnswerAll() {
+    for (size_t i = 0; i < Binds(); ++i) Answer(i);
   }
 
  private:
   absl::Mutex mu_;
-  std::vector<Done> binds_;
+  const bool hold_all_;
+  std::vector<Done> binds_;  // held requests
+  std::vector<std::string> bodies_;
   std::vector<std::string> others_;  // requests other than bindings
 };
 
@@ -173,6 +188,45 @@ TEST(NumFeasibleNodesToFindTest, MatchesKubeScheduler) {
   EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(0, 10000), 500u);  // floor of 5%
   EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(30, 1000), 300u);
   EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(100, 5000), 5000u);
+}
+
+TEST(FeedbackTest, ScheduledEventsTwoInFlightTheRestInOrder) {
+  HoldingClient client(/*hold_all=*/true);
+  auto feedback = std::make_unique<Feedback>(&client, "test-host");
+  absl::Cleanup answer_all = [&] { client.AnswerAll(); };
+  for (int i = 0; i < 5; ++i) feedback->Scheduled(Pod(i), "node-1");
+  ASSERT_EQ(client.Binds(), 2u);  // held: two in flight, three queued
+  for (size_t i = 0; i < 3; ++i) {
+    client.Answer(i);
+    ASSERT_EQ(client.Binds(), i + 3);
+  }
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_THAT(client.Body(i),
+                ::testing::HasSubstr(absl::StrCat("default/p-", i, " to")));
+  }
+  client.Answer(3);
+  client.Answer(4);
+
+  // Going away waits for the events in flight.
+  for (int i = 5; i < 7; ++i) feedback->Scheduled(Pod(i), "node-1");
+  ASSERT_EQ(client.Binds(), 7u);
+  std::atomic<bool> gone{false};
+  std::thread destroyer([&] {
+    feedback.reset();
+    gone = true;
+  });
+  client.Answer(5);
+  // The destructor must still be waiting for event 6: give a destructor
+  // that does not wait time to return.
+  const absl::Time deadline = absl::Now() + absl::Milliseconds(300);
+  while (!gone.load() && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_FALSE(gone.load()) << "destroyed with an event in flight";
+  client.Answer(6);
+  destroyer.join();
+  std::move(answer_all).Cancel();
+  EXPECT_EQ(client.Binds(), 7u);
 }
 
 }  // namespace
