@@ -89,14 +89,14 @@ void Feedback::Scheduled(const cache::PodInfo& pod, const std::string& node) {
     }
     ++in_flight_;
   }
-  Send(std::move(event));
+  Send(event);
 }
 
-void Feedback::Send(std::shared_ptr<QueuedEvent> event) {
+void Feedback::Send(const std::shared_ptr<QueuedEvent>& event) {
   client_->DoAsync("POST", event->request.path, event->request.body.data,
                    event->request.body.content_type,
                    event->request.body.content_type,
-                   [this, event](absl::StatusOr<kube::Response> r) {
+                   [this, event](const absl::StatusOr<kube::Response>& r) {
                      if (absl::Status s = Check(r, "create event"); !s.ok()) {
                        spdlog::warn("event for {}: {}", event->pod_key,
                                     std::string(s.message()));
@@ -111,7 +111,7 @@ void Feedback::Send(std::shared_ptr<QueuedEvent> event) {
                        next = std::move(queued_.front());
                        queued_.pop_front();
                      }
-                     Send(std::move(next));  // takes over this one's slot
+                     Send(next);  // takes over this one's slot
                    });
 }
 

@@ -56,7 +56,7 @@ class Feedback {
     Request request;
     std::string pod_key;
   };
-  void Send(std::shared_ptr<QueuedEvent> event);
+  void Send(const std::shared_ptr<QueuedEvent>& event);
   absl::Status Event(const cache::PodInfo& pod, const char* type,
                      const char* reason, const std::string& note);
 

@@ -334,10 +334,10 @@ void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
     }
     ++binds_in_flight_;
   }
-  StartBind(std::move(b));
+  StartBind(b);
 }
 
-void Scheduler::StartBind(std::shared_ptr<PendingBind> b) {
+void Scheduler::StartBind(const std::shared_ptr<PendingBind>& b) {
   const cache::PodInfo& pod = *b->qp.info;
   kube::WriteBody body = kube::BindingBody(options_.protobuf, pod.namespace_,
                                            pod.name, pod.uid, b->node);
@@ -345,7 +345,7 @@ void Scheduler::StartBind(std::shared_ptr<PendingBind> b) {
                    absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
                                 pod.name, "/binding"),
                    std::move(body.data), body.content_type, body.content_type,
-                   [this, b](absl::StatusOr<kube::Response> r) {
+                   [this, b](const absl::StatusOr<kube::Response>& r) {
                      Bound(*b, r);
                      std::shared_ptr<PendingBind> next;
                      {
@@ -357,7 +357,7 @@ void Scheduler::StartBind(std::shared_ptr<PendingBind> b) {
                        next = std::move(binds_waiting_.front());
                        binds_waiting_.pop_front();
                      }
-                     StartBind(std::move(next));  // takes over this one's slot
+                     StartBind(next);  // takes over this one's slot
                    });
 }
 

@@ -96,7 +96,7 @@ class Scheduler {
   // Sends the binding now, or queues it behind max_binds_in_flight.
   void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
             absl::Time start);
-  void StartBind(std::shared_ptr<PendingBind> b);
+  void StartBind(const std::shared_ptr<PendingBind>& b);
   // The binding's outcome (on the client's I/O thread), then the next one.
   void Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r);
 
