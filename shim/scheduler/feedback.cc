@@ -58,61 +58,35 @@ absl::Status Feedback::Event(const cache::PodInfo& pod, const char* type,
 }
 
 Feedback::~Feedback() {
-  absl::MutexLock lock(&mu_);
-  if (!queued_.empty() || dropped_ > 0) {
+  const size_t dropped = events_.DropQueued() + dropped_.load();
+  if (dropped > 0) {
     spdlog::warn("{} Scheduled event(s) not sent (shutting down or queue full)",
-                 queued_.size() + dropped_);
+                 dropped);
   }
-  queued_.clear();
-  mu_.Await(absl::Condition(
-      +[](int* in_flight) { return *in_flight == 0; }, &in_flight_));
+  events_.WaitIdle();
 }
 
 void Feedback::Scheduled(const cache::PodInfo& pod, const std::string& node) {
-  auto event = std::make_shared<QueuedEvent>(QueuedEvent{
+  auto req = std::make_shared<Request>(
       EventRequest(pod, "Normal", "Scheduled",
                    absl::StrCat("Successfully assigned ", pod.namespace_, "/",
-                                pod.name, " to ", node)),
-      pod.key});
-  {
-    absl::MutexLock lock(&mu_);
-    if (in_flight_ >= kMaxEventsInFlight) {
-      if (queued_.size() >= kMaxEventsQueued) {
-        if (dropped_++ % 1000 == 0) {
-          spdlog::warn("{} Scheduled events queued: dropping the event for {}",
-                       queued_.size(), pod.key);
-        }
-        return;
-      }
-      queued_.push_back(std::move(event));
-      return;
-    }
-    ++in_flight_;
+                                pod.name, " to ", node)));
+  const bool queued = events_.Run([this, req,
+                                   key = pod.key](std::function<void()> done) {
+    client_->DoAsync(
+        "POST", req->path, req->body.data, req->body.content_type,
+        req->body.content_type,
+        [key, done = std::move(done)](const absl::StatusOr<kube::Response>& r) {
+          if (absl::Status s = Check(r, "create event"); !s.ok()) {
+            spdlog::warn("event for {}: {}", key, std::string(s.message()));
+          }
+          done();
+        });
+  });
+  if (!queued && dropped_++ % 1000 == 0) {
+    spdlog::warn("{} Scheduled events queued: dropping the event for {}",
+                 kMaxEventsQueued, pod.key);
   }
-  Send(event);
-}
-
-void Feedback::Send(const std::shared_ptr<QueuedEvent>& event) {
-  client_->DoAsync("POST", event->request.path, event->request.body.data,
-                   event->request.body.content_type,
-                   event->request.body.content_type,
-                   [this, event](const absl::StatusOr<kube::Response>& r) {
-                     if (absl::Status s = Check(r, "create event"); !s.ok()) {
-                       spdlog::warn("event for {}: {}", event->pod_key,
-                                    std::string(s.message()));
-                     }
-                     std::shared_ptr<QueuedEvent> next;
-                     {
-                       absl::MutexLock lock(&mu_);
-                       if (queued_.empty()) {
-                         --in_flight_;
-                         return;
-                       }
-                       next = std::move(queued_.front());
-                       queued_.pop_front();
-                     }
-                     Send(next);  // takes over this one's slot
-                   });
 }
 
 absl::Status Feedback::FailedScheduling(const cache::PodInfo& pod,

@@ -1,16 +1,14 @@
 #ifndef KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
 #define KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
 
-#include <deque>
-#include <memory>
+#include <atomic>
 #include <string>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "shim/cache/objects.h"
 #include "shim/kube/client.h"
 #include "shim/kube/write_bodies.h"
+#include "shim/scheduler/in_flight_limit.h"
 
 namespace kscore::scheduler {
 
@@ -52,21 +50,14 @@ class Feedback {
   };
   Request EventRequest(const cache::PodInfo& pod, const char* type,
                        const char* reason, const std::string& note) const;
-  struct QueuedEvent {
-    Request request;
-    std::string pod_key;
-  };
-  void Send(const std::shared_ptr<QueuedEvent>& event);
   absl::Status Event(const cache::PodInfo& pod, const char* type,
                      const char* reason, const std::string& note);
 
   kube::Client* client_;
   std::string hostname_;
   bool protobuf_;
-  absl::Mutex mu_;
-  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
-  std::deque<std::shared_ptr<QueuedEvent>> queued_ ABSL_GUARDED_BY(mu_);
-  uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  InFlightLimit events_{kMaxEventsInFlight, kMaxEventsQueued};
+  std::atomic<uint64_t> dropped_{0};  // Scheduled events past the queue
 };
 
 }  // namespace kscore::scheduler

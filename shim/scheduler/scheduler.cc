@@ -61,7 +61,8 @@ Scheduler::Scheduler(Options options,
       scorer_(scorer),
       client_(client),
       feedback_(feedback),
-      metrics_(metrics) {}
+      metrics_(metrics),
+      binds_(options_.max_binds_in_flight) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -82,11 +83,7 @@ void Scheduler::Stop() {
   stop_ = true;
   for (std::thread& t : workers_) t.join();
   workers_.clear();
-  {
-    absl::MutexLock lock(&bind_mu_);
-    bind_mu_.Await(absl::Condition(
-        +[](int* in_flight) { return *in_flight == 0; }, &binds_in_flight_));
-  }
+  binds_.WaitIdle();
   feedback_pool_.reset();
 }
 
@@ -326,39 +323,20 @@ void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
                      absl::Time start) {
   auto b = std::make_shared<PendingBind>(
       PendingBind{std::move(qp), std::move(node), start});
-  {
-    absl::MutexLock lock(&bind_mu_);
-    if (binds_in_flight_ >= std::max(1, options_.max_binds_in_flight)) {
-      binds_waiting_.push_back(std::move(b));
-      return;
-    }
-    ++binds_in_flight_;
-  }
-  StartBind(b);
-}
-
-void Scheduler::StartBind(const std::shared_ptr<PendingBind>& b) {
-  const cache::PodInfo& pod = *b->qp.info;
-  kube::WriteBody body = kube::BindingBody(options_.protobuf, pod.namespace_,
-                                           pod.name, pod.uid, b->node);
-  client_->DoAsync("POST",
-                   absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
-                                pod.name, "/binding"),
-                   std::move(body.data), body.content_type, body.content_type,
-                   [this, b](const absl::StatusOr<kube::Response>& r) {
-                     Bound(*b, r);
-                     std::shared_ptr<PendingBind> next;
-                     {
-                       absl::MutexLock lock(&bind_mu_);
-                       if (binds_waiting_.empty()) {
-                         --binds_in_flight_;  // Stop() may go on now
-                         return;
-                       }
-                       next = std::move(binds_waiting_.front());
-                       binds_waiting_.pop_front();
-                     }
-                     StartBind(next);  // takes over this one's slot
-                   });
+  binds_.Run([this, b](std::function<void()> done) {
+    const cache::PodInfo& pod = *b->qp.info;
+    kube::WriteBody body = kube::BindingBody(options_.protobuf, pod.namespace_,
+                                             pod.name, pod.uid, b->node);
+    client_->DoAsync("POST",
+                     absl::StrCat("/api/v1/namespaces/", pod.namespace_,
+                                  "/pods/", pod.name, "/binding"),
+                     std::move(body.data), body.content_type, body.content_type,
+                     [this, b, done = std::move(done)](
+                         const absl::StatusOr<kube::Response>& r) {
+                       Bound(*b, r);
+                       done();
+                     });
+  });
 }
 
 void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {

@@ -13,13 +13,12 @@
 #include <thread>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shim/cache/cache.h"
 #include "shim/kube/client.h"
 #include "shim/queue/scheduling_queue.h"
 #include "shim/scheduler/feedback.h"
+#include "shim/scheduler/in_flight_limit.h"
 #include "shim/scheduler/metrics.h"
 #include "shim/scorer_client/scorer_client.h"
 
@@ -96,7 +95,6 @@ class Scheduler {
   // Sends the binding now, or queues it behind max_binds_in_flight.
   void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
             absl::Time start);
-  void StartBind(const std::shared_ptr<PendingBind>& b);
   // The binding's outcome (on the client's I/O thread), then the next one.
   void Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r);
 
@@ -111,10 +109,7 @@ class Scheduler {
   std::atomic<size_t> next_start_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
-  absl::Mutex bind_mu_;
-  int binds_in_flight_ ABSL_GUARDED_BY(bind_mu_) = 0;
-  std::deque<std::shared_ptr<PendingBind>> binds_waiting_
-      ABSL_GUARDED_BY(bind_mu_);
+  InFlightLimit binds_;  // bindings in flight
   std::unique_ptr<WorkerPool> feedback_pool_;
 };
 
