@@ -61,6 +61,25 @@ size_t AppendBody(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+// A reset handle from an idle pool, or null if the pool is empty. Reset
+// keeps its live connections and TLS sessions.
+CURL* TakeIdle(std::vector<CURL*>* idle) {
+  if (idle->empty()) return nullptr;
+  CURL* h = idle->back();
+  idle->pop_back();
+  curl_easy_reset(h);
+  return h;
+}
+
+// Back to the pool, or closed when kMaxIdleHandles are kept already.
+void KeepIdle(std::vector<CURL*>* idle, CURL* h) {
+  if (idle->size() < kMaxIdleHandles) {
+    idle->push_back(h);
+  } else {
+    curl_easy_cleanup(h);
+  }
+}
+
 // Per-call state of Stream, reached from curl's callbacks.
 struct StreamState {
   CURL* handle = nullptr;
@@ -219,19 +238,15 @@ class CurlClient final : public Client {
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, AppendBody);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp.body);
     req.Finish();
+    // Performed before `resp` is moved: the response is written into it.
     const CURLcode rc = curl_easy_perform(h);
-    if (rc != CURLE_OK) {
-      absl::Status st = absl::UnavailableError(
-          absl::StrCat(m, " ", req.url(), ": ", req.CurlError(rc)));
+    absl::StatusOr<Response> out = Outcome(h, rc, m, req, std::move(resp));
+    if (out.ok()) {
+      Release(h);
+    } else {
       curl_easy_cleanup(h);  // its connection may be broken
-      return st;
     }
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp.status);
-    long connects = 0;
-    curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
-    connections_opened_ += static_cast<uint64_t>(connects);
-    Release(h);
-    return resp;
+    return out;
   }
 
   absl::Status DoStream(absl::string_view path, absl::string_view accept,
@@ -382,6 +397,22 @@ class CurlClient final : public Client {
     char errbuf_[CURL_ERROR_SIZE];
   };
 
+  // A finished transfer as Do returns it: Unavailable (naming the method
+  // and URL) if curl failed, else the response with its HTTP status. Counts
+  // the connections it opened.
+  absl::StatusOr<Response> Outcome(CURL* h, CURLcode rc, const std::string& m,
+                                   const Request& req, Response resp) {
+    if (rc != CURLE_OK) {
+      return absl::UnavailableError(
+          absl::StrCat(m, " ", req.url(), ": ", req.CurlError(rc)));
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp.status);
+    long connects = 0;
+    curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
+    connections_opened_ += static_cast<uint64_t>(connects);
+    return resp;
+  }
+
   // One DoAsync request.
   struct Transfer {
     std::string method, path, body, content_type, accept;
@@ -462,14 +493,8 @@ class CurlClient final : public Client {
     }
 
     void Start(std::unique_ptr<Transfer> t) {
-      CURL* h = nullptr;
-      if (!idle_.empty()) {
-        h = idle_.back();
-        idle_.pop_back();
-        curl_easy_reset(h);
-      } else {
-        h = curl_easy_init();
-      }
+      CURL* h = TakeIdle(&idle_);
+      if (h == nullptr) h = curl_easy_init();
       if (h == nullptr) {
         t->done(absl::ResourceExhaustedError("curl init failed"));
         return;
@@ -502,23 +527,12 @@ class CurlClient final : public Client {
         std::unique_ptr<Transfer> t = std::move(it->second);
         active_.erase(it);
         curl_multi_remove_handle(multi_, h);
-        absl::StatusOr<Response> out;
-        if (rc != CURLE_OK) {
-          out = absl::UnavailableError(absl::StrCat(t->method, " ",
-                                                    t->request->url(), ": ",
-                                                    t->request->CurlError(rc)));
-          curl_easy_cleanup(h);
+        absl::StatusOr<Response> out = client_->Outcome(
+            h, rc, t->method, *t->request, std::move(t->response));
+        if (out.ok()) {
+          KeepIdle(&idle_, h);
         } else {
-          curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &t->response.status);
-          long connects = 0;
-          curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
-          client_->connections_opened_ += static_cast<uint64_t>(connects);
-          out = std::move(t->response);
-          if (idle_.size() < kMaxIdleHandles) {
-            idle_.push_back(h);
-          } else {
-            curl_easy_cleanup(h);
-          }
+          curl_easy_cleanup(h);
         }
         t->done(std::move(out));
       }
@@ -538,12 +552,7 @@ class CurlClient final : public Client {
   CURL* Acquire() {
     {
       absl::MutexLock lock(&mu_);
-      if (!idle_.empty()) {
-        CURL* h = idle_.back();
-        idle_.pop_back();
-        curl_easy_reset(h);  // keeps its live connections and TLS sessions
-        return h;
-      }
+      if (CURL* h = TakeIdle(&idle_)) return h;
     }
     GlobalInit();
     return curl_easy_init();
@@ -551,11 +560,7 @@ class CurlClient final : public Client {
 
   void Release(CURL* h) {
     absl::MutexLock lock(&mu_);
-    if (idle_.size() < kMaxIdleHandles) {
-      idle_.push_back(h);
-    } else {
-      curl_easy_cleanup(h);
-    }
+    KeepIdle(&idle_, h);
   }
 
   // The bearer token; token_file is re-read every minute (projected service
