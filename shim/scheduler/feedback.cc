@@ -29,7 +29,8 @@ absl::Status Check(const absl::StatusOr<kube::Response>& r, const char* what) {
 }  // namespace
 
 Feedback::Request Feedback::EventRequest(const cache::PodInfo& pod,
-                                         const char* type, const char* reason,
+                                         const char* type, const char* action,
+                                         const char* reason,
                                          const std::string& note) const {
   kube::EventFields ev;
   ev.namespace_ = pod.namespace_;
@@ -37,7 +38,7 @@ Feedback::Request Feedback::EventRequest(const cache::PodInfo& pod,
   ev.event_time = absl::Now();
   ev.reporting_controller = pod.scheduler_name;
   ev.reporting_instance = absl::StrCat(pod.scheduler_name, "-", hostname_);
-  ev.action = "Scheduling";
+  ev.action = action;
   ev.reason = reason;
   ev.type = type;
   // The API server caps notes at 1kB.
@@ -50,8 +51,9 @@ Feedback::Request Feedback::EventRequest(const cache::PodInfo& pod,
 }
 
 absl::Status Feedback::Event(const cache::PodInfo& pod, const char* type,
-                             const char* reason, const std::string& note) {
-  const Request req = EventRequest(pod, type, reason, note);
+                             const char* action, const char* reason,
+                             const std::string& note) {
+  const Request req = EventRequest(pod, type, action, reason, note);
   return Check(client_->DoAs("POST", req.path, req.body.data,
                              req.body.content_type, req.body.content_type),
                "create event");
@@ -68,7 +70,7 @@ Feedback::~Feedback() {
 
 void Feedback::Scheduled(const cache::PodInfo& pod, const std::string& node) {
   auto req = std::make_shared<Request>(
-      EventRequest(pod, "Normal", "Scheduled",
+      EventRequest(pod, "Normal", "Binding", "Scheduled",
                    absl::StrCat("Successfully assigned ", pod.namespace_, "/",
                                 pod.name, " to ", node)));
   const bool queued = events_.Run([this, req,
@@ -91,7 +93,7 @@ void Feedback::Scheduled(const cache::PodInfo& pod, const std::string& node) {
 
 absl::Status Feedback::FailedScheduling(const cache::PodInfo& pod,
                                         const std::string& message) {
-  return Event(pod, "Warning", "FailedScheduling", message);
+  return Event(pod, "Warning", "Scheduling", "FailedScheduling", message);
 }
 
 absl::Status Feedback::MarkUnschedulable(const cache::PodInfo& pod,

@@ -49,9 +49,11 @@ class Feedback {
     kube::WriteBody body;
   };
   Request EventRequest(const cache::PodInfo& pod, const char* type,
-                       const char* reason, const std::string& note) const;
+                       const char* action, const char* reason,
+                       const std::string& note) const;
   absl::Status Event(const cache::PodInfo& pod, const char* type,
-                     const char* reason, const std::string& note);
+                     const char* action, const char* reason,
+                     const std::string& note);
 
   kube::Client* client_;
   std::string hostname_;

@@ -203,6 +203,11 @@ TEST(FeedbackTest, ScheduledEventsTwoInFlightTheRestInOrder) {
   for (size_t i = 0; i < 5; ++i) {
     EXPECT_THAT(client.Body(i),
                 ::testing::HasSubstr(absl::StrCat("default/p-", i, " to")));
+    // kube-scheduler's action for Scheduled (FailedScheduling's is
+    // "Scheduling").
+    EXPECT_THAT(client.Body(i), ::testing::HasSubstr("Binding"));
+    EXPECT_THAT(client.Body(i),
+                ::testing::Not(::testing::HasSubstr("Scheduling")));
   }
   client.Answer(3);
   client.Answer(4);
