@@ -18,6 +18,7 @@ NAMES = {
     "c": "(c) shim + 1 scorer, Concentrate",
     "d": "(d) shim + {k} scorers, Concentrate",
     "e": "(e) floor: trivial binder",
+    "f": "(f) floor + Scheduled events",
 }
 
 
@@ -146,9 +147,11 @@ def table(args):
     n = sizes[-1] if sizes else 0
     a, c = by.get(("a", n)), by.get(("c", n))
     ratio = c["throughput"] / a["throughput"] if a and c and a["throughput"] else float("nan")
-    e, d = by.get(("e", n)), by.get(("d", n))
+    e, d, f = by.get(("e", n)), by.get(("d", n)), by.get(("f", n))
     if c and e and e["throughput"]:
         out.append(f"At {n} nodes: (c)/(e) floor = {c['throughput'] / e['throughput']:.2f}"
+                   + (f", (c)/(f) floor with events = {c['throughput'] / f['throughput']:.2f}"
+                      if f and f["throughput"] else "")
                    + (f", (d)/(a) = {d['throughput'] / a['throughput']:.2f}" if d and a and a["throughput"] else "")
                    + (f", (e)/(a) = {e['throughput'] / a['throughput']:.2f} (the most any scheduler could gain here)"
                       if a and a["throughput"] else "") + ".")
@@ -165,7 +168,7 @@ def plot(runs, sizes, args):
     except ImportError:
         return None
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for key in "abcde":
+    for key in "abcdef":
         pts = sorted((r["nodes"], r["throughput"]) for r in runs if r["run"] == key)
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",

@@ -5,7 +5,7 @@
 # `app` label (requests 100m / 500Mi each), measured until every pod is bound.
 #
 # Usage:
-#   hack/bench.sh [--nodes N] [--pods M] [--scorers K] [--runs a,b,c,d,e] [--repeat R] [--no-micro]
+#   hack/bench.sh [--nodes N] [--pods M] [--scorers K] [--runs a,b,c,d,e[,f]] [--repeat R] [--no-micro]
 #   hack/bench.sh --sweep [--scorers K]     N in 100, 1000, 5000 with M = 2N; writes a PNG
 # --repeat R runs the whole list R times, interleaved, and reports medians (default 2; 1 for
 # --sweep).
@@ -17,6 +17,9 @@
 #   c  shim + 1 scorer, same profile
 #   d  shim + K scorers (default 3)
 #   e  floor: bench/binder's trivial binder (round robin, no filtering, no scoring)
+#   f  (only when asked for) the floor plus the Scheduled event per pod that kube-scheduler
+#      and the shim write, through client-go's events broadcaster: what this API server takes
+#      from a scheduler that writes what kube-scheduler writes
 # Every scheduler gets clientConnection qps 5000 / burst 5000 and the same admin kubeconfig
 # (system:masters: API Priority and Fairness exempt, so no max-in-flight throttling either).
 # The cluster runs without kwok (KSCORE_NO_KWOK=1): no kubelets, no pod status writes, no
@@ -232,10 +235,12 @@ run_one() {
       procs+=("shim-${r}")
       wait_until 60 curl -fs "http://127.0.0.1:${port}/readyz" || die "shim (${r}) not ready; ${RAW}/shim-${r}.log"
       ;;
-    e)
+    e|f)
       sched=bench-binder
       rm -f "${WORK}/binder.ready"
-      start "binder" "${KBENCH}" bind --kubeconfig "${KC}" --scheduler "${sched}" --ready-file "${WORK}/binder.ready"
+      local ev=(); [[ "${r}" == f ]] && ev=(--events)
+      start "binder" "${KBENCH}" bind --kubeconfig "${KC}" --scheduler "${sched}" --ready-file "${WORK}/binder.ready" \
+        "${ev[@]}"
       procs=("binder")
       wait_until 60 test -f "${WORK}/binder.ready" || die "binder not ready; ${RAW}/binder.log"
       ;;

@@ -6,7 +6,8 @@
 //	                                                an app label) in parallel; wait until all are bound;
 //	                                                write throughput, latencies and placements as JSON
 //	kbench bind  --kubeconfig K --scheduler S       the floor: a trivial binder, round robin over the
-//	                                                nodes, no filtering, no scoring
+//	             [--events]                         nodes, no filtering, no scoring; with --events it
+//	                                                also writes the Scheduled event kube-scheduler writes
 //
 // Go with client-go rather than C++ on shim/kube: the binder then is the same client stack
 // (informer, rate limiter, HTTP/2 transport) kube-scheduler uses, so run (e) measures what the
@@ -33,8 +34,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/events"
 )
 
 const runLabel = "kbench-run"
@@ -362,9 +365,19 @@ func cmdBind(args []string) {
 	sched := fs.String("scheduler", "bench-binder", "")
 	workers := fs.Int("workers", 64, "bindings in flight (as the shim's --bind-workers)")
 	ready := fs.String("ready-file", "", "touched once the informers have synced")
+	withEvents := fs.Bool("events", false, "also write each pod's Scheduled event, through client-go's events "+
+		"broadcaster as kube-scheduler does (run f)")
 	fs.Parse(args)
 	cs := client(*kc)
 	ctx := context.Background()
+	var recorder events.EventRecorder
+	if *withEvents {
+		b := events.NewBroadcaster(&events.EventSinkImpl{Interface: cs.EventsV1()})
+		if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
+			die("events: %v", err)
+		}
+		recorder = b.NewRecorder(scheme.Scheme, *sched)
+	}
 
 	var nodeNames []string
 	var nmu sync.RWMutex
@@ -418,6 +431,10 @@ func cmdBind(args []string) {
 					}
 				} else {
 					bound.Add(1)
+					if recorder != nil {
+						recorder.Eventf(p, nil, v1.EventTypeNormal, "Scheduled", "Binding",
+							"Successfully assigned %v/%v to %v", p.Namespace, p.Name, n)
+					}
 				}
 			}
 		}()
