@@ -21,9 +21,12 @@ class Feedback {
   Feedback(kube::Client* client, std::string hostname, bool protobuf = false)
       : client_(client), hostname_(std::move(hostname)), protobuf_(protobuf) {}
 
-  // At most this many Scheduled events in flight; the rest queue in order
-  // (kube-scheduler's event sink is one goroutine too), so that under a
-  // burst the API server serves bindings first and the events follow.
+  // At most this many Scheduled events in flight; the rest queue in order,
+  // so that under a burst the API server serves bindings first and the
+  // events follow. kube-scheduler's events broadcaster gives each event a
+  // goroutine of its own (only the client's rate limit holds them back);
+  // written that way beside the bindings, events delay them
+  // (bench/results/README.md, runs 021625 and 055811).
   static constexpr int kMaxEventsInFlight = 2;
   // Beyond this many queued, new Scheduled events are dropped and counted
   // (kube-scheduler's broadcaster drops beyond 1000).
