@@ -132,6 +132,14 @@ held_pod="$(first_pod held)"
 check "rejectEverything: PodScheduled=False, reason Unschedulable" \
   poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pod $held_pod -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].status}/{.status.conditions[?(@.type==\"PodScheduled\")].reason}')\" = False/Unschedulable ]"
 check "rejectEverything: no pod bound" test "$(bound_count held)" -eq 0
+# actions_are REASON APP ACTION: the REASON events of APP's pods exist and all have ACTION.
+actions_are() {
+  [[ "$(k get events.events.k8s.io --field-selector "reason=$1" \
+    -o jsonpath='{range .items[*]}{.regarding.name} {.action}{"\n"}{end}' |
+    grep "^$2-" | cut -d' ' -f2 | sort -u | xargs)" == "$3" ]]
+}
+check "FailedScheduling events carry kube-scheduler's action Scheduling" \
+  poll "$TIMEOUT" actions_are FailedScheduling held Scheduling
 uids_before="$(k get pods -l app=held -o jsonpath='{.items[*].metadata.uid}' | tr ' ' '\n' | sort)"
 stop shim; stop scorer
 scorer_up scorer "$WORK/on.yaml" "$SCORER_PORT"
@@ -200,6 +208,7 @@ shim_up shim2 "$WORK/slow.yaml" --leader-elect=false
 check "after restart all 50 pods are bound" poll 120 all_bound fifty 50
 twice="$(k get events.events.k8s.io --field-selector reason=Scheduled -o jsonpath='{range .items[*]}{.regarding.name}{"\n"}{end}' | grep '^fifty-' | sort | uniq -d | wc -l)"
 check "no pod was scheduled twice (at most one Scheduled event each)" test "$twice" -eq 0
+check "Scheduled events carry kube-scheduler's action Binding" poll "$TIMEOUT" actions_are Scheduled fifty Binding
 delete_app fifty
 stop shim2
 
