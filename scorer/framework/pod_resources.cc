@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "scorer/framework/scalar_resources.h"
+
 namespace kscore::framework {
 namespace {
 
@@ -10,7 +12,10 @@ void Add(pb::Resources& dst, const pb::Resources& src) {
   dst.set_milli_cpu(dst.milli_cpu() + src.milli_cpu());
   dst.set_memory(dst.memory() + src.memory());
   dst.set_ephemeral_storage(dst.ephemeral_storage() + src.ephemeral_storage());
-  for (const auto& [name, v] : src.scalar()) (*dst.mutable_scalar())[name] += v;
+  for (const pb::ScalarResource& s : src.scalar()) {
+    pb::ScalarResource* d = MutableScalar(&dst, s.name());
+    d->set_value(d->value() + s.value());
+  }
 }
 
 void Max(pb::Resources& dst, const pb::Resources& src) {
@@ -18,9 +23,9 @@ void Max(pb::Resources& dst, const pb::Resources& src) {
   dst.set_memory(std::max(dst.memory(), src.memory()));
   dst.set_ephemeral_storage(
       std::max(dst.ephemeral_storage(), src.ephemeral_storage()));
-  for (const auto& [name, v] : src.scalar()) {
-    int64_t& d = (*dst.mutable_scalar())[name];
-    d = std::max(d, v);
+  for (const pb::ScalarResource& s : src.scalar()) {
+    pb::ScalarResource* d = MutableScalar(&dst, s.name());
+    d->set_value(std::max(d->value(), s.value()));
   }
 }
 

@@ -32,8 +32,11 @@ void ExpectResources(const pb::Resources& got, const Want& want) {
   EXPECT_EQ(got.memory(), want.memory);
   EXPECT_EQ(got.ephemeral_storage(), want.ephemeral_storage);
   EXPECT_EQ(got.pods(), 0);
-  std::map<std::string, int64_t> scalar(got.scalar().begin(),
-                                        got.scalar().end());
+  std::map<std::string, int64_t> scalar;
+  for (const pb::ScalarResource& s : got.scalar()) {
+    EXPECT_TRUE(scalar.emplace(s.name(), s.value()).second)
+        << "repeated " << s.name();
+  }
   EXPECT_EQ(scalar, want.scalar);
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scorer/framework/pod_resources.h"
+#include "scorer/framework/scalar_resources.h"
 #include "scorer/framework/validation.h"
 
 namespace kscore::plugins {
@@ -97,8 +98,7 @@ int64_t ScoredResource::PodRequest(const pb::Resources& pod) const {
     case Kind::kOther:
       break;
   }
-  auto it = pod.scalar().find(spec_.name);
-  return it == pod.scalar().end() ? 0 : it->second;
+  return framework::ScalarValue(pod, spec_.name);
 }
 
 std::pair<int64_t, int64_t> ScoredResource::NodeAmounts(
@@ -116,10 +116,9 @@ std::pair<int64_t, int64_t> ScoredResource::NodeAmounts(
     case Kind::kOther:
       break;
   }
-  auto it = alloc.scalar().find(spec_.name);
-  if (it == alloc.scalar().end()) return {0, 0};
-  auto r = node.requested().scalar().find(spec_.name);
-  return {it->second, r == node.requested().scalar().end() ? 0 : r->second};
+  const int64_t a = framework::ScalarValue(alloc, spec_.name);
+  if (a == 0) return {0, 0};
+  return {a, framework::ScalarValue(node.requested(), spec_.name)};
 }
 
 std::string EncodeRequests(absl::Span<const int64_t> requests) {
@@ -169,7 +168,11 @@ std::string NodeResourcesFit::PreFilterState::Encode() const {
   r.set_milli_cpu(milli_cpu);
   r.set_memory(memory);
   r.set_ephemeral_storage(ephemeral_storage);
-  for (const auto& [name, v] : scalar) (*r.mutable_scalar())[name] = v;
+  for (const auto& [name, v] : scalar) {
+    pb::ScalarResource* e = r.add_scalar();  // names unique: from a map
+    e->set_name(name);
+    e->set_value(v);
+  }
   return r.SerializeAsString();
 }
 
@@ -183,7 +186,9 @@ NodeResourcesFit::PreFilterState::Decode(absl::string_view bytes) {
   s.milli_cpu = r.milli_cpu();
   s.memory = r.memory();
   s.ephemeral_storage = r.ephemeral_storage();
-  s.scalar.assign(r.scalar().begin(), r.scalar().end());
+  for (const pb::ScalarResource& e : r.scalar()) {
+    s.scalar.emplace_back(e.name(), e.value());
+  }
   std::sort(s.scalar.begin(), s.scalar.end());
   return s;
 }
@@ -227,8 +232,10 @@ NodeResourcesFit::PreFilterState NodeResourcesFit::ComputePreFilterState(
   s.milli_cpu = r.milli_cpu();
   s.memory = r.memory();
   s.ephemeral_storage = r.ephemeral_storage();
-  for (const auto& [name, v] : r.scalar()) {
-    if (v != 0 && !Ignored(name)) s.scalar.emplace_back(name, v);
+  for (const pb::ScalarResource& e : r.scalar()) {
+    if (e.value() != 0 && !Ignored(e.name())) {
+      s.scalar.emplace_back(e.name(), e.value());
+    }
   }
   std::sort(s.scalar.begin(), s.scalar.end());
   return s;
@@ -239,15 +246,6 @@ PluginStatus NodeResourcesFit::PreFilter(CycleState& state,
   state.Write(kPreFilterStateKey, ComputePreFilterState(pod));
   return PluginStatus::Success();
 }
-
-namespace {
-
-int64_t ScalarOf(const pb::Resources& r, const std::string& name) {
-  auto it = r.scalar().find(name);
-  return it == r.scalar().end() ? 0 : it->second;
-}
-
-}  // namespace
 
 PluginStatus NodeResourcesFit::Filter(const CycleState& state,
                                       const pb::Pod& /*pod*/,
@@ -271,7 +269,8 @@ PluginStatus NodeResourcesFit::Filter(const CycleState& state,
                                                       used.ephemeral_storage();
   bool scalar = false;
   for (const auto& [name, q] : want.scalar) {
-    if (q > ScalarOf(alloc, name) - ScalarOf(used, name)) {
+    if (q > framework::ScalarValue(alloc, name) -
+                framework::ScalarValue(used, name)) {
       scalar = true;
       break;
     }
@@ -298,8 +297,8 @@ PluginStatus NodeResourcesFit::Filter(const CycleState& state,
     unresolvable |= want.ephemeral_storage > alloc.ephemeral_storage();
   }
   for (const auto& [name, q] : want.scalar) {
-    const int64_t capacity = ScalarOf(alloc, name);
-    if (q > capacity - ScalarOf(used, name)) {
+    const int64_t capacity = framework::ScalarValue(alloc, name);
+    if (q > capacity - framework::ScalarValue(used, name)) {
       status.reasons.push_back(absl::StrCat(kReasonInsufficientPrefix, name));
       unresolvable |= q > capacity;
     }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "scorer/framework/scalar_resources.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::server {
@@ -62,6 +63,30 @@ void ToProto(const PluginStatus& s, pb::Status* out) {
   for (const std::string& r : s.reasons) out->add_reasons(r);
 }
 
+// An error naming path when r's extended resources repeat a name (or have
+// none); OK otherwise.
+absl::Status CheckScalarsAt(const pb::Resources& r, absl::string_view path) {
+  std::string e = framework::CheckScalars(r);
+  if (e.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(path, ".", e));
+}
+
+absl::Status CheckPodScalars(const pb::Pod& pod) {
+  for (int i = 0; i < pod.containers_size(); ++i) {
+    absl::Status s =
+        CheckScalarsAt(pod.containers(i).requests(),
+                       absl::StrCat("pod.containers[", i, "].requests"));
+    if (!s.ok()) return s;
+  }
+  for (int i = 0; i < pod.init_containers_size(); ++i) {
+    absl::Status s =
+        CheckScalarsAt(pod.init_containers(i).requests(),
+                       absl::StrCat("pod.init_containers[", i, "].requests"));
+    if (!s.ok()) return s;
+  }
+  return CheckScalarsAt(pod.overhead(), "pod.overhead");
+}
+
 // Checks what every call needs: a known profile and a pod.
 template <typename Req>
 absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
@@ -82,6 +107,7 @@ absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
   if (req.pod().name().empty()) {
     return absl::InvalidArgumentError("pod.name is required");
   }
+  if (absl::Status s = CheckPodScalars(req.pod()); !s.ok()) return s;
   return p;
 }
 
@@ -107,6 +133,15 @@ absl::StatusOr<std::vector<const pb::Node*>> Nodes(
       return absl::InvalidArgumentError(
           absl::StrCat("nodes[", i, "].name: duplicate node name \"", name,
                        "\" (also nodes[", it->second, "])"));
+    }
+    for (const auto& [field, r] :
+         {std::pair<const char*, const pb::Resources*>{"allocatable",
+                                                       &nodes[i].allocatable()},
+          {"requested", &nodes[i].requested()},
+          {"non_zero_requested", &nodes[i].non_zero_requested()}}) {
+      absl::Status s =
+          CheckScalarsAt(*r, absl::StrCat("nodes[", i, "].", field));
+      if (!s.ok()) return s;
     }
     out.push_back(&nodes[i]);
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kscore/scorer/v1/scorer.pb.h"
+#include "scorer/framework/scalar_resources.h"
 
 // Fixture builders in the style of kube-scheduler's st.MakePod():
 //   MakePod().Name("p").Label("app", "web").Req(500, 1 << 30).Obj()
@@ -70,9 +71,10 @@ class PodWrapper {
   }
   PodWrapper& ScalarReq(const std::string& name, int64_t v) {
     if (pod_.containers_size() == 0) pod_.add_containers();
-    (*pod_.mutable_containers(pod_.containers_size() - 1)
-          ->mutable_requests()
-          ->mutable_scalar())[name] = v;
+    framework::MutableScalar(
+        pod_.mutable_containers(pod_.containers_size() - 1)->mutable_requests(),
+        name)
+        ->set_value(v);
     return *this;
   }
   PodWrapper& HostPort(int32_t port, std::string protocol = "TCP",
@@ -101,9 +103,11 @@ class PodWrapper {
   // Scalar request on the last init container (added if none).
   PodWrapper& InitScalarReq(const std::string& name, int64_t v) {
     if (pod_.init_containers_size() == 0) pod_.add_init_containers();
-    (*pod_.mutable_init_containers(pod_.init_containers_size() - 1)
-          ->mutable_requests()
-          ->mutable_scalar())[name] = v;
+    framework::MutableScalar(
+        pod_.mutable_init_containers(pod_.init_containers_size() - 1)
+            ->mutable_requests(),
+        name)
+        ->set_value(v);
     return *this;
   }
   // Host port on the last init container (added if none).
@@ -201,7 +205,7 @@ class NodeWrapper {
     return *this;
   }
   NodeWrapper& ScalarCapacity(const std::string& name, int64_t v) {
-    (*node_.mutable_allocatable()->mutable_scalar())[name] = v;
+    framework::MutableScalar(node_.mutable_allocatable(), name)->set_value(v);
     return *this;
   }
   NodeWrapper& Requested(int64_t milli_cpu, int64_t memory) {
@@ -232,8 +236,9 @@ class NodeWrapper {
     return *this;
   }
   NodeWrapper& ScalarRequested(const std::string& name, int64_t v) {
-    (*node_.mutable_requested()->mutable_scalar())[name] = v;
-    (*node_.mutable_non_zero_requested()->mutable_scalar())[name] = v;
+    framework::MutableScalar(node_.mutable_requested(), name)->set_value(v);
+    framework::MutableScalar(node_.mutable_non_zero_requested(), name)
+        ->set_value(v);
     return *this;
   }
   NodeWrapper& PodCount(int32_t n) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "scorer/framework/scalar_resources.h"
 
 namespace kscore::cache {
 namespace {
@@ -35,10 +36,10 @@ void Add(pb::Resources* into, const pb::Resources& r, int sign) {
   into->set_memory(into->memory() + sign * r.memory());
   into->set_ephemeral_storage(into->ephemeral_storage() +
                               sign * r.ephemeral_storage());
-  for (const auto& [name, v] : r.scalar()) {
-    int64_t& slot = (*into->mutable_scalar())[name];
-    slot += sign * v;
-    if (slot == 0) into->mutable_scalar()->erase(name);
+  for (const pb::ScalarResource& s : r.scalar()) {
+    pb::ScalarResource* slot = framework::MutableScalar(into, s.name());
+    slot->set_value(slot->value() + sign * s.value());
+    if (slot->value() == 0) framework::RemoveScalar(into, s.name());
   }
 }
 

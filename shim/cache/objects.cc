@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scorer/framework/pod_resources.h"
+#include "scorer/framework/scalar_resources.h"
 #include "shim/cache/quantity.h"
 
 namespace kscore::cache {
@@ -59,7 +60,7 @@ absl::Status Resources(const json& list, const std::string& path,
                absl::StartsWith(name, "hugepages-")) {
       // Extended and hugepages resources; others (e.g. storage) are not
       // scheduled on.
-      (*out->mutable_scalar())[name] = *v;
+      framework::MutableScalar(out, name)->set_value(*v);
     }
   }
   return absl::OkStatus();

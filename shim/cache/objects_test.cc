@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scorer/framework/scalar_resources.h"
 
 namespace kscore::cache {
 namespace {
@@ -51,7 +52,7 @@ TEST(PodFromJsonTest, ReadsWhatPluginsNeed) {
   // max(init 2000m, 500m + 250m) + 100m overhead
   EXPECT_EQ(p->requests.milli_cpu(), 2100);
   EXPECT_EQ(p->requests.memory(), int64_t{1} << 30);
-  EXPECT_EQ(p->requests.scalar().at("example.com/gpu"), 1);
+  EXPECT_EQ(framework::ScalarValue(p->requests, "example.com/gpu"), 1);
   ASSERT_EQ(p->host_ports.size(), 1u);
   EXPECT_EQ(p->host_ports[0].port(), 8080);
   EXPECT_EQ(p->host_ports[0].protocol(), "TCP");
@@ -106,7 +107,7 @@ TEST(NodeFromJsonTest, ReadsNode) {
   EXPECT_EQ(n->allocatable().milli_cpu(), 4000);
   EXPECT_EQ(n->allocatable().memory(), int64_t{16} << 30);
   EXPECT_EQ(n->allocatable().pods(), 110);
-  EXPECT_EQ(n->allocatable().scalar().at("example.com/gpu"), 2);
+  EXPECT_EQ(framework::ScalarValue(n->allocatable(), "example.com/gpu"), 2);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "scorer/framework/scalar_resources.h"
 #include "shim/cache/objects.h"
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
@@ -508,7 +509,7 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
   // The object really carries what was compared (not two empty pods).
   EXPECT_EQ(first.pod.node_affinity().required_size(), 2);
   EXPECT_EQ(first.host_ports.size(), 2u);
-  EXPECT_EQ(first.requests.scalar().at("example.com/gpu"), 1);
+  EXPECT_EQ(framework::ScalarValue(first.requests, "example.com/gpu"), 1);
   EXPECT_TRUE(first.gated);
   EXPECT_EQ(first.unschedulable_message, "0/3 nodes are available");
   EXPECT_THAT(first.unsupported, HasSubstr("podAntiAffinity"));

@@ -426,6 +426,30 @@ TEST_F(ScorerServerTest, BadRequestsGetInvalidArgument) {
       st.error_message(),
       HasSubstr("nodes[2].name: duplicate node name \"n1\" (also nodes[0])"));
 
+  // Extended resources are a list with one entry per name.
+  req.clear_nodes();
+  *req.add_nodes() = MakeNode().Name("n1").Obj();
+  pb::Node* twice = req.add_nodes();
+  *twice = MakeNode().Name("n2").ScalarCapacity("example.com/gpu", 2).Obj();
+  pb::ScalarResource* again = twice->mutable_allocatable()->add_scalar();
+  again->set_name("example.com/gpu");
+  again->set_value(4);
+  st = stub_->Evaluate(Ctx().get(), req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(),
+              HasSubstr("nodes[1].allocatable.scalar[1]: duplicate "
+                        "\"example.com/gpu\" (also scalar[0])"));
+  req.clear_nodes();
+  *req.mutable_pod() =
+      MakePod().Name("p").ScalarReq("example.com/gpu", 1).Obj();
+  req.mutable_pod()->mutable_containers(0)->mutable_requests()->add_scalar();
+  st = stub_->Evaluate(Ctx().get(), req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(),
+              HasSubstr("pod.containers[0].requests.scalar[1].name is "
+                        "required"));
+  *req.mutable_pod() = MakePod().Name("p").Obj();
+
   req.clear_nodes();
   for (int i = 0; i < 51; ++i)
     *req.add_nodes() = MakeNode().Name(absl::StrCat("n", i)).Obj();
