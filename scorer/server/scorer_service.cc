@@ -139,9 +139,11 @@ absl::StatusOr<std::vector<const pb::Node*>> Nodes(
                                                        &nodes[i].allocatable()},
           {"requested", &nodes[i].requested()},
           {"non_zero_requested", &nodes[i].non_zero_requested()}}) {
-      absl::Status s =
-          CheckScalarsAt(*r, absl::StrCat("nodes[", i, "].", field));
-      if (!s.ok()) return s;
+      // The path is only spelt out for an error: this runs for every node.
+      if (std::string e = framework::CheckScalars(*r); !e.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("nodes[", i, "].", field, ".", e));
+      }
     }
     out.push_back(&nodes[i]);
   }
