@@ -13,8 +13,7 @@ void Add(pb::Resources& dst, const pb::Resources& src) {
   dst.set_memory(dst.memory() + src.memory());
   dst.set_ephemeral_storage(dst.ephemeral_storage() + src.ephemeral_storage());
   for (const pb::ScalarResource& s : src.scalar()) {
-    pb::ScalarResource* d = MutableScalar(&dst, s.name());
-    d->set_value(d->value() + s.value());
+    AddToScalar(&dst, s.name(), s.value());
   }
 }
 

@@ -22,6 +22,12 @@ pb::ScalarResource* MutableScalar(pb::Resources* r, absl::string_view name) {
   return s;
 }
 
+int64_t AddToScalar(pb::Resources* r, absl::string_view name, int64_t delta) {
+  pb::ScalarResource* s = MutableScalar(r, name);
+  s->set_value(s->value() + delta);
+  return s->value();
+}
+
 void RemoveScalar(pb::Resources* r, absl::string_view name) {
   auto* list = r->mutable_scalar();
   for (int i = 0; i < list->size(); ++i) {

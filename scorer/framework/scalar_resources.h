@@ -19,6 +19,10 @@ int64_t ScalarValue(const scorer::v1::Resources& r, absl::string_view name);
 scorer::v1::ScalarResource* MutableScalar(scorer::v1::Resources* r,
                                           absl::string_view name);
 
+// Adds delta to name's value (the entry added when absent); returns the sum.
+int64_t AddToScalar(scorer::v1::Resources* r, absl::string_view name,
+                    int64_t delta);
+
 // Removes name's entry, if any.
 void RemoveScalar(scorer::v1::Resources* r, absl::string_view name);
 

@@ -13,8 +13,9 @@ TEST(ScalarResourcesTest, ReadWriteRemoveByName) {
   EXPECT_EQ(ScalarValue(r, "example.com/gpu"), 0);
   MutableScalar(&r, "example.com/gpu")->set_value(2);
   MutableScalar(&r, "hugepages-2Mi")->set_value(1 << 21);
-  pb::ScalarResource* gpu = MutableScalar(&r, "example.com/gpu");
-  gpu->set_value(gpu->value() + 3);
+  EXPECT_EQ(AddToScalar(&r, "example.com/gpu", 3), 5);
+  EXPECT_EQ(AddToScalar(&r, "example.com/fpga", 1), 1);
+  RemoveScalar(&r, "example.com/fpga");
   EXPECT_EQ(r.scalar_size(), 2);
   EXPECT_EQ(ScalarValue(r, "example.com/gpu"), 5);
   EXPECT_EQ(ScalarValue(r, "hugepages-2Mi"), 1 << 21);

@@ -63,28 +63,30 @@ void ToProto(const PluginStatus& s, pb::Status* out) {
   for (const std::string& r : s.reasons) out->add_reasons(r);
 }
 
-// An error naming path when r's extended resources repeat a name (or have
-// none); OK otherwise.
-absl::Status CheckScalarsAt(const pb::Resources& r, absl::string_view path) {
+// InvalidArgument naming the field when r's extended resources repeat a name
+// (or have none); OK otherwise. `path` is called only for an error: the
+// check runs for every node of every batch.
+template <typename PathFn>
+absl::Status CheckScalarsAt(const pb::Resources& r, PathFn path) {
   std::string e = framework::CheckScalars(r);
   if (e.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(path, ".", e));
+  return absl::InvalidArgumentError(absl::StrCat(path(), ".", e));
 }
 
 absl::Status CheckPodScalars(const pb::Pod& pod) {
   for (int i = 0; i < pod.containers_size(); ++i) {
-    absl::Status s =
-        CheckScalarsAt(pod.containers(i).requests(),
-                       absl::StrCat("pod.containers[", i, "].requests"));
+    absl::Status s = CheckScalarsAt(pod.containers(i).requests(), [i] {
+      return absl::StrCat("pod.containers[", i, "].requests");
+    });
     if (!s.ok()) return s;
   }
   for (int i = 0; i < pod.init_containers_size(); ++i) {
-    absl::Status s =
-        CheckScalarsAt(pod.init_containers(i).requests(),
-                       absl::StrCat("pod.init_containers[", i, "].requests"));
+    absl::Status s = CheckScalarsAt(pod.init_containers(i).requests(), [i] {
+      return absl::StrCat("pod.init_containers[", i, "].requests");
+    });
     if (!s.ok()) return s;
   }
-  return CheckScalarsAt(pod.overhead(), "pod.overhead");
+  return CheckScalarsAt(pod.overhead(), [] { return "pod.overhead"; });
 }
 
 // Checks what every call needs: a known profile and a pod.
@@ -139,11 +141,9 @@ absl::StatusOr<std::vector<const pb::Node*>> Nodes(
                                                        &nodes[i].allocatable()},
           {"requested", &nodes[i].requested()},
           {"non_zero_requested", &nodes[i].non_zero_requested()}}) {
-      // The path is only spelt out for an error: this runs for every node.
-      if (std::string e = framework::CheckScalars(*r); !e.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("nodes[", i, "].", field, ".", e));
-      }
+      absl::Status s = CheckScalarsAt(
+          *r, [i, f = field] { return absl::StrCat("nodes[", i, "].", f); });
+      if (!s.ok()) return s;
     }
     out.push_back(&nodes[i]);
   }

@@ -37,9 +37,9 @@ void Add(pb::Resources* into, const pb::Resources& r, int sign) {
   into->set_ephemeral_storage(into->ephemeral_storage() +
                               sign * r.ephemeral_storage());
   for (const pb::ScalarResource& s : r.scalar()) {
-    pb::ScalarResource* slot = framework::MutableScalar(into, s.name());
-    slot->set_value(slot->value() + sign * s.value());
-    if (slot->value() == 0) framework::RemoveScalar(into, s.name());
+    if (framework::AddToScalar(into, s.name(), sign * s.value()) == 0) {
+      framework::RemoveScalar(into, s.name());
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scorer/framework/scalar_resources.h"
 
 namespace kscore::cache {
 namespace {
@@ -73,17 +74,23 @@ TEST(CacheTest, UpdatesAndDeletesSubtractExactly) {
   Cache c;
   c.UpsertNode(Node("a"));
   c.UpsertNode(Node("b"));
-  c.UpsertAssignedPod(Pod("ns", "w1", "web", "a", 300));
-  c.UpsertAssignedPod(
-      Pod("ns", "w1", "web", "b", 300));  // moved (re-created elsewhere)
+  PodInfo w1 = Pod("ns", "w1", "web", "a", 300);
+  framework::MutableScalar(&w1.requests, "example.com/gpu")->set_value(1);
+  c.UpsertAssignedPod(w1);
+  w1.node_name = "b";
+  c.UpsertAssignedPod(w1);  // moved (re-created elsewhere)
   auto m = Candidates(c, Pod("ns", "new", "web", ""));
   EXPECT_EQ(m["a"].requested().milli_cpu(), 0);
+  // An extended resource back at 0 leaves no entry behind.
+  EXPECT_EQ(m["a"].requested().scalar_size(), 0);
+  EXPECT_EQ(framework::ScalarValue(m["b"].requested(), "example.com/gpu"), 1);
   EXPECT_EQ(Count(m["a"]), 0);
   EXPECT_EQ(Count(m["b"]), 1);
   c.RemovePod("ns/w1");
   m = Candidates(c, Pod("ns", "new", "web", ""));
   EXPECT_EQ(m["b"].requested().milli_cpu(), 0);
   EXPECT_EQ(m["b"].pod_count(), 0);
+  EXPECT_EQ(m["b"].requested().scalar_size(), 0);
   EXPECT_EQ(c.PodCount(), 0u);
 }
 
