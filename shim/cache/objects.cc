@@ -105,37 +105,45 @@ absl::Status Container(const json& c, const std::string& path,
   return absl::OkStatus();
 }
 
-// Required constraints kscore's plugins do not evaluate yet: binding such a
-// pod could break them, so it stays pending instead.
-std::string Unsupported(const json& spec) {
-  const json& affinity = At(spec, "affinity");
-  for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
-    const json& required = At(At(affinity, kind),
-                              "requiredDuringSchedulingIgnoredDuringExecution");
-    if (required.is_array() && !required.empty()) {
-      return absl::StrCat("pod uses required ", kind,
-                          ", which kscore does not support yet");
-    }
+void AffinityTerms(const json& j, pb::PodAffinity* out) {
+  for (const json& t : At(j, "requiredDuringSchedulingIgnoredDuringExecution"))
+    out->add_required()->set_topology_key(Str(t, "topologyKey"));
+  for (const json& w :
+       At(j, "preferredDuringSchedulingIgnoredDuringExecution")) {
+    pb::WeightedPodAffinityTerm* wt = out->add_preferred();
+    if (const json& v = At(w, "weight"); v.is_number_integer())
+      wt->set_weight(v.get<int32_t>());
+    wt->mutable_term()->set_topology_key(
+        Str(At(w, "podAffinityTerm"), "topologyKey"));
   }
+}
+
+// What the scorer reads of the pod's inter-pod affinity, spread constraints,
+// claimed volumes and resource claims (its plugins, or its gates for the
+// plugins it does not run, decide what they mean).
+void Requirements(const json& spec, pb::Pod* pod) {
+  const json& affinity = At(spec, "affinity");
+  AffinityTerms(At(affinity, "podAffinity"), pod->mutable_pod_affinity());
+  AffinityTerms(At(affinity, "podAntiAffinity"),
+                pod->mutable_pod_anti_affinity());
   for (const json& c : At(spec, "topologySpreadConstraints")) {
-    if (Str(c, "whenUnsatisfiable") != "ScheduleAnyway") {
-      return "pod uses topologySpreadConstraints with DoNotSchedule, which "
-             "kscore does not "
-             "support yet";
-    }
+    pb::TopologySpreadConstraint* t = pod->add_topology_spread_constraints();
+    if (const json& v = At(c, "maxSkew"); v.is_number_integer())
+      t->set_max_skew(v.get<int32_t>());
+    t->set_topology_key(Str(c, "topologyKey"));
+    t->set_when_unsatisfiable(Str(c, "whenUnsatisfiable"));
   }
   for (const json& v : At(spec, "volumes")) {
-    if (!At(v, "persistentVolumeClaim").is_null() ||
-        !At(v, "ephemeral").is_null()) {
-      return "pod uses PersistentVolumeClaims, which kscore does not support "
-             "yet";
-    }
+    const json& pvc = At(v, "persistentVolumeClaim");
+    const bool ephemeral = !At(v, "ephemeral").is_null();
+    if (pvc.is_null() && !ephemeral) continue;
+    pb::VolumeClaim* c = pod->add_volume_claims();
+    c->set_volume(Str(v, "name"));
+    c->set_claim_name(Str(pvc, "claimName"));
+    c->set_ephemeral(ephemeral);
   }
-  const json& claims = At(spec, "resourceClaims");
-  if (claims.is_array() && !claims.empty()) {
-    return "pod uses resourceClaims (DRA), which kscore does not support yet";
-  }
-  return "";
+  for (const json& c : At(spec, "resourceClaims"))
+    pod->add_resource_claims(Str(c, "name"));
 }
 
 }  // namespace
@@ -175,7 +183,6 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
       p.unschedulable_message = Str(c, "message");
     }
   }
-  p.unsupported = Unsupported(spec);
 
   pb::Pod& pod = p.pod;
   pod.set_namespace_(p.namespace_);
@@ -228,6 +235,7 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
       return s;
     }
   }
+  Requirements(spec, &pod);
   if (absl::Status s = Resources(At(spec, "overhead"), "spec.overhead",
                                  pod.mutable_overhead());
       !s.ok()) {

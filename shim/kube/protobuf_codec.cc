@@ -70,15 +70,31 @@ json Term(const k8s::NodeSelectorTerm& t) {
   return out;
 }
 
+json PodAffinityTermJson(const k8s::PodAffinityTerm& t) {
+  json out = json::object();
+  if (t.has_topology_key()) out["topologyKey"] = t.topology_key();
+  return out;
+}
+
 json PodAffinityJson(const k8s::PodAffinity& a) {
   json out = json::object();
   if (a.required_during_scheduling_ignored_during_execution_size() > 0) {
-    // Only counted by the reader: one empty term per term.
-    out["requiredDuringSchedulingIgnoredDuringExecution"] = json::array();
-    for (int i = 0;
-         i < a.required_during_scheduling_ignored_during_execution_size(); ++i)
-      out["requiredDuringSchedulingIgnoredDuringExecution"].push_back(
-          json::object());
+    json& req = out["requiredDuringSchedulingIgnoredDuringExecution"] =
+        json::array();
+    for (const auto& t :
+         a.required_during_scheduling_ignored_during_execution())
+      req.push_back(PodAffinityTermJson(t));
+  }
+  if (a.preferred_during_scheduling_ignored_during_execution_size() > 0) {
+    json& pref = out["preferredDuringSchedulingIgnoredDuringExecution"] =
+        json::array();
+    for (const auto& w :
+         a.preferred_during_scheduling_ignored_during_execution()) {
+      json one = {
+          {"podAffinityTerm", PodAffinityTermJson(w.pod_affinity_term())}};
+      if (w.has_weight()) one["weight"] = w.weight();
+      pref.push_back(std::move(one));
+    }
   }
   return out;
 }
@@ -167,6 +183,8 @@ json SpecJson(const k8s::PodSpec& s) {
     json& tsc = out["topologySpreadConstraints"] = json::array();
     for (const auto& c : s.topology_spread_constraints()) {
       json one = json::object();
+      if (c.has_max_skew()) one["maxSkew"] = c.max_skew();
+      if (c.has_topology_key()) one["topologyKey"] = c.topology_key();
       if (c.has_when_unsatisfiable())
         one["whenUnsatisfiable"] = c.when_unsatisfiable();
       tsc.push_back(std::move(one));
@@ -181,8 +199,11 @@ json SpecJson(const k8s::PodSpec& s) {
     json& volumes = out["volumes"] = json::array();
     for (const k8s::Volume& v : s.volumes()) {
       json vol = {{"name", v.name()}};
-      if (v.volume_source().has_persistent_volume_claim())
-        vol["persistentVolumeClaim"] = json::object();
+      if (v.volume_source().has_persistent_volume_claim()) {
+        vol["persistentVolumeClaim"] = {
+            {"claimName",
+             v.volume_source().persistent_volume_claim().claim_name()}};
+      }
       if (v.volume_source().has_ephemeral()) vol["ephemeral"] = json::object();
       volumes.push_back(std::move(vol));
     }
