@@ -10,6 +10,35 @@
 namespace kscore::scheduler {
 namespace {
 
+// Codes of a call that got no answer from the scorer (gRPC's own failures).
+bool TransportFailure(absl::StatusCode c) {
+  switch (c) {
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kCancelled:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kAborted:
+    case absl::StatusCode::kUnknown:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kPermissionDenied:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A plugin's Error status carried in an answer, in kube-scheduler's wording.
+Failure PreFilterError(const pb::Status& s) {
+  return Failure::Error(absl::StrCat("running PreFilter plugin \"", s.plugin(),
+                                     "\": ", absl::StrJoin(s.reasons(), ", ")));
+}
+Failure FilterError(const pb::Status& s) {
+  return Failure::Error(
+      absl::StrCat("running \"", s.plugin(),
+                   "\" filter plugin: ", absl::StrJoin(s.reasons(), ", ")));
+}
+
 // The bytes every request of a cycle starts with: profile, pod, detail.
 std::string RequestHead(const cache::PodInfo& pod) {
   pb::EvaluateRequest h;
@@ -43,12 +72,18 @@ Window PlanWindow(int32_t percentage, size_t all_nodes, size_t start) {
 }
 
 Failure ScorerFailure(const absl::Status& s) {
-  return Failure::Error(absl::StrCat("scorer unavailable: ", s.message()));
+  if (TransportFailure(s.code())) {
+    return Failure::Error(absl::StrCat("scorer unavailable: ", s.message()));
+  }
+  return Failure::Error(std::string(s.message()));
 }
 
 std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
                                        size_t base, size_t end, bool single,
                                        Evaluation& ev) {
+  if (resp.status().code() == pb::CODE_ERROR) {
+    return PreFilterError(resp.status());
+  }
   if (resp.status().code() != pb::CODE_SUCCESS) {
     ev.fit_error.SetPreFilterMessage(
         absl::StrJoin(resp.status().reasons(), ", "));
@@ -65,6 +100,11 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
     if (r.index() < 0 || at < next || at >= end) {
       return Failure::Error(absl::StrCat("scorer error: rejected node index ",
                                          r.index(), " out of order or range"));
+    }
+    // Upstream: a Filter plugin's Error aborts the cycle, it does not make
+    // the node unschedulable.
+    if (r.status().code() == pb::CODE_ERROR) {
+      return FilterError(r.status());
     }
     for (; next < at; ++next) ev.feasible.push_back(next);
     next = at + 1;

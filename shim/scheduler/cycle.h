@@ -121,7 +121,9 @@ size_t SelectHost(absl::Span<const int64_t> totals, std::mt19937_64& rng);
 // The -v=4 "why": the top three nodes with their totals and raw scores.
 std::string ExplainChoice(const Evaluation& ev);
 
-// A scorer call that failed.
+// A scorer call that failed: the transport's failure is "scorer
+// unavailable: ...", the scorer's own error (a plugin's Error, a rejected
+// request) keeps the scorer's wording.
 Failure ScorerFailure(const absl::Status& s);
 
 // Seams 1 to 4 for one pod.

@@ -15,6 +15,8 @@ namespace {
 using fakes::FakeScorer;
 using fakes::NodeName;
 
+using ::testing::ElementsAre;
+
 cache::PodInfo Pod(std::string unsupported = "") {
   cache::PodInfo pod = *cache::PodFromJson(nlohmann::json{
       {"metadata", {{"name", "p"}, {"namespace", "default"}, {"uid", "u"}}},
@@ -205,6 +207,41 @@ INSTANTIATE_TEST_SUITE_P(
                 },
             .want_kind = kError,
             .want_message = "scorer unavailable: scorer: Deadline Exceeded"},
+        CycleCase{// What the scorer answers today when a plugin returns Error.
+                  .name = "PluginErrorAnsweredByTheScorer",
+                  .setup =
+                      [](FakeScorer& s) {
+                        s.evaluate_status = absl::InvalidArgumentError(
+                            "scorer: plugin \"Boom\": disk on fire");
+                      },
+                  .want_kind = kError,
+                  .want_message = "scorer: plugin \"Boom\": disk on fire"},
+        CycleCase{
+            .name = "PluginErrorInARejectedNodesStatus",
+            .setup =
+                [](FakeScorer& s) {
+                  s.tamper = [](pb::EvaluateResponse& r) {
+                    pb::RejectedNode* n = r.add_rejected();
+                    n->set_index(3);
+                    n->mutable_status()->set_code(pb::CODE_ERROR);
+                    n->mutable_status()->set_plugin("Boom");
+                    n->mutable_status()->add_reasons("disk on fire");
+                  };
+                },
+            .want_kind = kError,
+            .want_message = "running \"Boom\" filter plugin: disk on fire"},
+        CycleCase{
+            .name = "PluginErrorAtPreFilter",
+            .setup =
+                [](FakeScorer& s) {
+                  s.tamper = [](pb::EvaluateResponse& r) {
+                    r.mutable_status()->set_code(pb::CODE_ERROR);
+                    r.mutable_status()->set_plugin("Boom");
+                    r.mutable_status()->add_reasons("disk on fire");
+                  };
+                },
+            .want_kind = kError,
+            .want_message = "running PreFilter plugin \"Boom\": disk on fire"},
         CycleCase{.name = "NormalizeScoreUnavailable",
                   .batch = 2,
                   .setup =
@@ -217,6 +254,17 @@ INSTANTIATE_TEST_SUITE_P(
                   .want_evaluate = 2,
                   .want_normalize = 1,
                   .want_next_start = 0},
+        CycleCase{.name = "NormalizeScorePluginError",
+                  .batch = 2,
+                  .setup =
+                      [](FakeScorer& s) {
+                        s.normalize_status = absl::InvalidArgumentError(
+                            "scorer: plugin \"Fake\": bad scores");
+                      },
+                  .want_kind = kError,
+                  .want_message = "scorer: plugin \"Fake\": bad scores",
+                  .want_evaluate = 2,
+                  .want_normalize = 1},
         CycleCase{.name = "AllNodesRejected",
                   .nodes = 3,
                   .setup =
@@ -313,6 +361,14 @@ TEST(ExplainChoiceTest, TopThreeWithRawScores) {
   EXPECT_EQ(ExplainChoice(ev),
             "b total=30 (raw P=3 Q=4); d total=20 (raw P=5 Q=6); a total=10 "
             "(raw P=1 Q=2)");
+}
+
+TEST(ScorerFailureTest, TransportOrAnswer) {
+  EXPECT_THAT(
+      (std::vector<std::string>{
+          ScorerFailure(absl::UnavailableError("x")).message,
+          ScorerFailure(absl::InternalError("plugin \"A\": y")).message}),
+      ElementsAre("scorer unavailable: x", "plugin \"A\": y"));
 }
 
 }  // namespace

@@ -190,8 +190,8 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
 }
 
 // A failed cycle's kind decides the condition's reason and where the pod
-// waits: an unreachable scorer is a SchedulerError (the pod backs off), no
-// fitting node is Unschedulable (it waits for an event).
+// waits: a plugin's Error or an unreachable scorer is a SchedulerError (the
+// pod backs off), no fitting node is Unschedulable (it waits for an event).
 TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
   struct {
     std::string name;
@@ -199,6 +199,13 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
     std::string want_patch;  // in the condition's patch
     size_t want_unschedulable;
   } cases[] = {
+      {"plugin error",
+       [](fakes::FakeScorer& s) {
+         s.evaluate_status =
+             absl::InvalidArgumentError("scorer: plugin \"Boom\": on fire");
+       },
+       R"("message":"scorer: plugin \"Boom\": on fire","reason":"SchedulerError")",
+       0},
       {"scorer down",
        [](fakes::FakeScorer& s) {
          s.evaluate_status = absl::UnavailableError("scorer: down");
