@@ -59,10 +59,10 @@ void Cache::Encode(NodeEntry* n) {
   const std::string dynamic = d.SerializeAsString();
   n->wire[0] = n->static_unlabeled + dynamic;
   n->wire[1] = n->static_labeled + dynamic;
-  if (n->present) WriteSlotLocked(*n);
+  if (n->present && !order_stale_) WriteSlotLocked(*n);
 }
 
-void Cache::WriteSlotLocked(const NodeEntry& n) {
+void Cache::WriteSlotLocked(const NodeEntry& n) const {
   char* slot = &slab_[n.pos * kSlot];
   const std::string& w = n.wire[0];
   const bool fits = w.size() <= kSlot - 1;
@@ -79,10 +79,10 @@ Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
 void Cache::UpsertNode(pb::Node node) {
   absl::MutexLock lock(&mu_);
   NodeEntry& e = EntryLocked(node.name());
-  if (!e.present) {
-    e.pos = order_.size();
-    order_.push_back(&e);
-    slab_.resize(order_.size() * kSlot);
+  const std::string zone = ZoneKey(node.labels());
+  if (!e.present || e.zone != zone) {
+    if (e.present) UnplaceLocked(&e);
+    PlaceLocked(&e, zone);
   }
   e.present = true;
   e.static_labeled = node.SerializeAsString();
@@ -95,17 +95,66 @@ void Cache::RemoveNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   auto it = nodes_.find(name);
   if (it == nodes_.end() || !it->second->present) return;
-  const size_t pos = it->second->pos;
-  order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(pos));
-  slab_.erase(slab_.begin() + static_cast<std::ptrdiff_t>(pos * kSlot),
-              slab_.begin() + static_cast<std::ptrdiff_t>((pos + 1) * kSlot));
-  for (size_t j = pos; j < order_.size(); ++j) order_[j]->pos = j;
+  UnplaceLocked(it->second.get());
   if (it->second->pod_count == 0) {
     nodes_.erase(it);
   } else {
     // Pods still point at it; keep their aggregates until they go.
     it->second->present = false;
   }
+}
+
+std::string Cache::ZoneKey(
+    const google::protobuf::Map<std::string, std::string>& labels) {
+  auto get = [&](const char* ga, const char* beta) {
+    auto it = labels.find(ga);
+    if (it == labels.end()) it = labels.find(beta);
+    return it == labels.end() ? std::string() : it->second;
+  };
+  const std::string zone = get("topology.kubernetes.io/zone",
+                               "failure-domain.beta.kubernetes.io/zone");
+  const std::string region = get("topology.kubernetes.io/region",
+                                 "failure-domain.beta.kubernetes.io/region");
+  if (zone.empty() && region.empty()) return "";
+  std::string key = region;
+  key.append(":\0:", 3);
+  return key + zone;
+}
+
+void Cache::PlaceLocked(NodeEntry* n, const std::string& zone) {
+  n->zone = zone;
+  auto it = std::find_if(zones_.begin(), zones_.end(),
+                         [&](const auto& z) { return z.first == zone; });
+  if (it == zones_.end()) it = zones_.insert(zones_.end(), {zone, {}});
+  it->second.push_back(n);
+  order_stale_ = true;
+}
+
+void Cache::UnplaceLocked(NodeEntry* n) {
+  auto it = std::find_if(zones_.begin(), zones_.end(),
+                         [&](const auto& z) { return z.first == n->zone; });
+  if (it == zones_.end()) return;
+  std::erase(it->second, n);
+  if (it->second.empty()) zones_.erase(it);
+  order_stale_ = true;
+}
+
+void Cache::RebuildOrderLocked() const {
+  if (!order_stale_) return;
+  order_.clear();
+  for (size_t round = 0;; ++round) {
+    const size_t before = order_.size();
+    for (const auto& [zone, nodes] : zones_) {
+      if (round < nodes.size()) order_.push_back(nodes[round]);
+    }
+    if (order_.size() == before) break;
+  }
+  slab_.assign(order_.size() * kSlot, 0);
+  for (size_t i = 0; i < order_.size(); ++i) {
+    order_[i]->pos = i;
+    WriteSlotLocked(*order_[i]);
+  }
+  order_stale_ = false;
 }
 
 void Cache::AddLocked(const std::string& key, PodEntry entry) {
@@ -217,6 +266,7 @@ std::string Cache::NodeOf(const std::string& key) const {
 
 size_t Cache::NodeCount() const {
   absl::MutexLock lock(&mu_);
+  RebuildOrderLocked();
   return order_.size();
 }
 
@@ -232,6 +282,7 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
                                std::vector<std::string>* names) const {
   using google::protobuf::io::CodedOutputStream;
   absl::MutexLock lock(&mu_);
+  RebuildOrderLocked();
   const size_t n = order_.size();
   if (n == 0) return 0;
   count = std::min(count, n);

@@ -37,6 +37,11 @@ class Cache {
   std::string NodeOf(const std::string& key) const;
 
   size_t NodeCount() const;
+
+  // kube-scheduler's zone of a node (GetZoneKey): region and zone from the
+  // topology labels (or their failure-domain.beta ones), "" without both.
+  static std::string ZoneKey(
+      const google::protobuf::Map<std::string, std::string>& labels);
   size_t PodCount() const;
 
   // Appends to `out`, already serialised, the candidate nodes
@@ -81,6 +86,7 @@ class Cache {
   struct NodeEntry {
     bool present = false;  // a Node object exists (pods may arrive first)
     size_t pos = 0;        // index in order_ (and slab_) while present
+    std::string zone;      // ZoneKey of its labels, while present
     int32_t pod_count = 0;
     pb::Resources requested;
     pb::Resources non_zero;
@@ -99,7 +105,8 @@ class Cache {
   // Re-encodes the aggregates into `wire` (and the node's slab_ slot) after
   // a node or pod change.
   void Encode(NodeEntry* n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void WriteSlotLocked(const NodeEntry& n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void WriteSlotLocked(const NodeEntry& n) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The entry for a node name, created empty (not present) if missing.
   NodeEntry& EntryLocked(const std::string& name)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -113,15 +120,27 @@ class Cache {
   // Entries are boxed so `order_` can point at them across rehashes.
   absl::flat_hash_map<std::string, std::unique_ptr<NodeEntry>> nodes_
       ABSL_GUARDED_BY(mu_);
-  // Present nodes in a stable order, for round-robin candidate windows.
-  std::vector<NodeEntry*> order_ ABSL_GUARDED_BY(mu_);
+  // Present nodes by zone (kube-scheduler's node tree): zones in the order
+  // they appeared, nodes in each in the order they were added.
+  std::vector<std::pair<std::string, std::vector<NodeEntry*>>> zones_
+      ABSL_GUARDED_BY(mu_);
+  // Present nodes interleaved by zone (the first of each zone, then the
+  // second of each...), as kube-scheduler lists its node tree, so a window
+  // of percentageOfNodesToScore covers every zone; rebuilt from zones_ when
+  // a node comes, goes or changes zone (lazily: the first read after).
+  mutable std::vector<NodeEntry*> order_ ABSL_GUARDED_BY(mu_);
+  mutable bool order_stale_ ABSL_GUARDED_BY(mu_) = false;
+  void PlaceLocked(NodeEntry* n, const std::string& zone)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnplaceLocked(NodeEntry* n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RebuildOrderLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The label-less encodings again, one fixed-size slot per node in order_'s
   // order, so a cycle reads its window of candidates sequentially instead of
   // chasing one heap object per node (cache misses were most of a cycle's
   // shim time at 5000 nodes). Slot: [0] length (0: too long, read the
   // entry), then the bytes.
   static constexpr size_t kSlot = 128;
-  std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
+  mutable std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
   // "namespace\0key\0value" -> node -> count of countable pods there with
   // that label. Kept cache-wide rather than per node: a cycle looks up the

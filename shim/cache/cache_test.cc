@@ -7,6 +7,8 @@
 namespace kscore::cache {
 namespace {
 
+using ::testing::ElementsAre;
+
 PodInfo Pod(const std::string& ns, const std::string& name,
             const std::string& app, const std::string& node,
             int64_t cpu = 100) {
@@ -153,6 +155,45 @@ TEST(CacheTest, CandidateWindowWraps) {
   EXPECT_EQ(c.FillCandidates(Pod("ns", "x", "", ""), {}, 2, 2, &out), 2u);
   EXPECT_EQ(out[0].name(), "c");
   EXPECT_EQ(out[1].name(), "a");
+}
+
+// kube-scheduler's node tree: candidates interleave zones, so a window of a
+// few nodes covers every zone; nodes without zone labels form one zone.
+TEST(CacheTest, CandidatesInterleaveZonesAsKubeSchedulersNodeTree) {
+  Cache c;
+  auto zoned = [](const std::string& name, const std::string& zone) {
+    pb::Node n = Node(name);
+    if (!zone.empty()) {
+      (*n.mutable_labels())["topology.kubernetes.io/region"] = "r";
+      (*n.mutable_labels())["topology.kubernetes.io/zone"] = zone;
+    }
+    return n;
+  };
+  for (const auto& [name, zone] :
+       std::vector<std::pair<std::string, std::string>>{{"a1", "a"},
+                                                        {"a2", "a"},
+                                                        {"a3", "a"},
+                                                        {"b1", "b"},
+                                                        {"b2", "b"},
+                                                        {"c1", "c"}}) {
+    c.UpsertNode(zoned(name, zone));
+  }
+  auto names = [&](size_t start, size_t count) {
+    google::protobuf::RepeatedPtrField<pb::Node> out;
+    c.FillCandidates(Pod("ns", "x", "", ""), {}, start, count, &out);
+    std::vector<std::string> got;
+    for (const pb::Node& n : out) got.push_back(n.name());
+    return got;
+  };
+  EXPECT_THAT(names(0, 6), ElementsAre("a1", "b1", "c1", "a2", "b2", "a3"));
+  EXPECT_THAT(names(0, 3), ElementsAre("a1", "b1", "c1"));
+  // b1 moves to zone c, c1 goes, d1 comes without zone labels.
+  c.UpsertNode(zoned("b1", "c"));
+  c.RemoveNode("c1");
+  c.UpsertNode(zoned("d1", ""));
+  EXPECT_THAT(names(0, 6), ElementsAre("a1", "b2", "b1", "d1", "a2", "a3"));
+  EXPECT_EQ(c.NodeCount(), 6u);
+  EXPECT_EQ(Cache::ZoneKey(zoned("x", "z").labels()), std::string("r:\0:z", 5));
 }
 
 TEST(CacheTest, EncodedCandidatesFollowNodeAndPodChanges) {
