@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -16,12 +17,12 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "prometheus/text_serializer.h"
-#include "scorer/framework/profile_set.h"
-#include "scorer/plugins/registry.h"
+#include "scorer/framework/config.h"
 #include "scorer/server/flags.h"
 #include "scorer/server/logging.h"
 #include "shim/cache/cache.h"
@@ -137,25 +138,18 @@ int main(int argc, char** argv) {
     spdlog::critical("--scorer is required (the scorer's gRPC target)");
     return 2;
   }
-  // The same validation as the scorer: an invalid file fails here, naming the
-  // field.
-  auto profiles = kscore::framework::LoadProfileSet(
-      config_path, kscore::plugins::DefaultRegistry());
-  if (!profiles.ok()) {
+  // Strictly decoded as the scorer decodes it; the plugins and their args
+  // are the scorer's to validate (the shim links none).
+  auto config = kscore::framework::LoadSchedulerConfig(config_path);
+  if (!config.ok()) {
     spdlog::critical(
         "invalid configuration: {}",
-        profiles.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
+        config.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
     return 1;
   }
-  const kscore::framework::SchedulerConfig& cfg = (*profiles)->config;
-  std::map<std::string, kscore::scheduler::ProfileInfo> infos;
-  for (const auto& [name, profile] : (*profiles)->profiles) {
-    const kscore::framework::Profile* p = profile.get();
-    infos[name] = {p->label_count_keys(), p->percentage_of_nodes_to_score(),
-                   [p](const kscore::scorer::v1::Pod& pod) {
-                     return p->NeedsNodeLabels(pod);
-                   }};
-  }
+  const kscore::framework::SchedulerConfig& cfg = *config;
+  std::vector<std::string> served;
+  for (const auto& p : cfg.profiles) served.push_back(p.scheduler_name);
 
   kscore::framework::LeaderElectionConfig le = cfg.leader_election;
   if (FlagGiven(argc, argv, "leader_elect"))
@@ -238,10 +232,25 @@ int main(int argc, char** argv) {
        absl::Seconds(cfg.pod_max_backoff_seconds), absl::Minutes(5),
        [] { return absl::Now(); }});
   kscore::scheduler::Feedback feedback(client->get(), host, use_protobuf);
+  // What to send for each profile comes from the scorer; every replica
+  // (each comma-separated address twice) is asked before it is trusted.
+  kscore::scheduler::Profiles::Options profile_options;
+  profile_options.served = served;
+  profile_options.probes = std::max(3, 2 * (*scorer)->replicas());
+  profile_options.on_check = [&](const std::string& refusal) {
+    metrics.scorer->Add({{"counter", "profile_checks"}}).Increment();
+    metrics.scorer->Add({{"counter", "refused"}}).Set(refusal.empty() ? 0 : 1);
+    if (!refusal.empty()) {
+      metrics.scorer->Add({{"counter", "refusals"}}).Increment();
+    }
+  };
+  kscore::scheduler::Profiles profiles(
+      profile_options, [&] { return (*scorer)->ListProfiles(); });
   kscore::scheduler::Scheduler scheduler(
       {absl::GetFlag(FLAGS_scorer_batch_size),
        absl::GetFlag(FLAGS_bind_workers), 1, use_protobuf},
-      infos, &cache, &queue, scorer->get(), client->get(), &feedback, &metrics);
+      &profiles, &cache, &queue, scorer->get(), client->get(), &feedback,
+      &metrics);
 
   using PodPtr = kscore::kube::Ptr<PodInfo>;
   using NodePtr = kscore::kube::Ptr<kscore::cache::NodeInfo>;
@@ -251,7 +260,7 @@ int main(int argc, char** argv) {
       queue.Delete(pod->key);
       return;
     }
-    if (!infos.contains(pod->scheduler_name))
+    if (!profiles.Serves(pod->scheduler_name))
       return;  // not ours: never touched
     if (pod->deleting || pod->gated) {
       queue.Delete(pod->key);
@@ -317,12 +326,7 @@ int main(int argc, char** argv) {
     }
     spdlog::info(
         "caches synced ({} nodes, {} pods); scheduling for profiles [{}]",
-        cache.NodeCount(), cache.PodCount(), [&] {
-          std::string s;
-          for (const auto& [n, _] : infos)
-            absl::StrAppend(&s, s.empty() ? "" : ", ", n);
-          return s;
-        }());
+        cache.NodeCount(), cache.PodCount(), absl::StrJoin(served, ", "));
     scheduler.Start();
     scheduling = true;
   };

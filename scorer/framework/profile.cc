@@ -199,6 +199,19 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     if (!p.ok()) return p.status();
   }
 
+  // A known plugin without code, enabled where it would filter: its gate
+  // refuses the pods that need it.
+  auto note_gate = [&](const std::string& name, ExtensionPoint point) {
+    if (point != ExtensionPoint::kPreFilter && point != ExtensionPoint::kFilter)
+      return;
+    const PodGate* gate = registry.Gate(name);
+    if (gate == nullptr) return;
+    for (const auto& [n, _] : prof->gates_) {
+      if (n == name) return;
+    }
+    prof->gates_.emplace_back(name, *gate);
+  };
+
   absl::flat_hash_map<std::string, int32_t> weights;
   auto note_weight = [&](const PluginRef& ref, Plugin* p) {
     if (!Implements<ScorePlugin>(p) || weights.contains(ref.name)) return;
@@ -215,7 +228,10 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     for (const PluginRef& ref : set.enabled) {
       absl::StatusOr<Plugin*> p = resolve(ref);
       if (!p.ok()) return p.status();
-      if (*p == nullptr) continue;
+      if (*p == nullptr) {
+        note_gate(ref.name, point);
+        continue;
+      }
       if (!ImplementsPoint(*p, point)) {
         return absl::InvalidArgumentError(
             absl::StrCat(ref.path, ".name: plugin \"", ref.name,
@@ -240,8 +256,12 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
       for (const PluginRef& ref : multi.enabled) {
         absl::StatusOr<Plugin*> p = resolve(ref);
         if (!p.ok()) return p.status();
-        if (*p == nullptr || !ImplementsPoint(*p, point)) continue;
         if (disabled.contains(ref.name)) continue;
+        if (*p == nullptr) {
+          if (!enabled.contains(ref.name)) note_gate(ref.name, point);
+          continue;
+        }
+        if (!ImplementsPoint(*p, point)) continue;
         if (enabled.contains(ref.name)) {
           overridden.insert(ref.name);
           continue;
@@ -367,6 +387,12 @@ std::vector<Profile::PluginInfo> Profile::Describe() const {
   return out;
 }
 
+std::vector<std::string> Profile::GateNames() const {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : gates_) out.push_back(name);
+  return out;
+}
+
 std::vector<std::string> Profile::PluginNames(ExtensionPoint point) const {
   std::vector<std::string> out;
   auto add = [&](const auto& list) {
@@ -393,6 +419,13 @@ std::vector<std::string> Profile::PluginNames(ExtensionPoint point) const {
 
 absl::StatusOr<PluginStatus> Profile::RunPreFilter(CycleState& state,
                                                    const pb::Pod& pod) const {
+  for (const auto& [name, gate] : gates_) {
+    if (std::string why = gate(pod); !why.empty()) {
+      PluginStatus s = PluginStatus::UnschedulableAndUnresolvable(why);
+      s.plugin = name;
+      return s;
+    }
+  }
   SkipSet skip;
   for (const PreFilterPlugin* p : pre_filter_) {
     PluginStatus s = p->PreFilter(state, pod);

@@ -64,6 +64,8 @@ class Profile {
   // Whether a request for this pod must carry node labels.
   bool NeedsNodeLabels(const pb::Pod& pod) const;
   std::vector<PluginInfo> Describe() const;
+  // Plugins not run whose gates refuse the pods that need them.
+  std::vector<std::string> GateNames() const;
   // Plugin names at one of the points the scorer runs (PreFilter, Filter,
   // PreScore, Score), in run order.
   std::vector<std::string> PluginNames(ExtensionPoint point) const;
@@ -108,6 +110,9 @@ class Profile {
   std::vector<const PreScorePlugin*> pre_score_;
   std::vector<const ScorePlugin*> score_;
   std::vector<int32_t> score_weights_;
+  // Gates of enabled plugins the scorer does not run (Registry::Gate),
+  // checked before the PreFilter plugins.
+  std::vector<std::pair<std::string, PodGate>> gates_;
   std::vector<std::string> label_count_keys_;
   NodeLabelUse node_labels_ = NodeLabelUse::kNever;
 };

@@ -1,8 +1,55 @@
 #include "scorer/framework/profile_set.h"
 
+#include <cstdint>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace kscore::framework {
+namespace {
+
+// FNV-1a, 64 bits: the same in every process and build (absl::Hash is
+// seeded per process).
+uint64_t Fnv1a(absl::string_view s) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// What decides placement, written out in a fixed order: each profile's
+// plugins per point with weights, the gates of plugins not run, the data
+// the shim sends, and the plugins' args as written.
+std::string Canonical(const ProfileSet& set) {
+  std::string out;
+  for (const auto& [name, profile] : set.profiles) {
+    absl::StrAppend(&out, "profile ", name, "\n percentage ",
+                    profile->percentage_of_nodes_to_score(), "\n labels ",
+                    static_cast<int>(profile->node_labels()), "\n counts ",
+                    absl::StrJoin(profile->label_count_keys(), ","),
+                    "\n gates ", absl::StrJoin(profile->GateNames(), ","),
+                    "\n");
+    for (const Profile::PluginInfo& p : profile->Describe()) {
+      absl::StrAppend(&out, " plugin ", p.name, " ", p.weight, " ",
+                      absl::StrJoin(p.extension_points, ","), "\n");
+    }
+  }
+  for (const ProfileConfig& pc : set.config.profiles) {
+    for (const PluginConfigEntry& e : pc.plugin_config) {
+      if (!e.args.IsDefined()) continue;
+      YAML::Emitter y;
+      y << e.args;
+      absl::StrAppend(&out, "args ", pc.scheduler_name, " ", e.name, " ",
+                      y.c_str(), "\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
     SchedulerConfig config, const Registry& registry) {
@@ -14,6 +61,7 @@ absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
     if (!p.ok()) return p.status();
     set->profiles[pc.scheduler_name] = *std::move(p);
   }
+  set->config_hash = absl::StrFormat("%016x", Fnv1a(Canonical(*set)));
   return set;
 }
 

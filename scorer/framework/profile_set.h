@@ -19,6 +19,9 @@ struct ProfileSet {
   SchedulerConfig config;
   std::map<std::string, std::unique_ptr<Profile>> profiles;
   std::vector<std::string> warnings;
+  // Of the effective configuration (what decides placement), 16 hex digits:
+  // replicas with the same hash place pods alike.
+  std::string config_hash;
 
   const Profile* Find(absl::string_view name) const {
     auto it = profiles.find(std::string(name));

@@ -398,6 +398,125 @@ profiles:
   EXPECT_TRUE(Only(**added).NeedsNodeLabels(MakePod().Obj()));
 }
 
+// The hash changes with anything that decides placement and only then.
+TEST(ProfileSetTest, ConfigHashFollowsTheEffectiveConfiguration) {
+  auto hash = [](const std::string& body) {
+    auto set = Build(body);
+    EXPECT_TRUE(set.ok()) << set.status();
+    return set.ok() ? (*set)->config_hash : std::string();
+  };
+  const std::string base = R"(
+profiles:
+- schedulerName: s
+  plugins:
+    score:
+      enabled: [{name: Concentrate, weight: 10}]
+  pluginConfig:
+  - name: Concentrate
+    args: {labelKey: app}
+)";
+  std::string h = hash(base);
+  EXPECT_EQ(h.size(), 16u);
+  EXPECT_EQ(hash(base), h);
+  // Leader election is the shim's business, not placement.
+  EXPECT_EQ(hash("leaderElection: {leaderElect: false}\n" + base), h);
+  auto changed = [&](const std::string& from, const std::string& to) {
+    std::string b = base;
+    b.replace(b.find(from), from.size(), to);
+    return hash(b);
+  };
+  EXPECT_NE(changed("weight: 10", "weight: 5"), h);
+  EXPECT_NE(
+      changed("{labelKey: app}", "{labelKey: app, rejectEverything: true}"), h);
+  EXPECT_NE(changed("schedulerName: s", "schedulerName: t"), h);
+  // Args that show nowhere else.
+  EXPECT_NE(changed("    args: {labelKey: app}\n",
+                    "    args: {labelKey: app}\n  - name: NodeResourcesFit\n"
+                    "    args: {scoringStrategy: {type: MostAllocated}}\n"),
+            h);
+  EXPECT_NE(changed("  plugins:\n",
+                    "  plugins:\n    multiPoint:\n      disabled: [{name: "
+                    "InterPodAffinity}]\n"),
+            h);
+}
+
+// Plugins kscore does not run yet refuse, in PreFilter and in their own
+// name, the pods that need them, unless the profile disables them.
+TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
+  pb::Pod anti = MakePod().Name("p").Obj();
+  anti.mutable_pod_anti_affinity()->add_required()->set_topology_key("zone");
+  pb::Pod preferred = MakePod().Name("p").Obj();
+  preferred.mutable_pod_affinity()->add_preferred()->set_weight(1);
+  pb::Pod spread = MakePod().Name("p").Obj();
+  spread.add_topology_spread_constraints()->set_topology_key("zone");
+  pb::Pod anyway = spread;
+  anyway.mutable_topology_spread_constraints(0)->set_when_unsatisfiable(
+      "ScheduleAnyway");
+  pb::Pod pvc = MakePod().Name("p").Obj();
+  pvc.add_volume_claims()->set_claim_name("c");
+  pb::Pod dra = MakePod().Name("p").Obj();
+  dra.add_resource_claims("gpu");
+  struct Case {
+    std::string name;
+    std::string config;
+    pb::Pod pod;
+    std::string plugin;  // "" means admitted
+    std::string reason;
+  } cases[] = {
+      {"anti-affinity", "", anti, "InterPodAffinity",
+       "pod uses required podAntiAffinity, which kscore does not support yet"},
+      {"preferred affinity is not refused", "", preferred, "", ""},
+      {"DoNotSchedule (unset)", "", spread, "PodTopologySpread",
+       "pod uses topologySpreadConstraints with DoNotSchedule, which kscore "
+       "does not support yet"},
+      {"ScheduleAnyway is not refused", "", anyway, "", ""},
+      {"claims", "", pvc, "VolumeBinding",
+       "pod uses PersistentVolumeClaims, which kscore does not support yet"},
+      {"DRA", "", dra, "DynamicResources",
+       "pod uses resourceClaims (DRA), which kscore does not support yet"},
+      {"disabled at multiPoint", R"(
+profiles:
+- plugins:
+    multiPoint:
+      disabled: [{name: InterPodAffinity}]
+)",
+       anti, "", ""},
+      {"disabled at preFilter and filter", R"(
+profiles:
+- plugins:
+    preFilter:
+      disabled: [{name: InterPodAffinity}]
+    filter:
+      disabled: [{name: InterPodAffinity}]
+)",
+       anti, "", ""},
+      {"disabled at filter, still at preFilter", R"(
+profiles:
+- plugins:
+    filter:
+      disabled: [{name: InterPodAffinity}]
+)",
+       anti, "InterPodAffinity",
+       "pod uses required podAntiAffinity, which "
+       "kscore does not support yet"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto set = Build(c.config);
+    ASSERT_TRUE(set.ok()) << set.status();
+    CycleState state;
+    absl::StatusOr<PluginStatus> s = Only(**set).RunPreFilter(state, c.pod);
+    ASSERT_TRUE(s.ok()) << s.status();
+    if (c.plugin.empty()) {
+      EXPECT_TRUE(s->ok()) << s->plugin;
+      continue;
+    }
+    EXPECT_EQ(s->code, Code::kUnschedulableAndUnresolvable);
+    EXPECT_EQ(s->plugin, c.plugin);
+    EXPECT_THAT(s->reasons, ElementsAre(c.reason));
+  }
+}
+
 TEST(ProfileTest, FilterWithoutPreFilterStateIsInvalidArgument) {
   auto set = Build("");
   ASSERT_TRUE(set.ok());

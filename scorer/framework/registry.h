@@ -4,7 +4,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -16,6 +15,11 @@ namespace kscore::framework {
 
 // A plugin's factory validates its args once (pluginConfig[i].args, possibly
 // absent) and returns a ready plugin, or InvalidArgument naming the field.
+// What a pod asks of a plugin the scorer does not run, in words for the
+// pod's event ("pod uses required podAntiAffinity, ..."), or "" when the pod
+// asks nothing of it.
+using PodGate = std::function<std::string(const pb::Pod& pod)>;
+
 using PluginFactory = std::function<absl::StatusOr<std::unique_ptr<Plugin>>(
     const YamlField& args)>;
 
@@ -36,15 +40,26 @@ class Registry {
 
   // kube-scheduler plugins the scorer does not run (the shim does their job,
   // or they are not supported yet): a configuration may name them, and they
-  // are then left out instead of failing as unknown.
-  void RegisterKnown(std::string name) { known_.insert(std::move(name)); }
+  // are then left out instead of failing as unknown. A `gate` names what of
+  // a pod the missing plugin would have to honour: a profile that enables
+  // the plugin (at PreFilter or Filter) refuses such a pod in PreFilter,
+  // UnschedulableAndUnresolvable with the gate's message, rather than place
+  // it while ignoring a requirement.
+  void RegisterKnown(std::string name, PodGate gate = nullptr) {
+    known_[std::move(name)] = std::move(gate);
+  }
   bool IsKnown(absl::string_view name) const {
     return known_.contains(std::string(name));
+  }
+  // The gate of a known plugin, or nullptr.
+  const PodGate* Gate(absl::string_view name) const {
+    auto it = known_.find(std::string(name));
+    return it == known_.end() || !it->second ? nullptr : &it->second;
   }
 
  private:
   std::map<std::string, PluginFactory> factories_;
-  std::set<std::string> known_;
+  std::map<std::string, PodGate> known_;
 };
 
 }  // namespace kscore::framework

@@ -8,6 +8,7 @@
 #include "scorer/plugins/node_resources_fit.h"
 #include "scorer/plugins/node_unschedulable.h"
 #include "scorer/plugins/taint_toleration.h"
+#include "scorer/plugins/unsupported.h"
 
 namespace kscore::plugins {
 
@@ -24,13 +25,15 @@ framework::Registry DefaultRegistry() {
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
   for (const char* name :
        {"SchedulingGates", "PrioritySort", "DefaultBinder", "DefaultPreemption",
-        "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
-        "PodTopologySpread", "InterPodAffinity", "ImageLocality",
-        "DynamicResources", "NodeDeclaredFeatures", "GangScheduling",
-        "DeferredPodScheduling", "TopologyPlacementGenerator",
-        "PodGroupPodsCount"}) {
+        "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone", "ImageLocality",
+        "NodeDeclaredFeatures", "GangScheduling", "DeferredPodScheduling",
+        "TopologyPlacementGenerator", "PodGroupPodsCount"}) {
     r.RegisterKnown(name);
   }
+  r.RegisterKnown("InterPodAffinity", &NeedsInterPodAffinity);
+  r.RegisterKnown("PodTopologySpread", &NeedsPodTopologySpread);
+  r.RegisterKnown("VolumeBinding", &NeedsVolumeBinding);
+  r.RegisterKnown("DynamicResources", &NeedsDynamicResources);
   return r;
 }
 

@@ -113,6 +113,18 @@ absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
   return p;
 }
 
+// A request planned against another configuration is refused: placing it
+// by this replica's rules would mix two configurations in one cluster.
+absl::Status CheckConfigHash(const framework::ProfileSet& set,
+                             const std::string& expected) {
+  if (expected.empty() || expected == set.config_hash) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "configuration hash mismatch: this scorer's is ", set.config_hash,
+      ", the request expects ", expected,
+      " (scorer replicas, or the shim and the scorer, run different "
+      "configurations)"));
+}
+
 // Checks the batch (size, names) and returns pointers to its nodes.
 absl::StatusOr<std::vector<const pb::Node*>> Nodes(
     const google::protobuf::RepeatedPtrField<pb::Node>& nodes, int max_batch) {
@@ -239,6 +251,7 @@ ScorerService::ScorerService(const framework::ProfileSet* profiles,
 grpc::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
                                            pb::ListProfilesResponse* resp) {
   return Counted("ListProfiles", [&] {
+    resp->set_config_hash(profiles_->config_hash);
     for (const auto& [name, profile] : profiles_->profiles) {
       pb::Profile* p = resp->add_profiles();
       p->set_scheduler_name(name);
@@ -323,6 +336,10 @@ grpc::Status ScorerService::DoScore(const pb::ScoreRequest* req,
 grpc::Status ScorerService::DoNormalizeScore(
     const pb::NormalizeScoreRequest* req, pb::NormalizeScoreResponse* resp) {
   return Counted("NormalizeScore", [&] {
+    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
+        !s.ok()) {
+      return ToGrpc(s);
+    }
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
     framework::ScoreTable table;
     for (int k = 0; k < req->plugins_size(); ++k) {
@@ -390,6 +407,10 @@ grpc::Status ScorerService::DoNormalizeScore(
 grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
                                        pb::EvaluateResponse* resp) {
   return Counted("Evaluate", [&] {
+    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
+        !s.ok()) {
+      return ToGrpc(s);
+    }
     KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
     if (!pb::Detail_IsValid(req->detail())) {
       return Invalid(absl::StrCat("detail: unknown value ", req->detail(),

@@ -9,31 +9,6 @@
 namespace kscore::cache::fields {
 namespace {
 
-// Required constraints kscore's plugins do not evaluate yet: binding such a
-// pod could break them, so it stays pending instead.
-std::string Unsupported(const Constraints& c) {
-  if (c.required_pod_affinity) {
-    return "pod uses required podAffinity, which kscore does not support yet";
-  }
-  if (c.required_pod_anti_affinity) {
-    return "pod uses required podAntiAffinity, which kscore does not support "
-           "yet";
-  }
-  if (c.hard_topology_spread) {
-    return "pod uses topologySpreadConstraints with DoNotSchedule, which "
-           "kscore does not "
-           "support yet";
-  }
-  if (c.claim_volume) {
-    return "pod uses PersistentVolumeClaims, which kscore does not support "
-           "yet";
-  }
-  if (c.resource_claims) {
-    return "pod uses resourceClaims (DRA), which kscore does not support yet";
-  }
-  return "";
-}
-
 // Host ports held on the node: regular containers and sidecars (init
 // containers that keep running).
 void HostPorts(PodInfo* p) {
@@ -120,13 +95,44 @@ void AddCondition(absl::string_view type, absl::string_view status,
   }
 }
 
-absl::Status FinishPod(const Constraints& constraints, PodInfo* p) {
+void AddAffinityTerm(absl::string_view topology_key, pb::PodAffinity* out) {
+  out->add_required()->set_topology_key(std::string(topology_key));
+}
+
+void AddPreferredAffinityTerm(int32_t weight, absl::string_view topology_key,
+                              pb::PodAffinity* out) {
+  pb::WeightedPodAffinityTerm* t = out->add_preferred();
+  t->set_weight(weight);
+  t->mutable_term()->set_topology_key(std::string(topology_key));
+}
+
+void AddSpreadConstraint(int32_t max_skew, absl::string_view topology_key,
+                         absl::string_view when_unsatisfiable, pb::Pod* out) {
+  pb::TopologySpreadConstraint* t = out->add_topology_spread_constraints();
+  t->set_max_skew(max_skew);
+  t->set_topology_key(std::string(topology_key));
+  t->set_when_unsatisfiable(std::string(when_unsatisfiable));
+}
+
+void AddVolume(absl::string_view name, bool claim, absl::string_view claim_name,
+               bool ephemeral, pb::Pod* out) {
+  if (!claim && !ephemeral) return;
+  pb::VolumeClaim* c = out->add_volume_claims();
+  c->set_volume(std::string(name));
+  c->set_claim_name(std::string(claim_name));
+  c->set_ephemeral(ephemeral);
+}
+
+void AddResourceClaim(absl::string_view name, pb::Pod* out) {
+  out->add_resource_claims(std::string(name));
+}
+
+absl::Status FinishPod(PodInfo* p) {
   if (p->name.empty()) {
     return absl::InvalidArgumentError("pod without metadata.name");
   }
   p->key = absl::StrCat(p->namespace_, "/", p->name);
   if (p->scheduler_name.empty()) p->scheduler_name = "default-scheduler";
-  p->unsupported = Unsupported(constraints);
   pb::Pod& pod = p->pod;
   pod.set_namespace_(p->namespace_);
   pod.set_name(p->name);

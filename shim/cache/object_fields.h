@@ -40,21 +40,26 @@ void AddTaint(absl::string_view key, absl::string_view value,
 void AddCondition(absl::string_view type, absl::string_view status,
                   absl::string_view message, PodInfo* p);
 
-// What the unsupported rule looks at, as either decoder finds it in the
-// spec.
-struct Constraints {
-  bool required_pod_affinity = false;       // podAffinity required terms
-  bool required_pod_anti_affinity = false;  // podAntiAffinity required terms
-  // A topologySpreadConstraint whose whenUnsatisfiable is not ScheduleAnyway.
-  bool hard_topology_spread = false;
-  bool claim_volume = false;  // a persistentVolumeClaim or ephemeral volume
-  bool resource_claims = false;
-};
+// A pod (anti-)affinity term, required or preferred: only its topology key
+// travels (the scorer's gates decide what the terms mean).
+void AddAffinityTerm(absl::string_view topology_key, pb::PodAffinity* out);
+void AddPreferredAffinityTerm(int32_t weight, absl::string_view topology_key,
+                              pb::PodAffinity* out);
+
+void AddSpreadConstraint(int32_t max_skew, absl::string_view topology_key,
+                         absl::string_view when_unsatisfiable, pb::Pod* out);
+
+// spec.volumes[]: sent only when it claims storage (a persistentVolumeClaim
+// or a generic ephemeral volume); others have no say in placement.
+void AddVolume(absl::string_view name, bool claim, absl::string_view claim_name,
+               bool ephemeral, pb::Pod* out);
+
+void AddResourceClaim(absl::string_view name, pb::Pod* out);
 
 // Once a decoder has read the metadata, spec and status into p: defaults,
-// the pb::Pod's identity, the derived requests and host ports, and the
-// unsupported reason. An error for a pod without a name.
-absl::Status FinishPod(const Constraints& constraints, PodInfo* p);
+// the pb::Pod's identity, and the derived requests and host ports. An error
+// for a pod without a name.
+absl::Status FinishPod(PodInfo* p);
 
 }  // namespace kscore::cache::fields
 

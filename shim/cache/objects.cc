@@ -129,27 +129,39 @@ absl::Status Containers(const json& spec, pb::Pod* pod) {
                    pod->mutable_overhead());
 }
 
-fields::Constraints ConstraintsOf(const json& spec) {
-  fields::Constraints c;
+void AffinityTerms(const json& j, pb::PodAffinity* out) {
+  for (const json& t : At(j, "requiredDuringSchedulingIgnoredDuringExecution"))
+    fields::AddAffinityTerm(Str(t, "topologyKey"), out);
+  for (const json& w :
+       At(j, "preferredDuringSchedulingIgnoredDuringExecution")) {
+    const json& weight = At(w, "weight");
+    fields::AddPreferredAffinityTerm(
+        weight.is_number_integer() ? weight.get<int32_t>() : 0,
+        Str(At(w, "podAffinityTerm"), "topologyKey"), out);
+  }
+}
+
+// What the scorer reads of the pod's inter-pod affinity, spread constraints,
+// claimed volumes and resource claims (its plugins, or its gates for the
+// plugins it does not run, decide what they mean).
+void Requirements(const json& spec, pb::Pod* pod) {
   const json& affinity = At(spec, "affinity");
-  const char* kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
-  c.required_pod_affinity =
-      NonEmptyArray(At(At(affinity, "podAffinity"), kRequired));
-  c.required_pod_anti_affinity =
-      NonEmptyArray(At(At(affinity, "podAntiAffinity"), kRequired));
-  for (const json& t : At(spec, "topologySpreadConstraints")) {
-    if (Str(t, "whenUnsatisfiable") != "ScheduleAnyway") {
-      c.hard_topology_spread = true;
-    }
+  AffinityTerms(At(affinity, "podAffinity"), pod->mutable_pod_affinity());
+  AffinityTerms(At(affinity, "podAntiAffinity"),
+                pod->mutable_pod_anti_affinity());
+  for (const json& c : At(spec, "topologySpreadConstraints")) {
+    const json& skew = At(c, "maxSkew");
+    fields::AddSpreadConstraint(
+        skew.is_number_integer() ? skew.get<int32_t>() : 0,
+        Str(c, "topologyKey"), Str(c, "whenUnsatisfiable"), pod);
   }
   for (const json& v : At(spec, "volumes")) {
-    if (!At(v, "persistentVolumeClaim").is_null() ||
-        !At(v, "ephemeral").is_null()) {
-      c.claim_volume = true;
-    }
+    const json& pvc = At(v, "persistentVolumeClaim");
+    fields::AddVolume(Str(v, "name"), !pvc.is_null(), Str(pvc, "claimName"),
+                      !At(v, "ephemeral").is_null(), pod);
   }
-  c.resource_claims = NonEmptyArray(At(spec, "resourceClaims"));
-  return c;
+  for (const json& c : At(spec, "resourceClaims"))
+    fields::AddResourceClaim(Str(c, "name"), pod);
 }
 
 // metadata and status, and the spec fields outside pb::Pod.
@@ -198,9 +210,8 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
                           Str(t, "effect"), &pod);
   }
   if (absl::Status s = Containers(spec, &pod); !s.ok()) return s;
-  if (absl::Status s = fields::FinishPod(ConstraintsOf(spec), &p); !s.ok()) {
-    return s;
-  }
+  Requirements(spec, &pod);
+  if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
   return p;
 }
 

@@ -30,9 +30,6 @@ struct PodInfo {
   bool gated = false;     // spec.schedulingGates not empty
   int32_t priority = 0;
   absl::Time created;
-  // Set when the pod asks for something kscore cannot honour yet; it then
-  // stays pending with this reason in its FailedScheduling event.
-  std::string unsupported;
   // The message of a PodScheduled=False condition, if any: the shim patches
   // the condition only when its message changes.
   std::string unschedulable_message;

@@ -113,29 +113,37 @@ absl::Status Containers(const k8s::PodSpec& spec, pb::Pod* pod) {
   return Resources(spec.overhead(), "spec.overhead", pod->mutable_overhead());
 }
 
-fields::Constraints ConstraintsOf(const k8s::PodSpec& spec) {
-  fields::Constraints c;
-  const k8s::Affinity& affinity = spec.affinity();
-  c.required_pod_affinity =
-      affinity.pod_affinity()
-          .required_during_scheduling_ignored_during_execution_size() > 0;
-  c.required_pod_anti_affinity =
-      affinity.pod_anti_affinity()
-          .required_during_scheduling_ignored_during_execution_size() > 0;
-  for (const k8s::TopologySpreadConstraint& t :
+void AffinityTerms(const k8s::PodAffinity& a, pb::PodAffinity* out) {
+  for (const k8s::PodAffinityTerm& t :
+       a.required_during_scheduling_ignored_during_execution()) {
+    fields::AddAffinityTerm(t.topology_key(), out);
+  }
+  for (const k8s::WeightedPodAffinityTerm& w :
+       a.preferred_during_scheduling_ignored_during_execution()) {
+    fields::AddPreferredAffinityTerm(w.weight(),
+                                     w.pod_affinity_term().topology_key(), out);
+  }
+}
+
+// Inter-pod affinity, spread constraints, claimed volumes and resource
+// claims, as the JSON decoder reads them.
+void Requirements(const k8s::PodSpec& spec, pb::Pod* pod) {
+  AffinityTerms(spec.affinity().pod_affinity(), pod->mutable_pod_affinity());
+  AffinityTerms(spec.affinity().pod_anti_affinity(),
+                pod->mutable_pod_anti_affinity());
+  for (const k8s::TopologySpreadConstraint& c :
        spec.topology_spread_constraints()) {
-    if (t.when_unsatisfiable() != "ScheduleAnyway") {
-      c.hard_topology_spread = true;
-    }
+    fields::AddSpreadConstraint(c.max_skew(), c.topology_key(),
+                                c.when_unsatisfiable(), pod);
   }
   for (const k8s::Volume& v : spec.volumes()) {
-    if (v.volume_source().has_persistent_volume_claim() ||
-        v.volume_source().has_ephemeral()) {
-      c.claim_volume = true;
-    }
+    const k8s::VolumeSource& source = v.volume_source();
+    fields::AddVolume(v.name(), source.has_persistent_volume_claim(),
+                      source.persistent_volume_claim().claim_name(),
+                      source.has_ephemeral(), pod);
   }
-  c.resource_claims = spec.resource_claims_size() > 0;
-  return c;
+  for (const k8s::PodResourceClaim& c : spec.resource_claims())
+    fields::AddResourceClaim(c.name(), pod);
 }
 
 // metadata and status, and the spec fields outside pb::Pod.
@@ -179,9 +187,8 @@ absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
     fields::AddToleration(t.key(), t.operator_(), t.value(), t.effect(), &pod);
   }
   if (absl::Status s = Containers(spec, &pod); !s.ok()) return s;
-  if (absl::Status s = fields::FinishPod(ConstraintsOf(spec), &p); !s.ok()) {
-    return s;
-  }
+  Requirements(spec, &pod);
+  if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
   return p;
 }
 

@@ -46,7 +46,6 @@ void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
   EXPECT_EQ(j.gated, p.gated);
   EXPECT_EQ(j.priority, p.priority);
   EXPECT_EQ(j.created, p.created);
-  EXPECT_EQ(j.unsupported, p.unsupported);
   EXPECT_EQ(j.unschedulable_message, p.unschedulable_message);
   EXPECT_TRUE(MessageDifferencer::Equals(j.pod, p.pod))
       << "JSON: " << j.pod.DebugString()
@@ -241,74 +240,73 @@ const std::vector<Case>& PodCases() {
               containers {}
             }
             status { phase: "Succeeded" })pb"},
-      {"required podAffinity",
-       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"affinity": {"podAffinity":
-             {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}]}}}})",
+      {"inter-pod affinity",
+       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"affinity": {
+             "podAffinity": {
+               "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}],
+               "preferredDuringSchedulingIgnoredDuringExecution": [
+                 {"weight": 7, "podAffinityTerm": {"topologyKey": "rack"}}]},
+             "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+               {"topologyKey": "kubernetes.io/hostname",
+                "labelSelector": {"matchLabels": {"app": "web"}}}, {}]}}}})",
        R"pb(metadata { namespace: "ns" name: "p" }
             spec {
               affinity {
                 pod_affinity {
-                  required_during_scheduling_ignored_during_execution: "\n\x04zone"
+                  required_during_scheduling_ignored_during_execution {
+                    topology_key: "zone"
+                  }
+                  preferred_during_scheduling_ignored_during_execution {
+                    weight: 7
+                    pod_affinity_term { topology_key: "rack" }
+                  }
                 }
-              }
-            })pb"},
-      {"required podAntiAffinity",
-       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"affinity": {"podAntiAffinity":
-             {"requiredDuringSchedulingIgnoredDuringExecution": [{}]}}}})",
-       R"pb(metadata { namespace: "ns" name: "p" }
-            spec {
-              affinity {
                 pod_anti_affinity {
-                  required_during_scheduling_ignored_during_execution: ""
+                  required_during_scheduling_ignored_during_execution {
+                    topology_key: "kubernetes.io/hostname"
+                  }
+                  required_during_scheduling_ignored_during_execution {}
                 }
               }
             })pb"},
-      {"hard topology spread",
+      {"topology spread",
        R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"topologySpreadConstraints": [
-             {"whenUnsatisfiable": "ScheduleAnyway"}, {"whenUnsatisfiable": "DoNotSchedule"}]}})",
+             {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+             {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+              "whenUnsatisfiable": "DoNotSchedule"}]}})",
        R"pb(metadata { namespace: "ns" name: "p" }
             spec {
               topology_spread_constraints {
+                max_skew: 2
+                topology_key: "zone"
                 when_unsatisfiable: "ScheduleAnyway"
               }
               topology_spread_constraints {
+                max_skew: 1
+                topology_key: "kubernetes.io/hostname"
                 when_unsatisfiable: "DoNotSchedule"
               }
             })pb"},
-      {"soft topology spread is supported",
-       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"topologySpreadConstraints": [
-             {"whenUnsatisfiable": "ScheduleAnyway"}]}})",
-       R"pb(metadata { namespace: "ns" name: "p" }
-            spec {
-              topology_spread_constraints {
-                when_unsatisfiable: "ScheduleAnyway"
-              }
-            })pb"},
-      {"claim volume",
+      {"claimed volumes and resource claims",
        R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"volumes": [
-             {"name": "tmp", "emptyDir": {}}, {"name": "d", "persistentVolumeClaim": {"claimName": "c"}}]}})",
+             {"name": "tmp", "emptyDir": {}},
+             {"name": "d", "persistentVolumeClaim": {"claimName": "c"}},
+             {"name": "e", "ephemeral": {}}],
+             "resourceClaims": [{"name": "gpu"}, {"name": "nic"}]}})",
        R"pb(metadata { namespace: "ns" name: "p" }
             spec {
               volumes { name: "tmp" }
               volumes {
                 name: "d"
-                volume_source { persistent_volume_claim: "\n\x01\x63" }
+                volume_source { persistent_volume_claim { claim_name: "c" } }
               }
-            })pb"},
-      {"ephemeral volume",
-       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"volumes": [
-             {"name": "e", "ephemeral": {}}]}})",
-       R"pb(metadata { namespace: "ns" name: "p" }
-            spec {
               volumes {
                 name: "e"
                 volume_source { ephemeral: "" }
               }
+              resource_claims { name: "gpu" }
+              resource_claims { name: "nic" }
             })pb"},
-      {"resource claims",
-       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"resourceClaims": [{"name": "gpu"}]}})",
-       R"pb(metadata { namespace: "ns" name: "p" }
-            spec { resource_claims { name: "gpu" } })pb"},
   };
   return *cases;
 }
@@ -336,14 +334,27 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
   EXPECT_EQ(framework::ScalarValue(rich->requests, "acme.io/fpga"), 2);
   EXPECT_EQ(rich->unschedulable_message, "0/3");
   EXPECT_GT(rich->created, absl::UnixEpoch());
-  for (size_t i = 2; i < PodCases().size(); ++i) {
+  auto decode = [](size_t i) {
     absl::StatusOr<PodInfo> p =
         PodFromProto(Bytes<k8s::Pod>(PodCases()[i].proto_text));
-    ASSERT_TRUE(p.ok()) << p.status();
-    EXPECT_EQ(p->unsupported.empty(),
-              PodCases()[i].name == "soft topology spread is supported")
-        << PodCases()[i].name;
-  }
+    EXPECT_TRUE(p.ok()) << p.status();
+    return p.ok() ? p->pod : pb::Pod();
+  };
+  const pb::Pod affinity = decode(2);
+  EXPECT_EQ(affinity.pod_affinity().required(0).topology_key(), "zone");
+  EXPECT_EQ(affinity.pod_affinity().preferred(0).weight(), 7);
+  EXPECT_EQ(affinity.pod_affinity().preferred(0).term().topology_key(), "rack");
+  EXPECT_EQ(affinity.pod_anti_affinity().required_size(), 2);
+  const pb::Pod spread = decode(3);
+  ASSERT_EQ(spread.topology_spread_constraints_size(), 2);
+  EXPECT_EQ(spread.topology_spread_constraints(0).max_skew(), 2);
+  EXPECT_EQ(spread.topology_spread_constraints(1).when_unsatisfiable(),
+            "DoNotSchedule");
+  const pb::Pod claims = decode(4);
+  ASSERT_EQ(claims.volume_claims_size(), 2);  // not the emptyDir
+  EXPECT_EQ(claims.volume_claims(0).claim_name(), "c");
+  EXPECT_TRUE(claims.volume_claims(1).ephemeral());
+  EXPECT_EQ(claims.resource_claims_size(), 2);
 }
 
 TEST(PodFromProtoTest, ErrorsNameTheField) {

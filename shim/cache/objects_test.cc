@@ -56,7 +56,8 @@ TEST(PodFromJsonTest, ReadsWhatPluginsNeed) {
   ASSERT_EQ(p->host_ports.size(), 1u);
   EXPECT_EQ(p->host_ports[0].port(), 8080);
   EXPECT_EQ(p->host_ports[0].protocol(), "TCP");
-  EXPECT_TRUE(p->unsupported.empty());
+  EXPECT_EQ(p->pod.volume_claims_size(), 0);
+  EXPECT_EQ(p->pod.topology_spread_constraints_size(), 0);
 }
 
 TEST(PodFromJsonTest, DefaultsAndFlags) {
@@ -75,13 +76,38 @@ TEST(PodFromJsonTest, DefaultsAndFlags) {
   EXPECT_EQ(p->non_zero.milli_cpu(), 100);
 }
 
-TEST(PodFromJsonTest, UnsupportedConstraintsAreNamed) {
+// The scorer decides what these mean (its gates refuse what it cannot
+// honour yet); the shim only carries them.
+TEST(PodFromJsonTest, CarriesAffinitySpreadAndClaims) {
   absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
     "metadata": {"namespace": "ns", "name": "p"},
-    "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
-      [{"topologyKey": "kubernetes.io/hostname"}]}}, "containers": [{"name": "c"}]}})"));
+    "spec": {"affinity": {
+      "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+        [{"topologyKey": "kubernetes.io/hostname"}]},
+      "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution":
+        [{"weight": 7, "podAffinityTerm": {"topologyKey": "zone"}}]}},
+     "topologySpreadConstraints": [{"maxSkew": 2, "topologyKey": "zone",
+       "whenUnsatisfiable": "ScheduleAnyway"}],
+     "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "c1"}},
+                 {"name": "scratch", "ephemeral": {}}, {"name": "cm", "configMap": {}}],
+     "resourceClaims": [{"name": "gpu"}],
+     "containers": [{"name": "c"}]}})"));
   ASSERT_TRUE(p.ok());
-  EXPECT_THAT(p->unsupported, HasSubstr("podAntiAffinity"));
+  ASSERT_EQ(p->pod.pod_anti_affinity().required_size(), 1);
+  EXPECT_EQ(p->pod.pod_anti_affinity().required(0).topology_key(),
+            "kubernetes.io/hostname");
+  ASSERT_EQ(p->pod.pod_affinity().preferred_size(), 1);
+  EXPECT_EQ(p->pod.pod_affinity().preferred(0).weight(), 7);
+  EXPECT_EQ(p->pod.pod_affinity().preferred(0).term().topology_key(), "zone");
+  ASSERT_EQ(p->pod.topology_spread_constraints_size(), 1);
+  EXPECT_EQ(p->pod.topology_spread_constraints(0).max_skew(), 2);
+  EXPECT_EQ(p->pod.topology_spread_constraints(0).when_unsatisfiable(),
+            "ScheduleAnyway");
+  ASSERT_EQ(p->pod.volume_claims_size(), 2);  // not the configMap
+  EXPECT_EQ(p->pod.volume_claims(0).claim_name(), "c1");
+  EXPECT_TRUE(p->pod.volume_claims(1).ephemeral());
+  ASSERT_EQ(p->pod.resource_claims_size(), 1);
+  EXPECT_EQ(p->pod.resource_claims(0), "gpu");
 }
 
 TEST(PodFromJsonTest, BadQuantityNamesTheField) {

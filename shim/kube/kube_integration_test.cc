@@ -410,7 +410,6 @@ void ExpectSamePod(const cache::PodInfo& j, const cache::PodInfo& p) {
   EXPECT_EQ(j.gated, p.gated);
   EXPECT_EQ(j.priority, p.priority);
   EXPECT_EQ(j.created, p.created);
-  EXPECT_EQ(j.unsupported, p.unsupported);
   EXPECT_EQ(j.unschedulable_message, p.unschedulable_message);
   EXPECT_TRUE(MessageDifferencer::Equals(j.pod, p.pod))
       << "JSON: " << j.pod.DebugString()
@@ -520,7 +519,7 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
   EXPECT_EQ(framework::ScalarValue(first.requests, "example.com/gpu"), 1);
   EXPECT_TRUE(first.gated);
   EXPECT_EQ(first.unschedulable_message, "0/3 nodes are available");
-  EXPECT_THAT(first.unsupported, HasSubstr("podAntiAffinity"));
+  EXPECT_EQ(first.pod.pod_anti_affinity().required_size(), 1);
   EXPECT_FALSE(first.deleting);
   EXPECT_GT(first.created, absl::Now() - absl::Minutes(5));
 

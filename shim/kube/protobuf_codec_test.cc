@@ -42,8 +42,12 @@ k8s::Pod SamplePod() {
   t->set_operator_("Exists");
   s->mutable_affinity()
       ->mutable_pod_anti_affinity()
-      ->add_required_during_scheduling_ignored_during_execution("x");
-  s->add_volumes()->mutable_volume_source()->set_persistent_volume_claim("");
+      ->add_required_during_scheduling_ignored_during_execution()
+      ->set_topology_key("x");
+  s->add_volumes()
+      ->mutable_volume_source()
+      ->mutable_persistent_volume_claim()
+      ->set_claim_name("c");
   pod.mutable_status()->set_phase("Pending");
   return pod;
 }

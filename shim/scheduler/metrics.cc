@@ -26,7 +26,9 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                 .Name("kscore_scorer")
                 .Help(
                     "Scorer client counters: calls, failures, request_bytes, "
-                    "response_bytes.")
+                    "response_bytes; profile_checks (ListProfiles rounds), "
+                    "refusals (rounds that refused the scorer: replicas "
+                    "disagree, unreachable), refused (1 while refused).")
                 .Register(*registry);
   leader = &prometheus::BuildGauge()
                 .Name("kscore_leader")

@@ -49,13 +49,12 @@ void WorkerPool::Submit(std::function<void()> task) {
   cv_.notify_one();
 }
 
-Scheduler::Scheduler(Options options,
-                     std::map<std::string, ProfileInfo> profiles,
-                     cache::Cache* cache, queue::SchedulingQueue* queue,
+Scheduler::Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
+                     queue::SchedulingQueue* queue,
                      scorer_client::ScorerClient* scorer, kube::Client* client,
                      Feedback* feedback, Metrics* metrics)
     : options_(options),
-      profiles_(std::move(profiles)),
+      profiles_(profiles),
       cache_(cache),
       queue_(queue),
       scorer_(scorer),
@@ -105,21 +104,18 @@ size_t Scheduler::NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes) {
 void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   const absl::Time start = absl::Now();
   const cache::PodInfo& pod = *qp.info;
-  auto profile_it = profiles_.find(pod.scheduler_name);
-  if (profile_it ==
-      profiles_.end()) {  // not ours (cannot happen: filtered at the informer)
-    queue_->Done(pod.key);
-    return;
-  }
   if (!cache_->NodeOf(pod.key).empty()) {  // already assumed or bound
     queue_->Done(pod.key);
     return;
   }
-  if (!pod.unsupported.empty()) {
-    Fail(std::move(qp), pod.unsupported, true, start, "unschedulable");
+  absl::StatusOr<std::shared_ptr<const ProfileInfo>> info =
+      profiles_->Lookup(pod.scheduler_name);
+  if (!info.ok()) {
+    Fail(std::move(qp), std::string(info.status().message()), false, start,
+         "error");
     return;
   }
-  const ProfileInfo& profile = profile_it->second;
+  const ProfileInfo& profile = **info;
   const size_t all_nodes = cache_->NodeCount();
   if (all_nodes == 0) {
     Fail(std::move(qp),
@@ -149,8 +145,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
   std::vector<int64_t> totals;
   google::protobuf::Map<std::string, std::string> cycle_state;
   size_t processed = 0;
-  const bool with_labels =
-      !profile.needs_node_labels || profile.needs_node_labels(pod.pod);
+  const bool with_labels = profile.NeedsNodeLabels(pod.pod);
   // Every batch starts with the same profile and pod; the candidate nodes
   // are appended already encoded.
   std::string head;
@@ -159,6 +154,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
     h.set_profile(pod.scheduler_name);
     *h.mutable_pod() = pod.pod;
     h.set_detail(pb::DETAIL_TOTALS);
+    h.set_config_hash(profile.config_hash);
     h.SerializeToString(&head);
   }
   std::string skip_normalize;
@@ -193,6 +189,9 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
         scorer_->EvaluateAll(requests, &arena);
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) {
+        if (absl::IsFailedPrecondition(results[i].status())) {
+          profiles_->Invalidate(std::string(results[i].status().message()));
+        }
         Fail(
             std::move(qp),
             absl::StrCat("scorer unavailable: ", results[i].status().message()),
@@ -256,6 +255,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
       req.set_profile(pod.scheduler_name);
       *req.mutable_pod() = pod.pod;
       *req.mutable_cycle_state() = cycle_state;
+      req.set_config_hash(profile.config_hash);
       for (const std::string& p : plugins) req.add_plugins(p);
       req.mutable_raw()->Add(raw.begin(), raw.end());
       absl::StatusOr<pb::NormalizeScoreResponse> norm =
@@ -267,6 +267,9 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
                          " totals for ", feasible.size(), " nodes"));
       }
       if (!norm.ok()) {
+        if (absl::IsFailedPrecondition(norm.status())) {
+          profiles_->Invalidate(std::string(norm.status().message()));
+        }
         Fail(std::move(qp),
              absl::StrCat("scorer unavailable: ", norm.status().message()),
              false, start, "error");

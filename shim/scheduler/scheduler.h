@@ -20,20 +20,12 @@
 #include "shim/scheduler/feedback.h"
 #include "shim/scheduler/in_flight_limit.h"
 #include "shim/scheduler/metrics.h"
+#include "shim/scheduler/profiles.h"
 #include "shim/scorer_client/scorer_client.h"
 
 namespace kscore::scheduler {
 
 namespace pb = ::kscore::scorer::v1;
-
-// What the shim knows of a profile, from the scorer's ListProfiles.
-struct ProfileInfo {
-  std::vector<std::string> label_count_keys;
-  int32_t percentage_of_nodes_to_score = 0;
-  // Whether requests for a pod must carry node labels (the profile's
-  // plugins say; see framework::NodeLabelUse). Null means always.
-  std::function<bool(const pb::Pod&)> needs_node_labels;
-};
 
 // A fixed pool of threads running tasks in order of submission.
 class WorkerPool {
@@ -64,10 +56,9 @@ class Scheduler {
     bool protobuf = false;
   };
 
-  Scheduler(Options options, std::map<std::string, ProfileInfo> profiles,
-            cache::Cache* cache, queue::SchedulingQueue* queue,
-            scorer_client::ScorerClient* scorer, kube::Client* client,
-            Feedback* feedback, Metrics* metrics);
+  Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
+            queue::SchedulingQueue* queue, scorer_client::ScorerClient* scorer,
+            kube::Client* client, Feedback* feedback, Metrics* metrics);
   ~Scheduler();
 
   // Starts the workers; Stop() waits for them and for in-flight bindings.
@@ -99,7 +90,7 @@ class Scheduler {
   void Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r);
 
   Options options_;
-  std::map<std::string, ProfileInfo> profiles_;
+  Profiles* profiles_;
   cache::Cache* cache_;
   queue::SchedulingQueue* queue_;
   scorer_client::ScorerClient* scorer_;

@@ -134,9 +134,12 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
   Metrics metrics;
   Scheduler::Options options;
   options.max_binds_in_flight = 2;
-  Scheduler scheduler(options, {{"concentrate-scheduler", {{"app"}, 0, {}}}},
-                      &cache, &queue, scorer.get(), &client, &feedback,
-                      &metrics);
+  Profiles::Options profile_options;
+  profile_options.served = {"concentrate-scheduler"};
+  Profiles profiles_known(profile_options,
+                          [&] { return scorer->ListProfiles(); });
+  Scheduler scheduler(options, &profiles_known, &cache, &queue, scorer.get(),
+                      &client, &feedback, &metrics);
 
   constexpr int kPods = 5;
   for (int i = 0; i < kPods; ++i) {

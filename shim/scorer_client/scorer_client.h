@@ -52,6 +52,8 @@ class ScorerClient {
       const pb::NormalizeScoreRequest& request);
 
   const Stats& stats() const { return stats_; }
+  // Addresses called in turn (1 for a target that resolves to several).
+  int replicas() const { return static_cast<int>(stubs_.size()); }
 
  private:
   explicit ScorerClient(Options options) : options_(std::move(options)) {}

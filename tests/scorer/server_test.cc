@@ -495,6 +495,39 @@ TEST_F(ScorerServerTest, ListProfilesTellsTheShimWhatToSend) {
   ASSERT_EQ(resp.profiles_size(), 2);
   EXPECT_EQ(resp.profiles(0).scheduler_name(), "concentrate-scheduler");
   EXPECT_THAT(resp.profiles(0).label_count_keys(), ElementsAre("app"));
+  EXPECT_EQ(resp.config_hash().size(), 16u);
+}
+
+// A request planned against another configuration is refused, not answered
+// by this replica's rules; the right hash (or none) is served.
+TEST_F(ScorerServerTest, RequestsForAnotherConfigurationAreRefused) {
+  pb::ListProfilesResponse profiles;
+  ASSERT_TRUE(
+      stub_->ListProfiles(Ctx().get(), pb::ListProfilesRequest(), &profiles)
+          .ok());
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  *req.mutable_pod() = MakePod().Name("p").Obj();
+  *req.add_nodes() = MakeNode().Name("n1").Obj();
+  pb::EvaluateResponse resp;
+  req.set_config_hash(profiles.config_hash());
+  EXPECT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  req.set_config_hash("0123456789abcdef");
+  grpc::Status st = stub_->Evaluate(Ctx().get(), req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(
+      st.error_message(),
+      HasSubstr(absl::StrCat("configuration hash mismatch: this "
+                             "scorer's is ",
+                             profiles.config_hash(),
+                             ", the request expects 0123456789abcdef")));
+  pb::NormalizeScoreRequest norm;
+  norm.set_profile("concentrate-scheduler");
+  *norm.mutable_pod() = MakePod().Name("p").Obj();
+  norm.set_config_hash("0123456789abcdef");
+  pb::NormalizeScoreResponse norm_resp;
+  EXPECT_EQ(stub_->NormalizeScore(Ctx().get(), norm, &norm_resp).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
 }
 
 TEST_F(ScorerServerTest, MetricsCountCallsByMethodAndCode) {

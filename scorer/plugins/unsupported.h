@@ -1,0 +1,26 @@
+#ifndef KSCORE_SCORER_PLUGINS_UNSUPPORTED_H_
+#define KSCORE_SCORER_PLUGINS_UNSUPPORTED_H_
+
+#include <string>
+
+#include "kscore/scorer/v1/scorer.pb.h"
+
+namespace kscore::plugins {
+
+// Gates (framework::PodGate) of kube-scheduler plugins this scorer does not
+// run yet: what of a pod each would have to honour. A profile that enables
+// one refuses such pods in PreFilter with these words instead of placing
+// them against a requirement it ignores.
+
+// InterPodAffinity: required podAffinity or podAntiAffinity terms.
+std::string NeedsInterPodAffinity(const scorer::v1::Pod& pod);
+// PodTopologySpread: a constraint with whenUnsatisfiable DoNotSchedule.
+std::string NeedsPodTopologySpread(const scorer::v1::Pod& pod);
+// VolumeBinding: volumes backed by PersistentVolumeClaims.
+std::string NeedsVolumeBinding(const scorer::v1::Pod& pod);
+// DynamicResources: resourceClaims.
+std::string NeedsDynamicResources(const scorer::v1::Pod& pod);
+
+}  // namespace kscore::plugins
+
+#endif  // KSCORE_SCORER_PLUGINS_UNSUPPORTED_H_

@@ -1,0 +1,217 @@
+#include "scorer/server/run.h"
+
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/synchronization/mutex.h"
+#include "google/protobuf/descriptor.h"
+#include "grpc/health/v1/health.pb.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/registry.h"
+#include "scorer/framework/profile_set.h"
+#include "scorer/server/flags.h"
+#include "scorer/server/logging.h"
+#include "scorer/server/scorer_service.h"
+#include "spdlog/spdlog.h"
+
+ABSL_FLAG(std::string, config, "",
+          "Path to a KubeSchedulerConfiguration "
+          "(kubescheduler.config.k8s.io/v1) file");
+ABSL_FLAG(std::string, listen, "0.0.0.0:50051",
+          "Address to serve gRPC on, host:port (port 0 picks a free one)");
+ABSL_FLAG(
+    int, v, 0,
+    "Log verbosity, as kube-scheduler's -v (2: info, 4: debug, 6: trace)");
+ABSL_FLAG(int, max_batch_nodes, 5000,
+          "Largest batch of nodes one call may carry");
+ABSL_FLAG(
+    int, shutdown_grace_seconds, 10,
+    "On SIGTERM, how long in-flight calls may take before they are cancelled");
+ABSL_FLAG(int, max_connection_age_seconds, 30,
+          "Ask clients to reconnect after this long (0: never), so a client "
+          "balancing over dns:/// re-resolves and finds new replicas");
+ABSL_FLAG(std::string, metrics_bind_address, "0.0.0.0:9090",
+          "host:port serving Prometheus /metrics (plain HTTP); \"\" or \"0\" "
+          "disables");
+
+namespace {
+
+// gRPC's canonical code names, as grpcurl and the gRPC docs print them.
+std::string_view CodeName(grpc::StatusCode code) {
+  static constexpr std::string_view kNames[] = {"OK",
+                                                "CANCELLED",
+                                                "UNKNOWN",
+                                                "INVALID_ARGUMENT",
+                                                "DEADLINE_EXCEEDED",
+                                                "NOT_FOUND",
+                                                "ALREADY_EXISTS",
+                                                "PERMISSION_DENIED",
+                                                "RESOURCE_EXHAUSTED",
+                                                "FAILED_PRECONDITION",
+                                                "ABORTED",
+                                                "OUT_OF_RANGE",
+                                                "UNIMPLEMENTED",
+                                                "INTERNAL",
+                                                "UNAVAILABLE",
+                                                "DATA_LOSS",
+                                                "UNAUTHENTICATED"};
+  const int i = static_cast<int>(code);
+  return i >= 0 && i < static_cast<int>(std::size(kNames)) ? kNames[i]
+                                                           : "UNKNOWN";
+}
+
+// kscore_scorer_calls_total{method, code}: each replica's load and errors.
+class CallMetrics final : public kscore::server::CallObserver {
+ public:
+  explicit CallMetrics(prometheus::Registry& registry)
+      : calls_(
+            prometheus::BuildCounter()
+                .Name("kscore_scorer_calls_total")
+                .Help("Scorer calls answered, by gRPC method and status code.")
+                .Register(registry)) {
+    // Every method's OK series exists from the start, at 0, so rates and
+    // per-replica comparisons work before the first call.
+    const google::protobuf::ServiceDescriptor* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+            kscore::scorer::v1::Scorer::service_full_name());
+    for (int i = 0; service != nullptr && i < service->method_count(); ++i) {
+      calls_.Add({{"method", service->method(i)->name()}, {"code", "OK"}});
+    }
+  }
+
+  void OnCall(std::string_view method, grpc::StatusCode code) override {
+    calls_
+        .Add({{"method", std::string(method)},
+              {"code", std::string(CodeName(code))}})
+        .Increment();
+  }
+
+ private:
+  prometheus::Family<prometheus::Counter>& calls_;
+};
+
+}  // namespace
+
+namespace kscore::server {
+
+int RunScorer(int argc, char** argv, framework::Registry registry) {
+  absl::SetProgramUsageMessage(
+      "scorer --config FILE [--listen ADDR] [--metrics-bind-address ADDR]\n"
+      "Serves kscore.scorer.v1.Scorer for every profile in the config file.");
+  // Debian builds Abseil with Mutex deadlock detection on: a lock-order
+  // graph updated on every Lock, about 1% of a scoring call. Our locks
+  // are tested in CI builds; production does not pay for the check.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  kscore::server::KubeStyleArgs args(argc, argv);
+  absl::ParseCommandLine(args.argc(), args.argv.data());
+  kscore::server::SetUpLogging("scorer", absl::GetFlag(FLAGS_v));
+
+  const std::string config_path = absl::GetFlag(FLAGS_config);
+  if (config_path.empty()) {
+    spdlog::critical(
+        "--config is required (a KubeSchedulerConfiguration file)");
+    return 2;
+  }
+  const int max_batch = absl::GetFlag(FLAGS_max_batch_nodes);
+  if (max_batch <= 0) {
+    spdlog::critical("--max-batch-nodes must be greater than 0, got {}",
+                     max_batch);
+    return 2;
+  }
+  auto profiles = kscore::framework::LoadProfileSet(config_path, registry);
+  if (!profiles.ok()) {
+    spdlog::critical(
+        "invalid configuration: {}",
+        profiles.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
+    return 1;
+  }
+  for (const std::string& w : (*profiles)->warnings) spdlog::warn("{}", w);
+
+  // Block the shutdown signals in every thread; one thread waits for them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto metrics_registry = std::make_shared<prometheus::Registry>();
+  CallMetrics call_metrics(*metrics_registry);
+  std::unique_ptr<prometheus::Exposer> exposer;
+  const std::string metrics_address = absl::GetFlag(FLAGS_metrics_bind_address);
+  if (!metrics_address.empty() && metrics_address != "0") {
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(metrics_address);
+      exposer->RegisterCollectable(metrics_registry);
+      spdlog::info("serving /metrics on {}", metrics_address);
+    } catch (const std::exception& e) {
+      // Scoring matters more than its metrics: keep serving gRPC, loudly.
+      spdlog::error(
+          "cannot serve /metrics on --metrics-bind-address {}: {}; metrics "
+          "disabled",
+          metrics_address, e.what());
+    }
+  }
+
+  kscore::server::ScorerService service(
+      profiles->get(),
+      kscore::server::ServiceOptions{max_batch, &call_metrics});
+  grpc::EnableDefaultHealthCheckService(true);
+  // Keeps grpc.health.v1's descriptors linked in, for reflection.
+  (void)grpc::health::v1::HealthCheckRequest::descriptor();
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  if (const int age = absl::GetFlag(FLAGS_max_connection_age_seconds);
+      age > 0) {
+    // A GOAWAY, not a cut: calls in flight get the drain grace to finish.
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, age * 1000);
+    builder.AddChannelArgument(
+        GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+        absl::GetFlag(FLAGS_shutdown_grace_seconds) * 1000);
+  }
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    spdlog::critical("cannot listen on {}", listen);
+    return 1;
+  }
+  server->GetHealthCheckService()->SetServingStatus(true);
+  std::string profile_names;
+  for (const auto& [name, _] : (*profiles)->profiles) {
+    profile_names += (profile_names.empty() ? "" : ", ") + name;
+  }
+  spdlog::info("scorer serving profiles [{}] on {} (port {})", profile_names,
+               listen, port);
+
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    spdlog::info("received signal {}; draining", sig);
+    // Not serving any more: load balancers and the shim move away first.
+    server->GetHealthCheckService()->SetServingStatus(false);
+    server->Shutdown(
+        std::chrono::system_clock::now() +
+        std::chrono::seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
+  });
+  server->Wait();
+  waiter.join();
+  spdlog::info("scorer stopped after {} calls", service.served_calls());
+  return 0;
+}
+
+}  // namespace kscore::server
