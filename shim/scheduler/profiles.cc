@@ -68,16 +68,13 @@ void Profiles::CheckLocked() {
     answers.push_back(*std::move(r));
   }
   if (refusal.empty()) refusal = Adopt(answers);
-  if (refusal != refusal_) {
-    if (refusal.empty()) {
-      spdlog::info("scorer configuration {} adopted; serving [{}]",
-                   known_.begin() == known_.end()
-                       ? std::string("(none)")
-                       : known_.begin()->second->config_hash,
-                   serving_);
-    } else {
-      spdlog::error("not scheduling: {}", refusal);
-    }
+  if (refusal.empty() && answers.front().config_hash() != adopted_hash_) {
+    spdlog::info("scorer configuration {} adopted (was {}); it serves [{}]",
+                 answers.front().config_hash(),
+                 adopted_hash_.empty() ? "none" : adopted_hash_, serving_);
+    adopted_hash_ = answers.front().config_hash();
+  } else if (!refusal.empty() && refusal != refusal_) {
+    spdlog::error("not scheduling: {}", refusal);
   }
   refusal_ = std::move(refusal);
   if (options_.on_check) options_.on_check(refusal_);

@@ -84,6 +84,7 @@ class Profiles {
   std::map<std::string, std::shared_ptr<const ProfileInfo>, std::less<>> known_
       ABSL_GUARDED_BY(mu_);
   std::string serving_ ABSL_GUARDED_BY(mu_);  // the scorer's profile names
+  std::string adopted_hash_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kscore::scheduler

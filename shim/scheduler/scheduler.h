@@ -17,15 +17,14 @@
 #include "shim/cache/cache.h"
 #include "shim/kube/client.h"
 #include "shim/queue/scheduling_queue.h"
+#include "shim/scheduler/cycle.h"
 #include "shim/scheduler/feedback.h"
 #include "shim/scheduler/in_flight_limit.h"
 #include "shim/scheduler/metrics.h"
 #include "shim/scheduler/profiles.h"
-#include "shim/scorer_client/scorer_client.h"
+#include "shim/scorer_client/scorer.h"
 
 namespace kscore::scheduler {
-
-namespace pb = ::kscore::scorer::v1;
 
 // A fixed pool of threads running tasks in order of submission.
 class WorkerPool {
@@ -57,7 +56,7 @@ class Scheduler {
   };
 
   Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
-            queue::SchedulingQueue* queue, scorer_client::ScorerClient* scorer,
+            queue::SchedulingQueue* queue, scorer_client::Scorer* scorer,
             kube::Client* client, Feedback* feedback, Metrics* metrics);
   ~Scheduler();
 
@@ -65,17 +64,12 @@ class Scheduler {
   void Start();
   void Stop();
 
-  // One cycle for one pod (exposed for tests).
+  // One cycle for one pod (exposed for tests): RunCycle, then assume and
+  // bind, or requeue with the failure. `rng` breaks ties between nodes.
+  void ScheduleOne(queue::SchedulingQueue::QueuedPod qp, std::mt19937_64& rng);
   void ScheduleOne(queue::SchedulingQueue::QueuedPod qp);
 
-  // kube-scheduler's numFeasibleNodesToFind.
-  static size_t NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes);
-
  private:
-  struct Choice {
-    std::string node;
-    std::string why;  // -v=4: top nodes and per-plugin contributions
-  };
   void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
             bool unschedulable, absl::Time start, const char* result);
   struct PendingBind {
@@ -93,7 +87,7 @@ class Scheduler {
   Profiles* profiles_;
   cache::Cache* cache_;
   queue::SchedulingQueue* queue_;
-  scorer_client::ScorerClient* scorer_;
+  scorer_client::Scorer* scorer_;
   kube::Client* client_;
   Feedback* feedback_;
   Metrics* metrics_;

@@ -14,6 +14,8 @@
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
+#include "shim/scheduler/fake_scorer.h"
+#include "shim/scorer_client/scorer_client.h"
 
 namespace kscore::scheduler {
 namespace {
@@ -23,9 +25,12 @@ namespace {
 class HoldingClient : public kube::Client {
  public:
   explicit HoldingClient(bool hold_all = false) : hold_all_(hold_all) {}
-  absl::StatusOr<kube::Response> Do(absl::string_view, absl::string_view,
-                                    absl::string_view,
+  absl::StatusOr<kube::Response> Do(absl::string_view method,
+                                    absl::string_view path,
+                                    absl::string_view body,
                                     absl::string_view) override {
+    absl::MutexLock lock(&mu_);
+    synced_.push_back(absl::StrCat(method, " ", path, " ", body));
     return kube::Response{201, "{}"};
   }
   absl::Status Stream(absl::string_view,
@@ -60,6 +65,12 @@ class HoldingClient : public kube::Client {
     absl::MutexLock lock(&mu_);
     return others_;
   }
+  // Synchronous requests (FailedScheduling events, condition patches):
+  // "METHOD PATH BODY".
+  std::vector<std::string> Synced() {
+    absl::MutexLock lock(&mu_);
+    return synced_;
+  }
   // Answers held request i with 201 (once).
   void Answer(size_t i) {
     Done done;
@@ -81,6 +92,7 @@ class HoldingClient : public kube::Client {
   std::vector<Done> binds_;  // held requests
   std::vector<std::string> bodies_;
   std::vector<std::string> others_;  // requests other than bindings
+  std::vector<std::string> synced_;
 };
 
 constexpr char kProfile[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
@@ -180,17 +192,73 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
   server->Shutdown();
 }
 
-TEST(NumFeasibleNodesToFindTest, MatchesKubeScheduler) {
-  EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(0, 3), 3u);
-  EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(0, 99), 99u);
-  EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(0, 100),
-            100u);  // 50% < 100 -> 100
-  EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(0, 1000),
-            420u);  // 50 - 1000/125 = 42%
-  EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(0, 5000), 500u);   // 10%
-  EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(0, 10000), 500u);  // floor of 5%
-  EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(30, 1000), 300u);
-  EXPECT_EQ(Scheduler::NumFeasibleNodesToFind(100, 5000), 5000u);
+// A failed cycle's kind decides the condition's reason and where the pod
+// waits: a plugin's Error or an unreachable scorer is a SchedulerError (the
+// pod backs off), no fitting node is Unschedulable (it waits for an event).
+TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
+  struct {
+    std::string name;
+    std::function<void(fakes::FakeScorer&)> setup;
+    std::string want_patch;  // in the condition's patch
+    size_t want_unschedulable;
+  } cases[] = {
+      {"plugin error",
+       [](fakes::FakeScorer& s) {
+         s.evaluate_status =
+             absl::InvalidArgumentError("scorer: plugin \"Boom\": on fire");
+       },
+       R"("message":"scorer: plugin \"Boom\": on fire","reason":"SchedulerError")",
+       0},
+      {"scorer down",
+       [](fakes::FakeScorer& s) {
+         s.evaluate_status = absl::UnavailableError("scorer: down");
+       },
+       R"("message":"scorer unavailable: scorer: down","reason":"SchedulerError")",
+       0},
+      {"no node fits",
+       [](fakes::FakeScorer& s) {
+         s.rejected[fakes::NodeName(0)] = "node(s) were unschedulable";
+       },
+       R"("message":"0/1 nodes are available: 1 node(s) were unschedulable.","reason":"Unschedulable")",
+       1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    fakes::FakeScorer scorer;
+    c.setup(scorer);
+    cache::Cache cache;
+    pb::Node node;
+    node.set_name(fakes::NodeName(0));
+    cache.UpsertNode(node);
+    queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
+                                  absl::Minutes(5),
+                                  [] { return absl::Now(); }});
+    HoldingClient client;
+    Feedback feedback(&client, "test-host");
+    Metrics metrics;
+    Scheduler::Options options;
+    options.schedule_workers = 0;  // the test runs the cycle itself
+    Profiles::Options profile_options;
+    profile_options.served = {"concentrate-scheduler"};
+    Profiles profiles(profile_options, [] {
+      pb::ListProfilesResponse r;
+      r.add_profiles()->set_scheduler_name("concentrate-scheduler");
+      return r;
+    });
+    Scheduler scheduler(options, &profiles, &cache, &queue, &scorer, &client,
+                        &feedback, &metrics);
+    scheduler.Start();
+    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(0)));
+    auto qp = queue.Pop(absl::Seconds(5));
+    ASSERT_TRUE(qp.has_value());
+    scheduler.ScheduleOne(*std::move(qp));
+    scheduler.Stop();  // waits for the feedback
+    EXPECT_EQ(cache.NodeOf("default/p-0"), "");
+    EXPECT_EQ(queue.sizes().unschedulable, c.want_unschedulable);
+    std::vector<std::string> synced = client.Synced();
+    ASSERT_EQ(synced.size(), 2u);  // the event, then the condition
+    EXPECT_THAT(synced[1], ::testing::HasSubstr(c.want_patch));
+  }
 }
 
 TEST(FeedbackTest, ScheduledEventsTwoInFlightTheRestInOrder) {

@@ -13,6 +13,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
+#include "shim/scorer_client/scorer.h"
 
 namespace kscore::scorer_client {
 
@@ -21,7 +22,7 @@ namespace pb = ::kscore::scorer::v1;
 // The shim's side of the scorer contract: channels to the scorer replicas,
 // a deadline per call, retries on another replica when one is down, and
 // batches fanned out in parallel.
-class ScorerClient {
+class ScorerClient : public Scorer {
  public:
   struct Options {
     // Any gRPC target ("dns:///scorer.ns.svc:50051", "127.0.0.1:50051"), or
@@ -41,15 +42,14 @@ class ScorerClient {
   static absl::StatusOr<std::unique_ptr<ScorerClient>> Create(
       const Options& options);
 
-  absl::StatusOr<pb::ListProfilesResponse> ListProfiles();
-  // All batches in parallel; one result per request, in order. Each request
-  // is an encoded pb::EvaluateRequest: the shim assembles them from bytes it
-  // keeps encoded (Cache::AppendCandidates). Responses are decoded onto
-  // `arena`, which must outlive them.
+  absl::StatusOr<pb::ListProfilesResponse> ListProfiles() override;
+  // All batches in parallel (the shim assembles the requests from bytes it
+  // keeps encoded: Cache::AppendCandidates).
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateAll(
-      absl::Span<const std::string> requests, google::protobuf::Arena* arena);
+      absl::Span<const std::string> requests,
+      google::protobuf::Arena* arena) override;
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
-      const pb::NormalizeScoreRequest& request);
+      const pb::NormalizeScoreRequest& request) override;
 
   const Stats& stats() const { return stats_; }
   // Addresses called in turn (1 for a target that resolves to several).

@@ -104,3 +104,30 @@ bound_count() {
 }
 pod_count() { k get pods -l "app=$1" --no-headers 2>/dev/null | wc -l; }
 all_bound() { [[ "$(pod_count "$1")" -eq "$2" && "$(bound_count "$1")" -eq "$2" ]]; }
+
+scorer_up() {  # scorer_up NAME CONFIG PORT [BINARY]: the real scorer on 127.0.0.1:PORT
+  start "$1" "${4:-build/bin/scorer}" --config "$2" --listen "127.0.0.1:$3" \
+    --metrics-bind-address "127.0.0.1:$(free_port)"
+  poll 20 bash -c "exec 3<>/dev/tcp/127.0.0.1/$3" || fail "$1 did not listen"
+}
+shim_up() {  # shim_up NAME CONFIG [flags...]: the real shim, calling $SCORER
+  local name="$1" cfg="$2"; shift 2
+  start "$name" build/bin/shim --config "$cfg" --kubeconfig "$KUBECONFIG_FILE" \
+    --scorer "$SCORER" --bind-address "127.0.0.1:$(free_port)" -v 4 "$@"
+}
+events_for() {  # notes of events with reason $2 about pod $1
+  k get events.events.k8s.io --field-selector "regarding.name=$1,reason=$2" \
+    -o jsonpath='{range .items[*]}{.note}{"\n"}{end}'
+}
+first_pod() { k get pods -l "app=$1" -o jsonpath='{.items[0].metadata.name}'; }
+pending_with() {  # pending_with APP TEXT: a pod of APP has a FailedScheduling event with TEXT
+  local p
+  for p in $(k get pods -l "app=$1" -o jsonpath='{.items[*].metadata.name}'); do
+    events_for "$p" FailedScheduling | grep -qF "$2" && return 0
+  done
+  return 1
+}
+delete_app() {
+  k delete deployment "$1" --wait=false >/dev/null 2>&1 || true
+  poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pods -l app=$1 --no-headers 2>/dev/null | wc -l)\" -eq 0 ]" || true
+}

@@ -1,0 +1,277 @@
+#include "shim/scheduler/cycle.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/arena.h"
+#include "spdlog/spdlog.h"
+
+namespace kscore::scheduler {
+namespace {
+
+// Codes of a call that got no answer from the scorer (gRPC's own failures).
+bool TransportFailure(absl::StatusCode c) {
+  switch (c) {
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kCancelled:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kAborted:
+    case absl::StatusCode::kUnknown:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kPermissionDenied:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A plugin's Error status carried in an answer, in kube-scheduler's wording.
+Failure PreFilterError(const pb::Status& s) {
+  return Failure::Error(absl::StrCat("running PreFilter plugin \"", s.plugin(),
+                                     "\": ", absl::StrJoin(s.reasons(), ", ")));
+}
+Failure FilterError(const pb::Status& s) {
+  return Failure::Error(
+      absl::StrCat("running \"", s.plugin(),
+                   "\" filter plugin: ", absl::StrJoin(s.reasons(), ", ")));
+}
+
+// The bytes every request of a cycle starts with: profile, pod, detail and
+// the configuration hash the cycle is planned with.
+std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile) {
+  pb::EvaluateRequest h;
+  h.set_profile(pod.scheduler_name);
+  *h.mutable_pod() = pod.pod;
+  h.set_detail(pb::DETAIL_TOTALS);
+  h.set_config_hash(profile.config_hash);
+  return h.SerializeAsString();
+}
+
+}  // namespace
+
+size_t NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes) {
+  constexpr size_t kMinFeasibleNodesToFind = 100;
+  constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
+  if (all_nodes < kMinFeasibleNodesToFind) return all_nodes;
+  int32_t pct = percentage;
+  if (pct == 0) {
+    pct = 50 - static_cast<int32_t>(all_nodes / 125);
+    if (pct < kMinFeasibleNodesPercentageToFind)
+      pct = kMinFeasibleNodesPercentageToFind;
+  }
+  size_t n = all_nodes * static_cast<size_t>(pct) / 100;
+  if (n < kMinFeasibleNodesToFind) return kMinFeasibleNodesToFind;
+  return n;
+}
+
+Window PlanWindow(int32_t percentage, size_t all_nodes, size_t start) {
+  if (all_nodes == 0) return {};
+  return {all_nodes, NumFeasibleNodesToFind(percentage, all_nodes),
+          start % all_nodes};
+}
+
+Failure ScorerFailure(const absl::Status& s) {
+  if (TransportFailure(s.code())) {
+    return Failure::Error(absl::StrCat("scorer unavailable: ", s.message()));
+  }
+  Failure f = Failure::Error(std::string(s.message()));
+  f.stale_profiles = absl::IsFailedPrecondition(s);
+  return f;
+}
+
+std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
+                                       size_t base, size_t end, bool single,
+                                       Evaluation& ev) {
+  if (resp.status().code() == pb::CODE_ERROR) {
+    return PreFilterError(resp.status());
+  }
+  if (resp.status().code() != pb::CODE_SUCCESS) {
+    ev.fit_error.SetPreFilterMessage(
+        absl::StrJoin(resp.status().reasons(), ", "));
+    return Failure::Unschedulable(ev.fit_error.Message());
+  }
+  if (ev.plugins.empty() && !resp.plugins().empty()) {
+    ev.plugins.assign(resp.plugins().begin(), resp.plugins().end());
+  }
+  if (ev.cycle_state.empty()) ev.cycle_state = resp.cycle_state();
+  const size_t before = ev.feasible.size();
+  size_t next = base;
+  for (const pb::RejectedNode& r : resp.rejected()) {
+    const size_t at = base + static_cast<size_t>(r.index());
+    if (r.index() < 0 || at < next || at >= end) {
+      return Failure::Error(absl::StrCat("scorer error: rejected node index ",
+                                         r.index(), " out of order or range"));
+    }
+    // Upstream: a Filter plugin's Error aborts the cycle, it does not make
+    // the node unschedulable.
+    if (r.status().code() == pb::CODE_ERROR) {
+      return FilterError(r.status());
+    }
+    for (; next < at; ++next) ev.feasible.push_back(next);
+    next = at + 1;
+    for (const std::string& why : r.status().reasons()) {
+      ev.fit_error.AddReason(why);
+    }
+  }
+  for (; next < end; ++next) ev.feasible.push_back(next);
+  const size_t got = ev.feasible.size() - before;
+  if (static_cast<size_t>(resp.raw_size()) != got * ev.plugins.size() ||
+      (single && static_cast<size_t>(resp.totals_size()) != got)) {
+    return Failure::Error(
+        absl::StrCat("scorer error: ", resp.raw_size(), " raw scores and ",
+                     resp.totals_size(), " totals for ", got,
+                     " feasible nodes and ", ev.plugins.size(), " plugins"));
+  }
+  ev.raw.insert(ev.raw.end(), resp.raw().begin(), resp.raw().end());
+  if (single) ev.totals.assign(resp.totals().begin(), resp.totals().end());
+  return std::nullopt;
+}
+
+std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
+                                       scorer_client::Scorer& scorer,
+                                       Evaluation& ev) {
+  const cache::PodInfo& pod = *in.pod;
+  const size_t batch = std::max<size_t>(1, in.batch_size);
+  const bool with_labels = in.profile->NeedsNodeLabels(pod.pod);
+  const std::string head = RequestHead(pod, *in.profile);
+  pb::EvaluateRequest skip;
+  skip.set_skip_normalize(true);
+  const std::string skip_normalize = skip.SerializeAsString();
+  while (ev.processed < w.all_nodes && ev.feasible.size() < w.to_find) {
+    // As many nodes as feasible ones are still to find (kube-scheduler's
+    // window), in batches of at most `batch`.
+    const size_t want =
+        std::min(w.all_nodes - ev.processed, w.to_find - ev.feasible.size());
+    // Normalised in the call only when it is the cycle's only call: the
+    // first, one batch, and enough nodes that no second round is possible
+    // unless some are rejected (then Normalize runs over the raw scores).
+    const bool single = ev.calls == 0 && want <= batch;
+    std::vector<std::string> requests;
+    std::vector<size_t> bases;  // index in ev.names of each request's first
+    for (size_t off = 0; off < want; off += batch) {
+      std::string& req = requests.emplace_back(head);
+      if (!single) req.append(skip_normalize);
+      ++ev.calls;
+      bases.push_back(ev.names.size());
+      in.cache->AppendCandidates(
+          pod, in.profile->label_count_keys, w.first + ev.processed + off,
+          std::min(batch, want - off), with_labels,
+          pb::EvaluateRequest::kNodesFieldNumber, &req, &ev.names);
+    }
+    ev.processed += want;
+    google::protobuf::Arena arena;
+    std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
+        scorer.EvaluateAll(requests, &arena);
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!results[i].ok()) return ScorerFailure(results[i].status());
+      const size_t end = i + 1 < bases.size() ? bases[i + 1] : ev.names.size();
+      if (std::optional<Failure> f =
+              CollectResponse(**results[i], bases[i], end, single, ev)) {
+        return f;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> Normalize(const CycleInput& in,
+                                 scorer_client::Scorer& scorer,
+                                 Evaluation& ev) {
+  if (ev.totals.size() == ev.feasible.size()) return std::nullopt;
+  if (ev.plugins.empty()) {  // no score plugin ran: every node totals 0
+    ev.totals.assign(ev.feasible.size(), 0);
+    return std::nullopt;
+  }
+  pb::NormalizeScoreRequest req;
+  req.set_profile(in.pod->scheduler_name);
+  *req.mutable_pod() = in.pod->pod;
+  *req.mutable_cycle_state() = ev.cycle_state;
+  req.set_config_hash(in.profile->config_hash);
+  for (const std::string& p : ev.plugins) req.add_plugins(p);
+  req.mutable_raw()->Add(ev.raw.begin(), ev.raw.end());
+  absl::StatusOr<pb::NormalizeScoreResponse> norm = scorer.NormalizeScore(req);
+  if (!norm.ok()) return ScorerFailure(norm.status());
+  if (static_cast<size_t>(norm->totals_size()) != ev.feasible.size()) {
+    return Failure::Error(absl::StrCat("scorer error: NormalizeScore returned ",
+                                       norm->totals_size(), " totals for ",
+                                       ev.feasible.size(), " nodes"));
+  }
+  ev.totals.assign(norm->totals().begin(), norm->totals().end());
+  return std::nullopt;
+}
+
+size_t SelectHost(absl::Span<const int64_t> totals, std::mt19937_64& rng) {
+  // Reservoir sampling over the ties of the best total so far.
+  size_t best = 0, ties = 1;
+  for (size_t i = 1; i < totals.size(); ++i) {
+    if (totals[i] > totals[best]) {
+      best = i;
+      ties = 1;
+    } else if (totals[i] == totals[best] &&
+               std::uniform_int_distribution<size_t>(0, ties++)(rng) == 0) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+std::string ExplainChoice(const Evaluation& ev) {
+  std::vector<size_t> order(ev.feasible.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto top =
+      static_cast<std::ptrdiff_t>(std::min<size_t>(3, order.size()));
+  std::partial_sort(
+      order.begin(), order.begin() + top, order.end(),
+      [&](size_t a, size_t b) { return ev.totals[a] > ev.totals[b]; });
+  const size_t k_plugins = ev.plugins.size();
+  std::string why;
+  for (std::ptrdiff_t k = 0; k < top; ++k) {
+    const size_t i = order[k];
+    std::vector<std::string> parts;
+    for (size_t p = 0; p < k_plugins; ++p) {
+      parts.push_back(
+          absl::StrCat(ev.plugins[p], "=", ev.raw[i * k_plugins + p]));
+    }
+    absl::StrAppend(&why, k ? "; " : "", ev.names[ev.feasible[i]],
+                    " total=", ev.totals[i], " (raw ",
+                    absl::StrJoin(parts, " "), ")");
+  }
+  return why;
+}
+
+CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
+  const cache::PodInfo& pod = *in.pod;
+  const Window w = PlanWindow(in.profile->percentage_of_nodes_to_score,
+                              in.cache->NodeCount(), in.start);
+  if (w.all_nodes == 0) {
+    return {.failure = Failure::Unschedulable(
+                "0/0 nodes are available: no nodes available to schedule "
+                "pods")};
+  }
+  Evaluation ev(w.all_nodes);
+  if (std::optional<Failure> f = EvaluateBatches(in, w, scorer, ev)) {
+    return {.failure = std::move(f)};
+  }
+  CycleResult result{.next_start = (w.first + ev.processed) % w.all_nodes};
+  if (ev.feasible.empty()) {
+    result.failure = Failure::Unschedulable(ev.fit_error.Message());
+    return result;
+  }
+  if (std::optional<Failure> f = Normalize(in, scorer, ev)) {
+    result.failure = std::move(f);
+    return result;
+  }
+  const size_t best = SelectHost(ev.totals, *in.rng);
+  result.node = ev.names[ev.feasible[best]];
+  if (spdlog::should_log(spdlog::level::debug)) {
+    spdlog::debug("pod {} -> node {} among {} feasible of {} nodes; top: {}",
+                  pod.key, result.node, ev.feasible.size(), w.all_nodes,
+                  ExplainChoice(ev));
+  }
+  return result;
+}
+
+}  // namespace kscore::scheduler

@@ -1,0 +1,129 @@
+#ifndef KSCORE_SHIM_SCHEDULER_CYCLE_H_
+#define KSCORE_SHIM_SCHEDULER_CYCLE_H_
+
+// The scheduling cycle of one pod, without side effects on the cluster:
+// kube-scheduler's schedulePod (findNodesThatFitPod, prioritizeNodes,
+// selectHost) against the scorer. Assuming and binding are the Scheduler's.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "google/protobuf/map.h"
+#include "scorer/framework/fit_error.h"
+#include "shim/cache/cache.h"
+#include "shim/scheduler/profiles.h"
+#include "shim/scorer_client/scorer.h"
+
+namespace kscore::scheduler {
+
+namespace pb = ::kscore::scorer::v1;
+
+// Why a cycle placed no pod: no node fits (an event reason Unschedulable,
+// kube-scheduler's FitError message), or the cycle could not run (reason
+// SchedulerError: the scorer unreachable, a plugin's Error, a bad answer).
+struct Failure {
+  enum class Kind { kUnschedulable, kError };
+  Kind kind;
+  std::string message;
+  // A scorer replica refused the call for its configuration hash: the
+  // profiles learnt from the scorer are stale.
+  bool stale_profiles = false;
+
+  static Failure Unschedulable(std::string m) {
+    return {Kind::kUnschedulable, std::move(m)};
+  }
+  static Failure Error(std::string m) { return {Kind::kError, std::move(m)}; }
+};
+
+// The outcome of RunCycle: a node, or a failure.
+struct CycleResult {
+  std::string node{};                // empty on failure
+  std::optional<Failure> failure{};  // set on failure
+  // Where the next cycle's window starts (round robin), when this cycle got
+  // as far as looking at every node it meant to.
+  std::optional<size_t> next_start{};
+
+  bool ok() const { return !failure.has_value(); }
+};
+
+struct CycleInput {
+  const cache::PodInfo* pod = nullptr;
+  const ProfileInfo* profile = nullptr;
+  const cache::Cache* cache = nullptr;
+  size_t batch_size = 500;  // nodes per scorer call
+  size_t start = 0;         // round-robin position (taken mod node count)
+  std::mt19937_64* rng = nullptr;  // breaks ties between the best nodes
+};
+
+// Seam 1, the window: how many feasible nodes to find, among how many, from
+// which node on.
+struct Window {
+  size_t all_nodes = 0;
+  size_t to_find = 0;
+  size_t first = 0;
+};
+
+// kube-scheduler's numFeasibleNodesToFind.
+size_t NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes);
+Window PlanWindow(int32_t percentage, size_t all_nodes, size_t start);
+
+// Seam 2, what the scorer said of the candidates, every batch together.
+struct Evaluation {
+  explicit Evaluation(size_t all_nodes)
+      : fit_error(static_cast<int>(all_nodes)) {}
+
+  std::vector<std::string> names;  // every candidate sent, in order
+  std::vector<size_t> feasible;    // indices into `names`
+  std::vector<std::string> plugins;
+  // The feasible nodes' raw scores, node after node (plugins.size() each).
+  std::vector<int64_t> raw;
+  // Totals per feasible node; filled by the call itself only when the cycle
+  // took one call, else by Normalize.
+  std::vector<int64_t> totals;
+  google::protobuf::Map<std::string, std::string> cycle_state;
+  framework::FitErrorBuilder fit_error;  // the rejected nodes' reasons
+  size_t processed = 0;                  // candidates sent
+  size_t calls = 0;                      // Evaluate calls made
+};
+
+// Sends the window's candidates in batches of in.batch_size, more rounds
+// while nodes are rejected and the window is not exhausted, into `ev`.
+std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
+                                       scorer_client::Scorer& scorer,
+                                       Evaluation& ev);
+
+// Reads one Evaluate answer for the candidates [base, end) of ev.names;
+// `single` when it is the cycle's only call (its totals are the cycle's).
+std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
+                                       size_t base, size_t end, bool single,
+                                       Evaluation& ev);
+
+// Seam 3: totals for every feasible node. A cycle of several calls has its
+// raw scores normalised together in one NormalizeScore call; without a
+// score plugin every node totals 0.
+std::optional<Failure> Normalize(const CycleInput& in,
+                                 scorer_client::Scorer& scorer, Evaluation& ev);
+
+// Seam 4: the index (into totals) of the highest total, ties broken
+// uniformly at random.
+size_t SelectHost(absl::Span<const int64_t> totals, std::mt19937_64& rng);
+// The -v=4 "why": the top three nodes with their totals and raw scores.
+std::string ExplainChoice(const Evaluation& ev);
+
+// A scorer call that failed: the transport's failure is "scorer
+// unavailable: ...", the scorer's own error (a plugin's Error, a rejected
+// request) keeps the scorer's wording.
+Failure ScorerFailure(const absl::Status& s);
+
+// Seams 1 to 4 for one pod.
+CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer);
+
+}  // namespace kscore::scheduler
+
+#endif  // KSCORE_SHIM_SCHEDULER_CYCLE_H_

@@ -1,0 +1,40 @@
+#ifndef KSCORE_SHIM_SCORER_CLIENT_SCORER_H_
+#define KSCORE_SHIM_SCORER_CLIENT_SCORER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "google/protobuf/arena.h"
+#include "kscore/scorer/v1/scorer.pb.h"
+
+namespace kscore::scorer_client {
+
+namespace pb = ::kscore::scorer::v1;
+
+// The scorer as the scheduling cycle sees it (Envoy ext_authz's Client): the
+// gRPC ScorerClient in production, a fake answering from a table in tests.
+//
+// A status that is not OK is either the transport's (UNAVAILABLE,
+// DEADLINE_EXCEEDED, ...: no answer) or the scorer's own answer
+// (INVALID_ARGUMENT, INTERNAL, ...: e.g. a plugin returned Error), with the
+// scorer's wording as the message.
+class Scorer {
+ public:
+  virtual ~Scorer() = default;
+
+  // One result per request, in order. Each request is an encoded
+  // pb::EvaluateRequest; responses are decoded onto `arena`, which must
+  // outlive them.
+  virtual std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateAll(
+      absl::Span<const std::string> requests,
+      google::protobuf::Arena* arena) = 0;
+  virtual absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
+      const pb::NormalizeScoreRequest& request) = 0;
+  virtual absl::StatusOr<pb::ListProfilesResponse> ListProfiles() = 0;
+};
+
+}  // namespace kscore::scorer_client
+
+#endif  // KSCORE_SHIM_SCORER_CLIENT_SCORER_H_
