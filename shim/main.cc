@@ -26,6 +26,7 @@
 #include "scorer/server/flags.h"
 #include "scorer/server/logging.h"
 #include "shim/cache/cache.h"
+#include "shim/cache/informer_codecs.h"
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
 #include "shim/kube/leader_election.h"
@@ -251,12 +252,9 @@ int main(int argc, char** argv) {
       &profiles, &cache, &queue, scorer->get(), client->get(), &feedback,
       &metrics);
 
-  auto on_pod = [&](const nlohmann::json& obj) {
-    absl::StatusOr<PodInfo> pod = kscore::cache::PodFromJson(obj);
-    if (!pod.ok()) {
-      spdlog::warn("ignoring pod: {}", std::string(pod.status().message()));
-      return;
-    }
+  using PodPtr = kscore::kube::Ptr<PodInfo>;
+  using NodePtr = kscore::kube::Ptr<kscore::cache::NodeInfo>;
+  auto on_pod = [&](const PodPtr& pod) {
     if (!pod->node_name.empty()) {
       cache.UpsertAssignedPod(*pod);
       queue.Delete(pod->key);
@@ -268,85 +266,52 @@ int main(int argc, char** argv) {
       queue.Delete(pod->key);
       return;
     }
-    queue.AddOrUpdate(std::make_shared<const PodInfo>(*std::move(pod)));
+    queue.AddOrUpdate(pod);
   };
-  kscore::kube::Informer pods(
+  auto on_pod_delete = [&](const PodPtr& pod) {
+    // `pod` may be only what the store keeps (a delete seen by a relist):
+    // the key is all this needs.
+    bool was_assigned = !cache.NodeOf(pod->key).empty();
+    cache.RemovePod(pod->key);
+    queue.Delete(pod->key);
+    if (was_assigned) queue.MoveAllToActiveOrBackoff();  // room was freed
+  };
+  // Decoded once into PodInfo; the store keeps only the identity (PodCodec).
+  kscore::kube::Informer<PodInfo> pods(
       client->get(),
       {"/api/v1/pods",
        "status.phase!=Succeeded,status.phase!=Failed",
        "",
-       {on_pod,
-        [&](const nlohmann::json&, const nlohmann::json& obj) { on_pod(obj); },
-        [&](const nlohmann::json& obj) {
-          // `obj` may be only what the store keeps (a delete seen by a
-          // relist): the key is all this needs.
-          const std::string key = kscore::kube::Store::KeyOf(obj);
-          bool was_assigned = !cache.NodeOf(key).empty();
-          cache.RemovePod(key);
-          queue.Delete(key);
-          if (was_assigned) queue.MoveAllToActiveOrBackoff();  // room was freed
-        },
-        nullptr},
-       // Pod handlers read each new object whole and never the old one:
-       // the store keeps only the identity (kube-scheduler's informers keep
-       // whole objects minus managedFields; at 10k pods that is most of
-       // its memory).
-       [](const nlohmann::json&) { return nlohmann::json::object(); },
+       {on_pod, [&](const PodPtr&, const PodPtr& pod) { on_pod(pod); },
+        on_pod_delete, nullptr},
+       kscore::cache::PodCodec(),
        absl::ZeroDuration(),
-       use_protobuf ? kscore::kube::ObjectDecoder(kscore::kube::PodProtoToJson)
-                    : nullptr});
-  auto on_node = [&](const nlohmann::json& obj) {
-    absl::StatusOr<kscore::scorer::v1::Node> node =
-        kscore::cache::NodeFromJson(obj);
-    if (!node.ok()) {
-      spdlog::warn("ignoring node: {}", std::string(node.status().message()));
-      return;
-    }
-    cache.UpsertNode(*std::move(node));
+       use_protobuf});
+  auto on_node = [&](const NodePtr& node) {
+    cache.UpsertNode(node->node);
     queue.MoveAllToActiveOrBackoff();
   };
-  kscore::kube::Informer nodes(
+  kscore::kube::Informer<kscore::cache::NodeInfo> nodes(
       client->get(),
       {"/api/v1/nodes",
        "",
        "",
        {on_node,
-        [&](const nlohmann::json& old_obj, const nlohmann::json& obj) {
+        [&](const NodePtr& before, const NodePtr& after) {
           // Status heartbeats change nothing the plugins read: skip them, so
           // thousands of nodes do not re-queue every unschedulable pod.
-          auto before = kscore::cache::NodeFromJson(old_obj);
-          auto after = kscore::cache::NodeFromJson(obj);
-          if (before.ok() && after.ok() &&
-              google::protobuf::util::MessageDifferencer::Equals(*before,
-                                                                 *after)) {
+          if (google::protobuf::util::MessageDifferencer::Equals(before->node,
+                                                                 after->node)) {
             return;
           }
-          on_node(obj);
+          on_node(after);
         },
-        [&](const nlohmann::json& obj) {
-          cache.RemoveNode(obj.value("metadata", nlohmann::json::object())
-                               .value("name", ""));
-        },
+        [&](const NodePtr& node) { cache.RemoveNode(node->node.name()); },
         nullptr},
-       // What NodeFromJson reads, so updates can be compared with the old
-       // state: labels, spec and allocatable (not images, conditions,
-       // managedFields...).
-       [](const nlohmann::json& obj) {
-         nlohmann::json kept = nlohmann::json::object();
-         const auto meta = obj.find("metadata");
-         if (meta != obj.end() && meta->contains("labels")) {
-           kept["metadata"]["labels"] = (*meta)["labels"];
-         }
-         if (obj.contains("spec")) kept["spec"] = obj["spec"];
-         const auto status = obj.find("status");
-         if (status != obj.end() && status->contains("allocatable")) {
-           kept["status"]["allocatable"] = (*status)["allocatable"];
-         }
-         return kept;
-       },
+       // The store keeps the whole NodeInfo, the old state compared above.
+       kscore::cache::NodeCodec(),
        absl::ZeroDuration(),
-       use_protobuf ? kscore::kube::ObjectDecoder(kscore::kube::NodeProtoToJson)
-                    : nullptr});
+       use_protobuf});
   nodes.Start();
   pods.Start();
 

@@ -1,10 +1,9 @@
+// The JSON decoders; objects_proto.cc reads the protobuf encoding into the
+// same shapes through the same field helpers (object_fields.h).
 #include "shim/cache/objects.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "scorer/framework/pod_resources.h"
-#include "scorer/framework/scalar_resources.h"
-#include "shim/cache/quantity.h"
+#include "shim/cache/object_fields.h"
 
 namespace kscore::cache {
 namespace {
@@ -22,6 +21,8 @@ std::string Str(const json& j, const char* key) {
   const json& v = At(j, key);
   return v.is_string() ? v.get<std::string>() : std::string();
 }
+
+bool NonEmptyArray(const json& j) { return j.is_array() && !j.empty(); }
 
 void StringMap(const json& j,
                google::protobuf::Map<std::string, std::string>* out) {
@@ -41,47 +42,50 @@ absl::Status Resources(const json& list, const std::string& path,
       return absl::InvalidArgumentError(
           absl::StrCat(path, ".", it.key(), ": not a quantity"));
     }
-    const std::string& name = it.key();
-    const std::string q = it.value().get<std::string>();
-    absl::StatusOr<int64_t> v = ParseQuantity(q, name == "cpu" ? -3 : 0);
-    if (!v.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ".", name, ": ", v.status().message()));
-    }
-    if (name == "cpu") {
-      out->set_milli_cpu(*v);
-    } else if (name == "memory") {
-      out->set_memory(*v);
-    } else if (name == "ephemeral-storage") {
-      out->set_ephemeral_storage(*v);
-    } else if (name == "pods") {
-      out->set_pods(*v);
-    } else if (absl::StrContains(name, "/") ||
-               absl::StartsWith(name, "hugepages-")) {
-      // Extended and hugepages resources; others (e.g. storage) are not
-      // scheduled on.
-      framework::MutableScalar(out, name)->set_value(*v);
+    if (absl::Status s = fields::AddResource(
+            path, it.key(), it.value().get_ref<const std::string&>(), out);
+        !s.ok()) {
+      return s;
     }
   }
   return absl::OkStatus();
 }
 
-void Requirement(const json& j, pb::NodeSelectorRequirement* out) {
-  out->set_key(Str(j, "key"));
-  out->set_operator_(Str(j, "operator"));
-  const json& values = At(j, "values");
-  if (values.is_array()) {
-    for (const json& v : values) {
-      if (v.is_string()) out->add_values(v.get<std::string>());
+void Requirements(
+    const json& list,
+    google::protobuf::RepeatedPtrField<pb::NodeSelectorRequirement>* out) {
+  for (const json& j : list) {
+    pb::NodeSelectorRequirement* r =
+        fields::AddRequirement(Str(j, "key"), Str(j, "operator"), out);
+    for (const json& v : At(j, "values")) {
+      if (v.is_string()) r->add_values(v.get<std::string>());
     }
   }
 }
 
 void Term(const json& j, pb::NodeSelectorTerm* out) {
-  for (const json& e : At(j, "matchExpressions"))
-    Requirement(e, out->add_match_expressions());
-  for (const json& e : At(j, "matchFields"))
-    Requirement(e, out->add_match_fields());
+  Requirements(At(j, "matchExpressions"), out->mutable_match_expressions());
+  Requirements(At(j, "matchFields"), out->mutable_match_fields());
+}
+
+void NodeAffinity(const json& node_affinity, pb::Pod* pod) {
+  if (node_affinity.is_null()) return;
+  const json& required =
+      At(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
+  if (!required.is_null()) {
+    pod->mutable_node_affinity()->set_has_required(true);
+    for (const json& t : At(required, "nodeSelectorTerms")) {
+      Term(t, pod->mutable_node_affinity()->add_required());
+    }
+  }
+  for (const json& t :
+       At(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
+    pb::PreferredSchedulingTerm* pt =
+        pod->mutable_node_affinity()->add_preferred();
+    if (const json& w = At(t, "weight"); w.is_number_integer())
+      pt->set_weight(w.get<int32_t>());
+    Term(At(t, "preference"), pt->mutable_preference());
+  }
 }
 
 absl::Status Container(const json& c, const std::string& path,
@@ -95,26 +99,45 @@ absl::Status Container(const json& c, const std::string& path,
   out->set_restart_policy(Str(c, "restartPolicy"));
   for (const json& p : At(c, "ports")) {
     const json& hp = At(p, "hostPort");
-    if (!hp.is_number_integer() || hp.get<int>() <= 0) continue;
-    pb::ContainerPort* port = out->add_ports();
-    port->set_host_port(hp.get<int>());
-    std::string protocol = Str(p, "protocol");
-    port->set_protocol(protocol.empty() ? "TCP" : protocol);
-    port->set_host_ip(Str(p, "hostIP"));
+    if (!hp.is_number_integer()) continue;
+    fields::AddPort(hp.get<int64_t>(), Str(p, "protocol"), Str(p, "hostIP"),
+                    out);
   }
   return absl::OkStatus();
 }
 
+absl::Status Containers(const json& spec, pb::Pod* pod) {
+  int i = 0;
+  for (const json& c : At(spec, "containers")) {
+    if (absl::Status s =
+            Container(c, absl::StrCat("spec.containers[", i++, "]"),
+                      pod->add_containers());
+        !s.ok()) {
+      return s;
+    }
+  }
+  i = 0;
+  for (const json& c : At(spec, "initContainers")) {
+    if (absl::Status s =
+            Container(c, absl::StrCat("spec.initContainers[", i++, "]"),
+                      pod->add_init_containers());
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Resources(At(spec, "overhead"), "spec.overhead",
+                   pod->mutable_overhead());
+}
+
 void AffinityTerms(const json& j, pb::PodAffinity* out) {
   for (const json& t : At(j, "requiredDuringSchedulingIgnoredDuringExecution"))
-    out->add_required()->set_topology_key(Str(t, "topologyKey"));
+    fields::AddAffinityTerm(Str(t, "topologyKey"), out);
   for (const json& w :
        At(j, "preferredDuringSchedulingIgnoredDuringExecution")) {
-    pb::WeightedPodAffinityTerm* wt = out->add_preferred();
-    if (const json& v = At(w, "weight"); v.is_number_integer())
-      wt->set_weight(v.get<int32_t>());
-    wt->mutable_term()->set_topology_key(
-        Str(At(w, "podAffinityTerm"), "topologyKey"));
+    const json& weight = At(w, "weight");
+    fields::AddPreferredAffinityTerm(
+        weight.is_number_integer() ? weight.get<int32_t>() : 0,
+        Str(At(w, "podAffinityTerm"), "topologyKey"), out);
   }
 }
 
@@ -127,23 +150,42 @@ void Requirements(const json& spec, pb::Pod* pod) {
   AffinityTerms(At(affinity, "podAntiAffinity"),
                 pod->mutable_pod_anti_affinity());
   for (const json& c : At(spec, "topologySpreadConstraints")) {
-    pb::TopologySpreadConstraint* t = pod->add_topology_spread_constraints();
-    if (const json& v = At(c, "maxSkew"); v.is_number_integer())
-      t->set_max_skew(v.get<int32_t>());
-    t->set_topology_key(Str(c, "topologyKey"));
-    t->set_when_unsatisfiable(Str(c, "whenUnsatisfiable"));
+    const json& skew = At(c, "maxSkew");
+    fields::AddSpreadConstraint(
+        skew.is_number_integer() ? skew.get<int32_t>() : 0,
+        Str(c, "topologyKey"), Str(c, "whenUnsatisfiable"), pod);
   }
   for (const json& v : At(spec, "volumes")) {
     const json& pvc = At(v, "persistentVolumeClaim");
-    const bool ephemeral = !At(v, "ephemeral").is_null();
-    if (pvc.is_null() && !ephemeral) continue;
-    pb::VolumeClaim* c = pod->add_volume_claims();
-    c->set_volume(Str(v, "name"));
-    c->set_claim_name(Str(pvc, "claimName"));
-    c->set_ephemeral(ephemeral);
+    fields::AddVolume(Str(v, "name"), !pvc.is_null(), Str(pvc, "claimName"),
+                      !At(v, "ephemeral").is_null(), pod);
   }
   for (const json& c : At(spec, "resourceClaims"))
-    pod->add_resource_claims(Str(c, "name"));
+    fields::AddResourceClaim(Str(c, "name"), pod);
+}
+
+// metadata and status, and the spec fields outside pb::Pod.
+void PodMeta(const json& obj, PodInfo* p) {
+  const json& meta = At(obj, "metadata");
+  const json& spec = At(obj, "spec");
+  p->namespace_ = Str(meta, "namespace");
+  p->name = Str(meta, "name");
+  p->uid = Str(meta, "uid");
+  p->resource_version = Str(meta, "resourceVersion");
+  p->deleting = !At(meta, "deletionTimestamp").is_null();
+  p->created = ParseTime(Str(meta, "creationTimestamp"));
+  StringMap(At(meta, "labels"), p->pod.mutable_labels());
+  p->scheduler_name = Str(spec, "schedulerName");
+  p->node_name = Str(spec, "nodeName");
+  p->gated = NonEmptyArray(At(spec, "schedulingGates"));
+  if (const json& prio = At(spec, "priority"); prio.is_number_integer()) {
+    p->priority = prio.get<int32_t>();
+  }
+  p->phase = Str(At(obj, "status"), "phase");
+  for (const json& c : At(At(obj, "status"), "conditions")) {
+    fields::AddCondition(Str(c, "type"), Str(c, "status"), Str(c, "message"),
+                         p);
+  }
 }
 
 }  // namespace
@@ -157,113 +199,29 @@ absl::Time ParseTime(const std::string& s) {
 }
 
 absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
-  const json& meta = At(obj, "metadata");
   const json& spec = At(obj, "spec");
   PodInfo p;
-  p.namespace_ = Str(meta, "namespace");
-  p.name = Str(meta, "name");
-  if (p.name.empty())
-    return absl::InvalidArgumentError("pod without metadata.name");
-  p.key = absl::StrCat(p.namespace_, "/", p.name);
-  p.uid = Str(meta, "uid");
-  p.resource_version = Str(meta, "resourceVersion");
-  p.deleting = !At(meta, "deletionTimestamp").is_null();
-  p.created = ParseTime(Str(meta, "creationTimestamp"));
-  p.scheduler_name = Str(spec, "schedulerName");
-  if (p.scheduler_name.empty()) p.scheduler_name = "default-scheduler";
-  p.node_name = Str(spec, "nodeName");
-  p.phase = Str(At(obj, "status"), "phase");
-  const json& gates = At(spec, "schedulingGates");
-  p.gated = gates.is_array() && !gates.empty();
-  if (const json& prio = At(spec, "priority"); prio.is_number_integer()) {
-    p.priority = prio.get<int32_t>();
-  }
-  for (const json& c : At(At(obj, "status"), "conditions")) {
-    if (Str(c, "type") == "PodScheduled" && Str(c, "status") == "False") {
-      p.unschedulable_message = Str(c, "message");
-    }
-  }
-
+  PodMeta(obj, &p);
   pb::Pod& pod = p.pod;
-  pod.set_namespace_(p.namespace_);
-  pod.set_name(p.name);
-  pod.set_uid(p.uid);
-  pod.set_priority(p.priority);
-  StringMap(At(meta, "labels"), pod.mutable_labels());
   StringMap(At(spec, "nodeSelector"), pod.mutable_node_selector());
-  const json& node_affinity = At(At(spec, "affinity"), "nodeAffinity");
-  if (!node_affinity.is_null()) {
-    const json& required =
-        At(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
-    if (!required.is_null()) {
-      pod.mutable_node_affinity()->set_has_required(true);
-      for (const json& t : At(required, "nodeSelectorTerms")) {
-        Term(t, pod.mutable_node_affinity()->add_required());
-      }
-    }
-    for (const json& t :
-         At(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
-      pb::PreferredSchedulingTerm* pt =
-          pod.mutable_node_affinity()->add_preferred();
-      if (const json& w = At(t, "weight"); w.is_number_integer())
-        pt->set_weight(w.get<int32_t>());
-      Term(At(t, "preference"), pt->mutable_preference());
-    }
-  }
+  NodeAffinity(At(At(spec, "affinity"), "nodeAffinity"), &pod);
   for (const json& t : At(spec, "tolerations")) {
-    pb::Toleration* tol = pod.add_tolerations();
-    tol->set_key(Str(t, "key"));
-    tol->set_operator_(Str(t, "operator"));
-    tol->set_value(Str(t, "value"));
-    tol->set_effect(Str(t, "effect"));
+    fields::AddToleration(Str(t, "key"), Str(t, "operator"), Str(t, "value"),
+                          Str(t, "effect"), &pod);
   }
-  int i = 0;
-  for (const json& c : At(spec, "containers")) {
-    if (absl::Status s =
-            Container(c, absl::StrCat("spec.containers[", i++, "]"),
-                      pod.add_containers());
-        !s.ok()) {
-      return s;
-    }
-  }
-  i = 0;
-  for (const json& c : At(spec, "initContainers")) {
-    if (absl::Status s =
-            Container(c, absl::StrCat("spec.initContainers[", i++, "]"),
-                      pod.add_init_containers());
-        !s.ok()) {
-      return s;
-    }
-  }
+  if (absl::Status s = Containers(spec, &pod); !s.ok()) return s;
   Requirements(spec, &pod);
-  if (absl::Status s = Resources(At(spec, "overhead"), "spec.overhead",
-                                 pod.mutable_overhead());
-      !s.ok()) {
-    return s;
-  }
-  p.requests = framework::PodRequests(pod);
-  p.non_zero = framework::PodNonZeroRequests(pod);
-  // Host ports held on the node: regular containers and sidecars (init
-  // containers that keep running).
-  auto add_ports = [&p](const pb::Container& c) {
-    for (const pb::ContainerPort& port : c.ports()) {
-      pb::HostPort& hp = p.host_ports.emplace_back();
-      hp.set_port(port.host_port());
-      hp.set_protocol(port.protocol());
-      hp.set_host_ip(port.host_ip());
-    }
-  };
-  for (const pb::Container& c : pod.containers()) add_ports(c);
-  for (const pb::Container& c : pod.init_containers()) {
-    if (c.restart_policy() == "Always") add_ports(c);
-  }
+  if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
   return p;
 }
 
-absl::StatusOr<pb::Node> NodeFromJson(const json& obj) {
+absl::StatusOr<NodeInfo> NodeFromJson(const json& obj) {
   const json& meta = At(obj, "metadata");
   const json& spec = At(obj, "spec");
-  pb::Node n;
+  NodeInfo info;
+  info.uid = Str(meta, "uid");
+  info.resource_version = Str(meta, "resourceVersion");
+  pb::Node& n = info.node;
   n.set_name(Str(meta, "name"));
   if (n.name().empty())
     return absl::InvalidArgumentError("node without metadata.name");
@@ -271,17 +229,14 @@ absl::StatusOr<pb::Node> NodeFromJson(const json& obj) {
   if (const json& u = At(spec, "unschedulable"); u.is_boolean())
     n.set_unschedulable(u.get<bool>());
   for (const json& t : At(spec, "taints")) {
-    pb::Taint* taint = n.add_taints();
-    taint->set_key(Str(t, "key"));
-    taint->set_value(Str(t, "value"));
-    taint->set_effect(Str(t, "effect"));
+    fields::AddTaint(Str(t, "key"), Str(t, "value"), Str(t, "effect"), &n);
   }
   if (absl::Status s = Resources(At(At(obj, "status"), "allocatable"),
                                  "status.allocatable", n.mutable_allocatable());
       !s.ok()) {
     return s;
   }
-  return n;
+  return info;
 }
 
 }  // namespace kscore::cache

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 #include "nlohmann/json.hpp"
@@ -41,10 +42,24 @@ struct PodInfo {
   bool terminated() const { return phase == "Succeeded" || phase == "Failed"; }
 };
 
+// A Pod from its JSON, or from its Kubernetes protobuf encoding (the
+// object's bytes without envelope, as a list or watch event carries it): the
+// same PodInfo for the same object either way.
 absl::StatusOr<PodInfo> PodFromJson(const nlohmann::json& obj);
+absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw);
 
-// Name, labels, taints, unschedulable and allocatable of a Node.
-absl::StatusOr<pb::Node> NodeFromJson(const nlohmann::json& obj);
+// What the shim keeps of a Node: name, labels, taints, unschedulable and
+// allocatable (all the plugins read of it), and the identity its informer
+// diffs on.
+struct NodeInfo {
+  std::string uid;
+  std::string resource_version;
+  pb::Node node;
+};
+
+// From either encoding, as for pods.
+absl::StatusOr<NodeInfo> NodeFromJson(const nlohmann::json& obj);
+absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw);
 
 // RFC 3339 time as the API server writes it ("2026-12-02T11:36:57Z").
 absl::Time ParseTime(const std::string& s);

@@ -121,12 +121,14 @@ TEST(PodFromJsonTest, BadQuantityNamesTheField) {
 }
 
 TEST(NodeFromJsonTest, ReadsNode) {
-  absl::StatusOr<pb::Node> n = NodeFromJson(nlohmann::json::parse(R"({
-    "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+  absl::StatusOr<NodeInfo> info = NodeFromJson(nlohmann::json::parse(R"({
+    "metadata": {"name": "n1", "uid": "u9", "resourceVersion": "8",
+                 "labels": {"kubernetes.io/hostname": "n1"}},
     "spec": {"unschedulable": true, "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]},
     "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110",
                                "ephemeral-storage": "100Gi", "example.com/gpu": "2"}}})"));
-  ASSERT_TRUE(n.ok()) << n.status();
+  ASSERT_TRUE(info.ok()) << info.status();
+  const pb::Node* n = &info->node;
   EXPECT_EQ(n->name(), "n1");
   EXPECT_TRUE(n->unschedulable());
   EXPECT_EQ(n->taints(0).key(), "k");
@@ -134,6 +136,8 @@ TEST(NodeFromJsonTest, ReadsNode) {
   EXPECT_EQ(n->allocatable().memory(), int64_t{16} << 30);
   EXPECT_EQ(n->allocatable().pods(), 110);
   EXPECT_EQ(framework::ScalarValue(n->allocatable(), "example.com/gpu"), 2);
+  EXPECT_EQ(info->uid, "u9");
+  EXPECT_EQ(info->resource_version, "8");
 }
 
 }  // namespace

@@ -46,37 +46,28 @@ absl::Status WatchErrorStatus(const nlohmann::json& status_object) {
   return HttpError(code, message);
 }
 
-Informer::Informer(Client* client, InformerOptions options)
-    : client_(client), options_(std::move(options)) {}
+void LogUndecodable(const std::string& path, const absl::Status& status) {
+  spdlog::warn("informer {}: skipping an object: {}", path,
+               std::string(status.message()));
+}
 
-Informer::~Informer() { Stop(); }
+Reflector::Reflector(Client* client, ReflectorOptions options,
+                     ReflectorTarget* target)
+    : client_(client), options_(std::move(options)), target_(target) {}
 
-void Informer::Start() {
+Reflector::~Reflector() { Stop(); }
+
+void Reflector::Start() {
   thread_ = std::thread([this] { Run(); });
 }
 
-void Informer::Stop() {
+void Reflector::Stop() {
   stop_ = true;
   if (!stopping_.HasBeenNotified()) stopping_.Notify();
   if (thread_.joinable()) thread_.join();
 }
 
-std::vector<ObjectPtr> Informer::List() const {
-  absl::MutexLock lock(&mu_);
-  return store_.List();
-}
-
-ObjectPtr Informer::Get(absl::string_view key) const {
-  absl::MutexLock lock(&mu_);
-  return store_.Get(key);
-}
-
-std::string Informer::ResourceVersion() const {
-  absl::MutexLock lock(&mu_);
-  return resource_version_;
-}
-
-std::string Informer::Query(absl::string_view extra) const {
+std::string Reflector::Query(absl::string_view extra) const {
   std::string q = absl::StrCat(options_.path, "?", extra);
   if (!options_.field_selector.empty()) {
     absl::StrAppend(&q,
@@ -89,7 +80,7 @@ std::string Informer::Query(absl::string_view extra) const {
   return q;
 }
 
-void Informer::Run() {
+void Reflector::Run() {
   absl::Duration backoff = kMinBackoff;
   bool need_list = true;
   while (!stop_) {
@@ -124,19 +115,18 @@ void Informer::Run() {
   }
 }
 
-absl::Status Informer::ReadPage(const std::string& query,
-                                const std::string& body,
-                                std::vector<nlohmann::json>* items,
-                                std::string* rv, std::string* cont) const {
+absl::Status Reflector::ReadPage(const std::string& query,
+                                 const std::string& body, std::string* rv,
+                                 std::string* cont) {
   if (options_.protobuf && IsProtobufEnvelope(body)) {
-    absl::StatusOr<DecodedList> list = DecodeList(body, options_.protobuf);
+    absl::StatusOr<DecodedList> list = DecodeList(body);
     if (!list.ok()) {
       return absl::InternalError(
           absl::StrCat("list ", query, ": ", list.status().message()));
     }
     *rv = std::move(list->resource_version);
     *cont = std::move(list->continue_token);
-    for (nlohmann::json& item : list->items) items->push_back(std::move(item));
+    for (const std::string& item : list->items) target_->Listed({item});
     return absl::OkStatus();
   }
   nlohmann::json list = nlohmann::json::parse(body, nullptr, false);
@@ -146,12 +136,14 @@ absl::Status Informer::ReadPage(const std::string& query,
   const nlohmann::json meta = list.value("metadata", nlohmann::json::object());
   *rv = meta.value("resourceVersion", "");
   *cont = meta.value("continue", "");
-  for (nlohmann::json& item : list["items"]) items->push_back(std::move(item));
+  const auto items = list.find("items");
+  if (items == list.end() || !items->is_array()) return absl::OkStatus();
+  for (const nlohmann::json& item : *items) target_->Listed({{}, &item});
   return absl::OkStatus();
 }
 
-absl::Status Informer::ListAll() {
-  std::vector<nlohmann::json> items;
+absl::Status Reflector::ListAll() {
+  target_->DropListed();
   std::string cont;
   std::string rv;
   while (!stop_) {
@@ -163,94 +155,82 @@ absl::Status Informer::ListAll() {
     if (!resp.ok()) return resp.status();
     if (resp->status == 410 && !cont.empty()) {
       // The continue token expired: start over from the first page.
-      items.clear();
+      target_->DropListed();
       cont.clear();
       continue;
     }
     if (resp->status != 200) {
       return HttpError(resp->status, ErrorBodyText(resp->body));
     }
-    if (absl::Status s = ReadPage(q, resp->body, &items, &rv, &cont); !s.ok())
-      return s;
+    if (absl::Status s = ReadPage(q, resp->body, &rv, &cont); !s.ok()) return s;
     if (cont.empty()) break;
   }
   if (stop_) return absl::CancelledError("stopped");
 
-  std::vector<Delta> deltas;
-  {
-    absl::MutexLock lock(&mu_);
-    deltas = store_.Replace(std::move(items));
-    resource_version_ = rv;
-  }
+  target_->EndList(std::move(rv));
   ++lists_;
-  Dispatch(deltas);
-  if (!synced_.exchange(true) && options_.handlers.on_synced) {
-    options_.handlers.on_synced();
-  }
+  if (!synced_.exchange(true) && options_.on_synced) options_.on_synced();
   return absl::OkStatus();
 }
 
-absl::Status Informer::Watch(bool* got_events) {
+bool Reflector::OnEvent(absl::StatusOr<WatchEvent> event, absl::Status* error) {
+  if (!event.ok()) {
+    *error = event.status();
+    return false;
+  }
+  switch (event->type) {
+    case WatchEvent::Type::kError:
+      *error = WatchErrorStatus(event->object);
+      return false;
+    case WatchEvent::Type::kBookmark: {
+      absl::StatusOr<std::string> rv =
+          options_.protobuf ? ResourceVersionOf(event->protobuf)
+                            : absl::StatusOr<std::string>(Rv(event->object));
+      if (!rv.ok()) {
+        *error = rv.status();
+        return false;
+      }
+      target_->Bookmark(*std::move(rv));
+      return true;
+    }
+    default:
+      if (options_.protobuf) {
+        target_->Watched(event->type, {event->protobuf});
+      } else {
+        target_->Watched(event->type, {{}, &event->object});
+      }
+      return true;
+  }
+}
+
+absl::Status Reflector::Watch(bool* got_events) {
   const int64_t timeout =
       options_.watch_timeout > absl::ZeroDuration()
           ? std::max<int64_t>(1, absl::ToInt64Seconds(options_.watch_timeout))
           : std::uniform_int_distribution<int64_t>(300, 600)(rng_);
   const std::string q = Query(absl::StrCat(
       "watch=true&allowWatchBookmarks=true&timeoutSeconds=", timeout,
-      "&resourceVersion=", QueryEscape(ResourceVersion())));
+      "&resourceVersion=", QueryEscape(target_->ResourceVersion())));
   absl::Status event_error;
   auto on_event = [&](absl::StatusOr<WatchEvent> event) {
-    if (!event.ok()) {
-      event_error = event.status();
-      return false;
-    }
-    if (event->type == WatchEvent::Type::kError) {
-      event_error = WatchErrorStatus(event->object);
-      return false;
-    }
-    *got_events = true;
-    const std::string rv = Rv(event->object);
-    std::vector<Delta> deltas;
-    {
-      absl::MutexLock lock(&mu_);
-      deltas = store_.Apply(*std::move(event));
-      if (!rv.empty()) resource_version_ = rv;
-    }
-    Dispatch(deltas);
-    return true;
+    const bool go_on = OnEvent(std::move(event), &event_error);
+    if (go_on) *got_events = true;
+    return go_on;
   };
-  absl::Status st =
-      options_.protobuf
-          ? client_->StreamFrames(
-                q, kProtobufWatch,
-                [&](absl::string_view frame) {
-                  return on_event(DecodeWatchFrame(frame, options_.protobuf));
-                },
-                &stop_)
-          : client_->Stream(
-                q,
-                [&](absl::string_view line) {
-                  return on_event(ParseWatchEvent(line));
-                },
-                &stop_);
+  absl::Status st = options_.protobuf
+                        ? client_->StreamFrames(
+                              q, kProtobufWatch,
+                              [&](absl::string_view frame) {
+                                return on_event(DecodeWatchFrame(frame));
+                              },
+                              &stop_)
+                        : client_->Stream(
+                              q,
+                              [&](absl::string_view line) {
+                                return on_event(ParseWatchEvent(line));
+                              },
+                              &stop_);
   return event_error.ok() ? st : event_error;
-}
-
-void Informer::Dispatch(const std::vector<Delta>& deltas) {
-  const EventHandlers& h = options_.handlers;
-  for (const Delta& d : deltas) {
-    switch (d.type) {
-      case Delta::Type::kAdded:
-        if (h.on_add) h.on_add(*d.obj);
-        break;
-      case Delta::Type::kUpdated:
-        if (h.on_update) h.on_update(*d.old_obj, *d.obj);
-        break;
-      case Delta::Type::kDeleted:
-        if (h.on_delete) h.on_delete(*d.obj);
-        break;
-    }
-  }
 }
 
 }  // namespace kscore::kube

@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/scalar_resources.h"
+#include "shim/cache/informer_codecs.h"
 #include "shim/cache/objects.h"
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
@@ -277,30 +278,33 @@ TEST_F(KubeIntegrationTest, ConfigMapCreateGetPatchDelete) {
   EXPECT_EQ(r->status, 404);
 }
 
+std::string NameOf(const nlohmann::json& o) {
+  return o["metadata"]["name"].get<std::string>();
+}
+std::string NameOf(const cache::PodInfo& p) { return p.name; }
+
 // Records what an informer delivers.
+template <typename T>
 struct Recorder {
   absl::Mutex mu;
   std::vector<std::string> events;  // "add p", "update p", "delete p"
-  nlohmann::json last_update;
+  Ptr<T> last_update;
   bool synced = false;
 
-  EventHandlers Handlers() {
-    auto name = [](const nlohmann::json& o) {
-      return o["metadata"]["name"].get<std::string>();
-    };
-    EventHandlers h;
-    h.on_add = [this, name](const nlohmann::json& o) {
+  EventHandlers<T> Handlers() {
+    EventHandlers<T> h;
+    h.on_add = [this](const Ptr<T>& o) {
       absl::MutexLock l(&mu);
-      events.push_back("add " + name(o));
+      events.push_back("add " + NameOf(*o));
     };
-    h.on_update = [this, name](const nlohmann::json&, const nlohmann::json& o) {
+    h.on_update = [this](const Ptr<T>&, const Ptr<T>& o) {
       absl::MutexLock l(&mu);
-      events.push_back("update " + name(o));
+      events.push_back("update " + NameOf(*o));
       last_update = o;
     };
-    h.on_delete = [this, name](const nlohmann::json& o) {
+    h.on_delete = [this](const Ptr<T>& o) {
       absl::MutexLock l(&mu);
-      events.push_back("delete " + name(o));
+      events.push_back("delete " + NameOf(*o));
     };
     h.on_synced = [this] {
       absl::MutexLock l(&mu);
@@ -325,9 +329,9 @@ nlohmann::json PodObject(const std::string& name,
             {"containers", {{{"name", "c"}, {"image", "pause:3.9"}}}}}}};
 }
 
-// Lists and watches pods in JSON, or in protobuf when `decode` is given.
+// Lists and watches pods in JSON or in protobuf, decoded as the shim does.
 void AddUpdateDelete(Client* client, const std::string& ns,
-                     const std::string& prefix, ObjectDecoder decode) {
+                     const std::string& prefix, bool protobuf) {
   auto path = [&](absl::string_view rest) {
     return absl::StrCat("/api/v1/namespaces/", ns, "/", rest);
   };
@@ -340,13 +344,14 @@ void AddUpdateDelete(Client* client, const std::string& ns,
   ASSERT_TRUE(r.ok() && r->status == 201)
       << (r.ok() ? r->body : r.status().ToString());
 
-  Recorder rec;
-  InformerOptions options;
+  Recorder<cache::PodInfo> rec;
+  InformerOptions<cache::PodInfo> options;
   options.path = path("pods");
   options.label_selector = "app=" + app;
-  options.protobuf = std::move(decode);
+  options.protobuf = protobuf;
+  options.codec = cache::PodCodec();
   options.handlers = rec.Handlers();
-  Informer informer(client, std::move(options));
+  Informer<cache::PodInfo> informer(client, std::move(options));
   informer.Start();
   ASSERT_TRUE(Eventually([&] { return informer.HasSynced(); }));
   EXPECT_TRUE(rec.Saw("add " + before));
@@ -364,8 +369,10 @@ void AddUpdateDelete(Client* client, const std::string& ns,
       << (r.ok() ? r->body : r.status().ToString());
   ASSERT_TRUE(Eventually([&] {
     absl::MutexLock l(&rec.mu);
-    return rec.last_update.is_object() &&
-           rec.last_update["metadata"]["labels"].value("x", "") == "y";
+    if (rec.last_update == nullptr) return false;
+    const auto& labels = rec.last_update->pod.labels();
+    const auto x = labels.find("x");
+    return x != labels.end() && x->second == "y";
   }));
   ASSERT_NE(informer.Get(ns + "/" + p1), nullptr);
 
@@ -383,11 +390,11 @@ void AddUpdateDelete(Client* client, const std::string& ns,
 }
 
 TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDelete) {
-  AddUpdateDelete(client_, namespace_, "", nullptr);
+  AddUpdateDelete(client_, namespace_, "", /*protobuf=*/false);
 }
 
 TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDeleteInProtobuf) {
-  AddUpdateDelete(client_, namespace_, "pb-", PodProtoToJson);
+  AddUpdateDelete(client_, namespace_, "pb-", /*protobuf=*/true);
 }
 
 // What the shim makes of an object read in JSON and of the same object read
@@ -415,15 +422,14 @@ void ExpectSamePod(const cache::PodInfo& j, const cache::PodInfo& p) {
   }
 }
 
-// Reads path in JSON and in protobuf; both decoded as the shim does. Reads
-// again while the two differ in resourceVersion (controllers may change the
-// object between the two reads).
-std::pair<nlohmann::json, nlohmann::json> BothEncodings(
-    Client* client, const std::string& path, const ObjectDecoder& decode) {
-  std::pair<nlohmann::json, nlohmann::json> out;
-  auto rv = [](const nlohmann::json& o) {
-    return o.is_object() ? o["metadata"].value("resourceVersion", "") : "";
-  };
+// Reads path in JSON and in protobuf (the object's bytes, out of the
+// envelope). Reads again while the two differ in resourceVersion
+// (controllers may change the object between the two reads).
+std::pair<nlohmann::json, std::string> BothEncodings(Client* client,
+                                                     const std::string& path) {
+  std::pair<nlohmann::json, std::string> out;
+  std::string json_rv;
+  std::string proto_rv;
   const bool same = Eventually([&] {
     absl::StatusOr<Response> j = client->Do("GET", path);
     absl::StatusOr<Response> p = client->GetAs(path, kProtobufContentType);
@@ -433,14 +439,16 @@ std::pair<nlohmann::json, nlohmann::json> BothEncodings(
     }
     absl::StatusOr<std::string> raw = Unwrap(p->body);
     if (!raw.ok()) return false;
-    absl::StatusOr<nlohmann::json> decoded = decode(*raw);
-    if (!decoded.ok()) return false;
-    out = {nlohmann::json::parse(j->body), *decoded};
-    return !rv(out.first).empty() && rv(out.first) == rv(out.second);
+    absl::StatusOr<std::string> rv = ResourceVersionOf(*raw);
+    if (!rv.ok()) return false;
+    out = {nlohmann::json::parse(j->body), *std::move(raw)};
+    json_rv = out.first["metadata"].value("resourceVersion", "");
+    proto_rv = *rv;
+    return !json_rv.empty() && json_rv == proto_rv;
   });
   EXPECT_TRUE(same) << path << ": no JSON and protobuf reads of the same "
-                    << "resourceVersion (JSON " << out.first.dump()
-                    << ", protobuf " << out.second.dump() << ")";
+                    << "resourceVersion (JSON " << json_rv << ", protobuf "
+                    << proto_rv << ")";
   return out;
 }
 
@@ -495,9 +503,9 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
       << (r.ok() ? r->body : r.status().ToString());
 
   auto compare = [&](cache::PodInfo* out) {
-    auto [j, p] = BothEncodings(client_, NsPath("pods/rich"), PodProtoToJson);
+    auto [j, p] = BothEncodings(client_, NsPath("pods/rich"));
     absl::StatusOr<cache::PodInfo> from_json = cache::PodFromJson(j);
-    absl::StatusOr<cache::PodInfo> from_proto = cache::PodFromJson(p);
+    absl::StatusOr<cache::PodInfo> from_proto = cache::PodFromProto(p);
     ASSERT_TRUE(from_json.ok()) << from_json.status();
     ASSERT_TRUE(from_proto.ok()) << from_proto.status();
     ExpectSamePod(*from_json, *from_proto);
@@ -550,12 +558,15 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSameNode) {
                   "application/merge-patch+json");
   ASSERT_TRUE(r.ok() && r->status == 200)
       << (r.ok() ? r->body : r.status().ToString());
-  auto [j, p] = BothEncodings(client_, absl::StrCat("/api/v1/nodes/", name),
-                              NodeProtoToJson);
-  absl::StatusOr<scorer::v1::Node> from_json = cache::NodeFromJson(j);
-  absl::StatusOr<scorer::v1::Node> from_proto = cache::NodeFromJson(p);
-  ASSERT_TRUE(from_json.ok()) << from_json.status();
-  ASSERT_TRUE(from_proto.ok()) << from_proto.status();
+  auto [j, p] = BothEncodings(client_, absl::StrCat("/api/v1/nodes/", name));
+  absl::StatusOr<cache::NodeInfo> json_info = cache::NodeFromJson(j);
+  absl::StatusOr<cache::NodeInfo> proto_info = cache::NodeFromProto(p);
+  ASSERT_TRUE(json_info.ok()) << json_info.status();
+  ASSERT_TRUE(proto_info.ok()) << proto_info.status();
+  EXPECT_EQ(json_info->uid, proto_info->uid);
+  EXPECT_EQ(json_info->resource_version, proto_info->resource_version);
+  const scorer::v1::Node* from_json = &json_info->node;
+  const scorer::v1::Node* from_proto = &proto_info->node;
   EXPECT_TRUE(MessageDifferencer::Equals(*from_json, *from_proto))
       << "JSON: " << from_json->DebugString()
       << "\nprotobuf: " << from_proto->DebugString();
@@ -564,7 +575,7 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSameNode) {
   EXPECT_GT(from_proto->allocatable().memory(), 0);
   EXPECT_GE(from_proto->taints_size(), 2);
   EXPECT_TRUE(from_proto->unschedulable());
-  EXPECT_EQ(p["metadata"].value("resourceVersion", ""),
+  EXPECT_EQ(proto_info->resource_version,
             j["metadata"].value("resourceVersion", ""));
   (void)client_->Do("DELETE", absl::StrCat("/api/v1/nodes/", name));
 }
@@ -672,13 +683,14 @@ TEST_F(KubeIntegrationTest, InformerRewatchesWhenTheServerEndsTheWatch) {
   // sees what happens later. (410 cannot be provoked reliably on a fresh
   // cluster, whose watch cache serves any old resourceVersion: AfterWatch's
   // unit test covers it.)
-  Recorder rec;
-  InformerOptions options;
+  Recorder<nlohmann::json> rec;
+  InformerOptions<nlohmann::json> options;
   options.path = NsPath("configmaps");
   options.field_selector = "metadata.name=late";
   options.handlers = rec.Handlers();
+  options.codec = JsonCodec();
   options.watch_timeout = absl::Seconds(1);
-  Informer informer(client_, std::move(options));
+  Informer<nlohmann::json> informer(client_, std::move(options));
   informer.Start();
   ASSERT_TRUE(Eventually([&] { return informer.watches() >= 3; }));
   EXPECT_EQ(informer.lists(), 1);

@@ -1,7 +1,6 @@
 #ifndef KSCORE_SHIM_KUBE_PROTOBUF_CODEC_H_
 #define KSCORE_SHIM_KUBE_PROTOBUF_CODEC_H_
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,17 +23,6 @@ inline constexpr char kProtobufOrJson[] =
 inline constexpr char kProtobufWatch[] =
     "application/vnd.kubernetes.protobuf;stream=watch";
 
-// One object's protobuf bytes (without envelope) into the JSON form the
-// shim's readers take, holding only what they read.
-using ObjectDecoder =
-    std::function<absl::StatusOr<nlohmann::json>(absl::string_view raw)>;
-
-// Pod and Node into the JSON shape of the API (field names as in JSON,
-// times as RFC 3339, quantities as strings), restricted to what
-// cache::PodFromJson / NodeFromJson and the stores read.
-absl::StatusOr<nlohmann::json> PodProtoToJson(absl::string_view raw);
-absl::StatusOr<nlohmann::json> NodeProtoToJson(absl::string_view raw);
-
 // True when body starts with the protobuf envelope's magic "k8s\0".
 bool IsProtobufEnvelope(absl::string_view body);
 
@@ -47,19 +35,21 @@ std::string Wrap(absl::string_view raw, absl::string_view api_version,
 absl::StatusOr<std::string> Unwrap(absl::string_view body);
 
 struct DecodedList {
-  std::vector<nlohmann::json> items;
+  std::vector<std::string> items;  // each object's bytes, still encoded
   std::string resource_version;
   std::string continue_token;
 };
 // A PodList / NodeList response body (an envelope).
-absl::StatusOr<DecodedList> DecodeList(absl::string_view body,
-                                       const ObjectDecoder& decode);
+absl::StatusOr<DecodedList> DecodeList(absl::string_view body);
 
-// One frame of a protobuf watch stream (a meta/v1.WatchEvent). The object
-// of an ERROR event is a Status, given as {"kind": "Status", "code": ...,
-// "message": ..., "reason": ...} like its JSON form.
-absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame,
-                                            const ObjectDecoder& decode);
+// One frame of a protobuf watch stream (a meta/v1.WatchEvent): the object's
+// bytes in `protobuf`. The object of an ERROR event is a Status, given in
+// `object` as {"kind": "Status", "code": ..., "message": ..., "reason": ...}
+// like its JSON form.
+absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame);
+
+// metadata.resourceVersion of any object's bytes (e.g. a BOOKMARK's).
+absl::StatusOr<std::string> ResourceVersionOf(absl::string_view raw);
 
 // An error response body as text: the message of a protobuf Status, or the
 // body itself (JSON or anything else).

@@ -22,23 +22,40 @@ nlohmann::json Pod(const std::string& name, const std::string& rv,
             {"resourceVersion", rv}}}};
 }
 
+using JsonStore = Store<nlohmann::json>;
+using JsonPtr = Ptr<nlohmann::json>;
+
+Decoded<nlohmann::json> D(nlohmann::json obj) {
+  Identity id = JsonIdentity(obj);
+  return {std::move(id),
+          std::make_shared<const nlohmann::json>(std::move(obj))};
+}
+
+std::vector<Decoded<nlohmann::json>> Items(
+    std::initializer_list<nlohmann::json> objs) {
+  std::vector<Decoded<nlohmann::json>> out;
+  for (const nlohmann::json& o : objs) out.push_back(D(o));
+  return out;
+}
+
 // "add ns/a@1", "update ns/a@1->2", "delete ns/a@2" for compact expectations.
-std::vector<std::string> Describe(const std::vector<Delta>& deltas) {
+std::vector<std::string> Describe(
+    const std::vector<Delta<nlohmann::json>>& deltas) {
   std::vector<std::string> out;
-  auto rv = [](const ObjectPtr& o) {
+  auto rv = [](const JsonPtr& o) {
     return (*o)["metadata"]["resourceVersion"].get<std::string>();
   };
-  for (const Delta& d : deltas) {
-    const std::string key = Store::KeyOf(*d.obj);
+  for (const Delta<nlohmann::json>& d : deltas) {
+    const std::string key = JsonIdentity(*d.obj).key;
     switch (d.type) {
-      case Delta::Type::kAdded:
+      case DeltaType::kAdded:
         out.push_back(absl::StrCat("add ", key, "@", rv(d.obj)));
         break;
-      case Delta::Type::kUpdated:
+      case DeltaType::kUpdated:
         out.push_back(
             absl::StrCat("update ", key, "@", rv(d.old_obj), "->", rv(d.obj)));
         break;
-      case Delta::Type::kDeleted:
+      case DeltaType::kDeleted:
         out.push_back(absl::StrCat("delete ", key, "@", rv(d.obj)));
         break;
     }
@@ -46,24 +63,24 @@ std::vector<std::string> Describe(const std::vector<Delta>& deltas) {
   return out;
 }
 
-WatchEvent Event(WatchEvent::Type type, nlohmann::json obj) {
-  return {type, std::move(obj)};
-}
-
-TEST(StoreTest, KeyOf) {
-  EXPECT_EQ(Store::KeyOf(Pod("a", "1")), "ns/a");
-  EXPECT_EQ(Store::KeyOf({{"metadata", {{"name", "node1"}}}}), "node1");
+TEST(StoreTest, JsonIdentity) {
+  const Identity id = JsonIdentity(Pod("a", "1"));
+  EXPECT_EQ(id.key, "ns/a");
+  EXPECT_EQ(id.uid, "uid-a");
+  EXPECT_EQ(id.resource_version, "1");
+  EXPECT_EQ(JsonIdentity({{"metadata", {{"name", "node1"}}}}).key, "node1");
 }
 
 TEST(StoreTest, RelistDiffsAgainstTheStore) {
-  Store store;
-  EXPECT_THAT(
-      Describe(store.Replace({Pod("a", "1"), Pod("b", "1"), Pod("c", "1")})),
-      UnorderedElementsAre("add ns/a@1", "add ns/b@1", "add ns/c@1"));
+  JsonStore store;
+  EXPECT_THAT(Describe(store.Replace(
+                  Items({Pod("a", "1"), Pod("b", "1"), Pod("c", "1")}))),
+              UnorderedElementsAre("add ns/a@1", "add ns/b@1", "add ns/c@1"));
   // Relist after being away (410): b changed, c was deleted meanwhile, d is
   // new, a is unchanged and not reported.
   EXPECT_THAT(
-      Describe(store.Replace({Pod("a", "1"), Pod("b", "5"), Pod("d", "6")})),
+      Describe(
+          store.Replace(Items({Pod("a", "1"), Pod("b", "5"), Pod("d", "6")}))),
       UnorderedElementsAre("update ns/b@1->5", "add ns/d@6", "delete ns/c@1"));
   EXPECT_EQ(store.size(), 3u);
   EXPECT_EQ(store.Get("ns/c"), nullptr);
@@ -72,33 +89,33 @@ TEST(StoreTest, RelistDiffsAgainstTheStore) {
 }
 
 TEST(StoreTest, UidChangeIsDeleteThenAdd) {
-  Store store;
-  store.Replace({Pod("a", "1", "old")});
-  EXPECT_THAT(Describe(store.Replace({Pod("a", "2", "new")})),
+  JsonStore store;
+  store.Replace(Items({Pod("a", "1", "old")}));
+  EXPECT_THAT(Describe(store.Replace(Items({Pod("a", "2", "new")}))),
               ElementsAre("delete ns/a@1", "add ns/a@2"));
-  EXPECT_THAT(Describe(store.Apply(
-                  Event(WatchEvent::Type::kModified, Pod("a", "3", "newer")))),
+  EXPECT_THAT(Describe(store.Apply(WatchEvent::Type::kModified,
+                                   D(Pod("a", "3", "newer")))),
               ElementsAre("delete ns/a@2", "add ns/a@3"));
 }
 
 TEST(StoreTest, WatchEvents) {
-  Store store;
+  JsonStore store;
   using T = WatchEvent::Type;
-  EXPECT_THAT(Describe(store.Apply(Event(T::kAdded, Pod("a", "1")))),
+  EXPECT_THAT(Describe(store.Apply(T::kAdded, D(Pod("a", "1")))),
               ElementsAre("add ns/a@1"));
-  EXPECT_THAT(Describe(store.Apply(Event(T::kModified, Pod("a", "2")))),
+  EXPECT_THAT(Describe(store.Apply(T::kModified, D(Pod("a", "2")))),
               ElementsAre("update ns/a@1->2"));
   // ADDED for a known key (watch overlapping a list) is an update.
-  EXPECT_THAT(Describe(store.Apply(Event(T::kAdded, Pod("a", "3")))),
+  EXPECT_THAT(Describe(store.Apply(T::kAdded, D(Pod("a", "3")))),
               ElementsAre("update ns/a@2->3"));
   // MODIFIED for an unknown key is an add.
-  EXPECT_THAT(Describe(store.Apply(Event(T::kModified, Pod("b", "4")))),
+  EXPECT_THAT(Describe(store.Apply(T::kModified, D(Pod("b", "4")))),
               ElementsAre("add ns/b@4"));
-  EXPECT_THAT(Describe(store.Apply(Event(T::kDeleted, Pod("a", "5")))),
+  EXPECT_THAT(Describe(store.Apply(T::kDeleted, D(Pod("a", "5")))),
               ElementsAre("delete ns/a@5"));
-  EXPECT_THAT(Describe(store.Apply(Event(T::kDeleted, Pod("zz", "6")))),
+  EXPECT_THAT(Describe(store.Apply(T::kDeleted, D(Pod("zz", "6")))),
               ElementsAre());
-  EXPECT_THAT(Describe(store.Apply(Event(T::kBookmark, Pod("", "7")))),
+  EXPECT_THAT(Describe(store.Apply(T::kBookmark, D(Pod("", "7")))),
               ElementsAre());
   EXPECT_EQ(store.size(), 1u);
 }
@@ -128,36 +145,37 @@ TEST(ParseWatchEventTest, Types) {
 }
 
 TEST(StoreTest, KeepsTheProjectionButHandsOutWholeObjects) {
-  Store store([](const nlohmann::json& obj) {
-    return nlohmann::json{{"spec", obj["spec"]}};  // drops status, labels
+  JsonStore store([](const nlohmann::json& obj) {
+    return nlohmann::json{{"spec", obj["spec"]}};  // drops metadata, status
   });
   nlohmann::json a = Pod("a", "1");
   a["spec"] = {{"nodeName", "n1"}};
   a["status"] = {{"phase", "Pending"}};
   a["metadata"]["labels"] = {{"app", "web"}};
-  std::vector<Delta> d = store.Apply({WatchEvent::Type::kAdded, a});
+  std::vector<Delta<nlohmann::json>> d =
+      store.Apply(WatchEvent::Type::kAdded, D(a));
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ((*d[0].obj)["status"]["phase"], "Pending");  // whole, for handlers
-  const ObjectPtr kept = store.Get("ns/a");
+  const JsonPtr kept = store.Get("ns/a");
   ASSERT_NE(kept, nullptr);
   EXPECT_FALSE(kept->contains("status"));
-  EXPECT_FALSE((*kept)["metadata"].contains("labels"));
   EXPECT_EQ((*kept)["spec"]["nodeName"], "n1");
-  // Identity survives any projection: updates and uid changes still work.
-  EXPECT_EQ((*kept)["metadata"]["uid"], "uid-a");
-  EXPECT_EQ((*kept)["metadata"]["resourceVersion"], "1");
+  EXPECT_FALSE(kept->contains("metadata"));
   nlohmann::json a2 = Pod("a", "2");
   a2["spec"] = {{"nodeName", "n2"}};
-  d = store.Apply({WatchEvent::Type::kModified, a2});
+  // The identity is kept beside any projection: this is an update of the
+  // same object, not a delete and an add.
+  d = store.Apply(WatchEvent::Type::kModified, D(a2));
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].type, Delta::Type::kUpdated);
+  EXPECT_EQ(d[0].type, DeltaType::kUpdated);
   EXPECT_EQ((*d[0].old_obj)["spec"]["nodeName"], "n1");
   EXPECT_FALSE(d[0].old_obj->contains("status"));
-  // A relist that misses it reports the kept state as the last known one.
+  // A relist of the same version changes nothing; one that misses it
+  // reports the kept state as the last known one.
+  EXPECT_TRUE(store.Replace(Items({a2})).empty());
   d = store.Replace({});
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].type, Delta::Type::kDeleted);
-  EXPECT_EQ(Store::KeyOf(*d[0].obj), "ns/a");
+  EXPECT_EQ(d[0].type, DeltaType::kDeleted);
   EXPECT_EQ((*d[0].obj)["spec"]["nodeName"], "n2");
 }
 

@@ -1,0 +1,21 @@
+#ifndef KSCORE_SHIM_CACHE_INFORMER_CODECS_H_
+#define KSCORE_SHIM_CACHE_INFORMER_CODECS_H_
+
+#include "shim/cache/objects.h"
+#include "shim/kube/object_codec.h"
+
+namespace kscore::cache {
+
+// Pods for the shim's informer, decoded once into PodInfo in either
+// encoding. The store keeps only the identity: handlers read each new pod
+// whole and never the old one (kube-scheduler's informers keep whole
+// objects minus managedFields; at 10k pods that is most of its memory).
+kube::ObjectCodec<PodInfo> PodCodec();
+
+// Nodes, decoded once into NodeInfo. The store keeps all of it (only what
+// the plugins read), so an update is compared with the old state typed.
+kube::ObjectCodec<NodeInfo> NodeCodec();
+
+}  // namespace kscore::cache
+
+#endif  // KSCORE_SHIM_CACHE_INFORMER_CODECS_H_

@@ -1,0 +1,147 @@
+#include "shim/cache/object_fields.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "scorer/framework/pod_resources.h"
+#include "scorer/framework/scalar_resources.h"
+#include "shim/cache/quantity.h"
+
+namespace kscore::cache::fields {
+namespace {
+
+// Host ports held on the node: regular containers and sidecars (init
+// containers that keep running).
+void HostPorts(PodInfo* p) {
+  auto add_ports = [p](const pb::Container& c) {
+    for (const pb::ContainerPort& port : c.ports()) {
+      pb::HostPort& hp = p->host_ports.emplace_back();
+      hp.set_port(port.host_port());
+      hp.set_protocol(port.protocol());
+      hp.set_host_ip(port.host_ip());
+    }
+  };
+  for (const pb::Container& c : p->pod.containers()) add_ports(c);
+  for (const pb::Container& c : p->pod.init_containers()) {
+    if (c.restart_policy() == "Always") add_ports(c);
+  }
+}
+
+}  // namespace
+
+absl::Status AddResource(absl::string_view path, absl::string_view name,
+                         absl::string_view quantity, pb::Resources* out) {
+  absl::StatusOr<int64_t> v = ParseQuantity(quantity, name == "cpu" ? -3 : 0);
+  if (!v.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ".", name, ": ", v.status().message()));
+  }
+  if (name == "cpu") {
+    out->set_milli_cpu(*v);
+  } else if (name == "memory") {
+    out->set_memory(*v);
+  } else if (name == "ephemeral-storage") {
+    out->set_ephemeral_storage(*v);
+  } else if (name == "pods") {
+    out->set_pods(*v);
+  } else if (absl::StrContains(name, "/") ||
+             absl::StartsWith(name, "hugepages-")) {
+    // Extended and hugepages resources; others (e.g. storage) are not
+    // scheduled on.
+    framework::MutableScalar(out, std::string(name))->set_value(*v);
+  }
+  return absl::OkStatus();
+}
+
+void AddPort(int64_t host_port, absl::string_view protocol,
+             absl::string_view host_ip, pb::Container* out) {
+  if (host_port <= 0) return;
+  pb::ContainerPort* port = out->add_ports();
+  port->set_host_port(static_cast<int32_t>(host_port));
+  port->set_protocol(protocol.empty() ? "TCP" : std::string(protocol));
+  port->set_host_ip(std::string(host_ip));
+}
+
+pb::NodeSelectorRequirement* AddRequirement(
+    absl::string_view key, absl::string_view op,
+    google::protobuf::RepeatedPtrField<pb::NodeSelectorRequirement>* out) {
+  pb::NodeSelectorRequirement* r = out->Add();
+  r->set_key(std::string(key));
+  r->set_operator_(std::string(op));
+  return r;
+}
+
+void AddToleration(absl::string_view key, absl::string_view op,
+                   absl::string_view value, absl::string_view effect,
+                   pb::Pod* out) {
+  pb::Toleration* t = out->add_tolerations();
+  t->set_key(std::string(key));
+  t->set_operator_(std::string(op));
+  t->set_value(std::string(value));
+  t->set_effect(std::string(effect));
+}
+
+void AddTaint(absl::string_view key, absl::string_view value,
+              absl::string_view effect, pb::Node* out) {
+  pb::Taint* t = out->add_taints();
+  t->set_key(std::string(key));
+  t->set_value(std::string(value));
+  t->set_effect(std::string(effect));
+}
+
+void AddCondition(absl::string_view type, absl::string_view status,
+                  absl::string_view message, PodInfo* p) {
+  if (type == "PodScheduled" && status == "False") {
+    p->unschedulable_message = std::string(message);
+  }
+}
+
+void AddAffinityTerm(absl::string_view topology_key, pb::PodAffinity* out) {
+  out->add_required()->set_topology_key(std::string(topology_key));
+}
+
+void AddPreferredAffinityTerm(int32_t weight, absl::string_view topology_key,
+                              pb::PodAffinity* out) {
+  pb::WeightedPodAffinityTerm* t = out->add_preferred();
+  t->set_weight(weight);
+  t->mutable_term()->set_topology_key(std::string(topology_key));
+}
+
+void AddSpreadConstraint(int32_t max_skew, absl::string_view topology_key,
+                         absl::string_view when_unsatisfiable, pb::Pod* out) {
+  pb::TopologySpreadConstraint* t = out->add_topology_spread_constraints();
+  t->set_max_skew(max_skew);
+  t->set_topology_key(std::string(topology_key));
+  t->set_when_unsatisfiable(std::string(when_unsatisfiable));
+}
+
+void AddVolume(absl::string_view name, bool claim, absl::string_view claim_name,
+               bool ephemeral, pb::Pod* out) {
+  if (!claim && !ephemeral) return;
+  pb::VolumeClaim* c = out->add_volume_claims();
+  c->set_volume(std::string(name));
+  c->set_claim_name(std::string(claim_name));
+  c->set_ephemeral(ephemeral);
+}
+
+void AddResourceClaim(absl::string_view name, pb::Pod* out) {
+  out->add_resource_claims(std::string(name));
+}
+
+absl::Status FinishPod(PodInfo* p) {
+  if (p->name.empty()) {
+    return absl::InvalidArgumentError("pod without metadata.name");
+  }
+  p->key = absl::StrCat(p->namespace_, "/", p->name);
+  if (p->scheduler_name.empty()) p->scheduler_name = "default-scheduler";
+  pb::Pod& pod = p->pod;
+  pod.set_namespace_(p->namespace_);
+  pod.set_name(p->name);
+  pod.set_uid(p->uid);
+  pod.set_priority(p->priority);
+  p->requests = framework::PodRequests(pod);
+  p->non_zero = framework::PodNonZeroRequests(pod);
+  HostPorts(p);
+  return absl::OkStatus();
+}
+
+}  // namespace kscore::cache::fields

@@ -1,0 +1,219 @@
+// The protobuf decoders: Kubernetes protobuf (k8s_subset.proto) straight
+// into PodInfo and pb::Node, through the field helpers the JSON decoders
+// use (object_fields.h).
+#include <algorithm>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "kscore/k8s/k8s_subset.pb.h"
+#include "shim/cache/object_fields.h"
+#include "shim/cache/objects.h"
+
+namespace kscore::cache {
+namespace {
+
+namespace k8s = ::kscore::k8s;
+template <typename T>
+using Repeated = google::protobuf::RepeatedPtrField<T>;
+
+template <typename Message>
+absl::Status Parse(absl::string_view raw, const char* what, Message* out) {
+  if (!out->ParseFromArray(raw.data(), static_cast<int>(raw.size()))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a protobuf ", what, " (", raw.size(), " bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+// In name order, as the JSON decoder reads them: a map's own order varies,
+// and the extended resources are a list (compared in order).
+using QuantityMap = google::protobuf::Map<std::string, k8s::Quantity>;
+
+absl::Status Resources(const QuantityMap& list, const std::string& path,
+                       pb::Resources* out) {
+  using Entry = QuantityMap::value_type;
+  absl::InlinedVector<const Entry*, 8> sorted;
+  for (const Entry& e : list) sorted.push_back(&e);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Entry* a, const Entry* b) { return a->first < b->first; });
+  for (const Entry* e : sorted) {
+    if (absl::Status s =
+            fields::AddResource(path, e->first, e->second.string(), out);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Requirements(const Repeated<k8s::NodeSelectorRequirement>& list,
+                  Repeated<pb::NodeSelectorRequirement>* out) {
+  for (const k8s::NodeSelectorRequirement& r : list) {
+    fields::AddRequirement(r.key(), r.operator_(), out)
+        ->mutable_values()
+        ->CopyFrom(r.values());
+  }
+}
+
+void Term(const k8s::NodeSelectorTerm& t, pb::NodeSelectorTerm* out) {
+  Requirements(t.match_expressions(), out->mutable_match_expressions());
+  Requirements(t.match_fields(), out->mutable_match_fields());
+}
+
+void NodeAffinity(const k8s::NodeAffinity& na, pb::Pod* pod) {
+  if (na.has_required_during_scheduling_ignored_during_execution()) {
+    pod->mutable_node_affinity()->set_has_required(true);
+    for (const k8s::NodeSelectorTerm& t :
+         na.required_during_scheduling_ignored_during_execution()
+             .node_selector_terms()) {
+      Term(t, pod->mutable_node_affinity()->add_required());
+    }
+  }
+  for (const k8s::PreferredSchedulingTerm& t :
+       na.preferred_during_scheduling_ignored_during_execution()) {
+    pb::PreferredSchedulingTerm* pt =
+        pod->mutable_node_affinity()->add_preferred();
+    if (t.has_weight()) pt->set_weight(t.weight());
+    Term(t.preference(), pt->mutable_preference());
+  }
+}
+
+absl::Status Container(const k8s::Container& c, const std::string& path,
+                       pb::Container* out) {
+  if (absl::Status s =
+          Resources(c.resources().requests(), path + ".resources.requests",
+                    out->mutable_requests());
+      !s.ok()) {
+    return s;
+  }
+  out->set_restart_policy(c.restart_policy());
+  for (const k8s::ContainerPort& p : c.ports()) {
+    fields::AddPort(p.host_port(), p.protocol(), p.host_ip(), out);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Containers(const k8s::PodSpec& spec, pb::Pod* pod) {
+  for (int i = 0; i < spec.containers_size(); ++i) {
+    if (absl::Status s = Container(spec.containers(i),
+                                   absl::StrCat("spec.containers[", i, "]"),
+                                   pod->add_containers());
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (int i = 0; i < spec.init_containers_size(); ++i) {
+    if (absl::Status s = Container(spec.init_containers(i),
+                                   absl::StrCat("spec.initContainers[", i, "]"),
+                                   pod->add_init_containers());
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Resources(spec.overhead(), "spec.overhead", pod->mutable_overhead());
+}
+
+void AffinityTerms(const k8s::PodAffinity& a, pb::PodAffinity* out) {
+  for (const k8s::PodAffinityTerm& t :
+       a.required_during_scheduling_ignored_during_execution()) {
+    fields::AddAffinityTerm(t.topology_key(), out);
+  }
+  for (const k8s::WeightedPodAffinityTerm& w :
+       a.preferred_during_scheduling_ignored_during_execution()) {
+    fields::AddPreferredAffinityTerm(w.weight(),
+                                     w.pod_affinity_term().topology_key(), out);
+  }
+}
+
+// Inter-pod affinity, spread constraints, claimed volumes and resource
+// claims, as the JSON decoder reads them.
+void Requirements(const k8s::PodSpec& spec, pb::Pod* pod) {
+  AffinityTerms(spec.affinity().pod_affinity(), pod->mutable_pod_affinity());
+  AffinityTerms(spec.affinity().pod_anti_affinity(),
+                pod->mutable_pod_anti_affinity());
+  for (const k8s::TopologySpreadConstraint& c :
+       spec.topology_spread_constraints()) {
+    fields::AddSpreadConstraint(c.max_skew(), c.topology_key(),
+                                c.when_unsatisfiable(), pod);
+  }
+  for (const k8s::Volume& v : spec.volumes()) {
+    const k8s::VolumeSource& source = v.volume_source();
+    fields::AddVolume(v.name(), source.has_persistent_volume_claim(),
+                      source.persistent_volume_claim().claim_name(),
+                      source.has_ephemeral(), pod);
+  }
+  for (const k8s::PodResourceClaim& c : spec.resource_claims())
+    fields::AddResourceClaim(c.name(), pod);
+}
+
+// metadata and status, and the spec fields outside pb::Pod.
+void PodMeta(const k8s::Pod& obj, PodInfo* p) {
+  const k8s::ObjectMeta& meta = obj.metadata();
+  const k8s::PodSpec& spec = obj.spec();
+  p->namespace_ = meta.namespace_();
+  p->name = meta.name();
+  p->uid = meta.uid();
+  p->resource_version = meta.resource_version();
+  p->deleting = meta.has_deletion_timestamp();
+  p->created = meta.has_creation_timestamp()
+                   ? absl::FromUnixSeconds(meta.creation_timestamp().seconds())
+                   : absl::InfinitePast();
+  p->pod.mutable_labels()->insert(meta.labels().begin(), meta.labels().end());
+  p->scheduler_name = spec.scheduler_name();
+  p->node_name = spec.node_name();
+  p->gated = spec.scheduling_gates_size() > 0;
+  p->priority = spec.priority();
+  p->phase = obj.status().phase();
+  for (const k8s::PodCondition& c : obj.status().conditions()) {
+    fields::AddCondition(c.type(), c.status(), c.message(), p);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
+  k8s::Pod obj;
+  if (absl::Status s = Parse(raw, "Pod", &obj); !s.ok()) return s;
+  const k8s::PodSpec& spec = obj.spec();
+  PodInfo p;
+  PodMeta(obj, &p);
+  pb::Pod& pod = p.pod;
+  pod.mutable_node_selector()->insert(spec.node_selector().begin(),
+                                      spec.node_selector().end());
+  if (spec.affinity().has_node_affinity()) {
+    NodeAffinity(spec.affinity().node_affinity(), &pod);
+  }
+  for (const k8s::Toleration& t : spec.tolerations()) {
+    fields::AddToleration(t.key(), t.operator_(), t.value(), t.effect(), &pod);
+  }
+  if (absl::Status s = Containers(spec, &pod); !s.ok()) return s;
+  Requirements(spec, &pod);
+  if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
+  return p;
+}
+
+absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw) {
+  k8s::Node obj;
+  if (absl::Status s = Parse(raw, "Node", &obj); !s.ok()) return s;
+  NodeInfo info;
+  info.uid = obj.metadata().uid();
+  info.resource_version = obj.metadata().resource_version();
+  pb::Node& n = info.node;
+  n.set_name(obj.metadata().name());
+  if (n.name().empty())
+    return absl::InvalidArgumentError("node without metadata.name");
+  n.mutable_labels()->insert(obj.metadata().labels().begin(),
+                             obj.metadata().labels().end());
+  n.set_unschedulable(obj.spec().unschedulable());
+  for (const k8s::Taint& t : obj.spec().taints()) {
+    fields::AddTaint(t.key(), t.value(), t.effect(), &n);
+  }
+  if (absl::Status s = Resources(obj.status().allocatable(),
+                                 "status.allocatable", n.mutable_allocatable());
+      !s.ok()) {
+    return s;
+  }
+  return info;
+}
+
+}  // namespace kscore::cache

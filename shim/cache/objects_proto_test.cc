@@ -1,0 +1,459 @@
+// The protobuf decoders against the JSON ones: the same object in the two
+// encodings must give the same PodInfo / NodeInfo, field for field.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "kscore/k8s/k8s_subset.pb.h"
+#include "scorer/framework/scalar_resources.h"
+#include "shim/cache/objects.h"
+
+namespace kscore::cache {
+namespace {
+
+namespace k8s = ::kscore::k8s;
+using google::protobuf::util::MessageDifferencer;
+using ::testing::HasSubstr;
+
+// One object written in both encodings: JSON as the API server sends it,
+// protobuf as the text format of k8s_subset.proto's message.
+struct Case {
+  std::string name;
+  std::string json;
+  std::string proto_text;
+};
+
+template <typename Message>
+std::string Bytes(const std::string& text) {
+  Message m;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m)) << text;
+  return m.SerializeAsString();
+}
+
+void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
+  EXPECT_EQ(j.key, p.key);
+  EXPECT_EQ(j.namespace_, p.namespace_);
+  EXPECT_EQ(j.name, p.name);
+  EXPECT_EQ(j.uid, p.uid);
+  EXPECT_EQ(j.resource_version, p.resource_version);
+  EXPECT_EQ(j.scheduler_name, p.scheduler_name);
+  EXPECT_EQ(j.node_name, p.node_name);
+  EXPECT_EQ(j.phase, p.phase);
+  EXPECT_EQ(j.deleting, p.deleting);
+  EXPECT_EQ(j.gated, p.gated);
+  EXPECT_EQ(j.priority, p.priority);
+  EXPECT_EQ(j.created, p.created);
+  EXPECT_EQ(j.unschedulable_message, p.unschedulable_message);
+  EXPECT_TRUE(MessageDifferencer::Equals(j.pod, p.pod))
+      << "JSON: " << j.pod.DebugString()
+      << "\nprotobuf: " << p.pod.DebugString();
+  EXPECT_TRUE(MessageDifferencer::Equals(j.requests, p.requests))
+      << j.requests.DebugString() << " vs " << p.requests.DebugString();
+  EXPECT_TRUE(MessageDifferencer::Equals(j.non_zero, p.non_zero));
+  ASSERT_EQ(j.host_ports.size(), p.host_ports.size());
+  for (size_t i = 0; i < j.host_ports.size(); ++i) {
+    EXPECT_TRUE(MessageDifferencer::Equals(j.host_ports[i], p.host_ports[i]));
+  }
+}
+
+const std::vector<Case>& PodCases() {
+  static const auto* cases = new std::vector<Case>{
+      {"everything the plugins read",
+       R"({"metadata": {"namespace": "ns", "name": "web-1", "uid": "u1",
+            "resourceVersion": "7", "labels": {"app": "web", "tier": "x"},
+            "creationTimestamp": "2026-12-02T10:00:00Z"},
+          "spec": {"schedulerName": "concentrate-scheduler", "priority": 5,
+            "nodeSelector": {"disk": "ssd"},
+            "affinity": {"nodeAffinity": {
+              "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}],
+                 "matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n9"]}]},
+                {"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}]},
+              "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 3, "preference": {"matchExpressions": [{"key": "x", "operator": "Exists"}]}}]}},
+            "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"},
+                            {"operator": "Exists"}],
+            "initContainers": [
+              {"name": "sidecar", "restartPolicy": "Always",
+               "ports": [{"containerPort": 9000, "hostPort": 9000, "protocol": "UDP", "hostIP": "127.0.0.1"}],
+               "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}}},
+              {"name": "init", "ports": [{"hostPort": 7000}],
+               "resources": {"requests": {"cpu": "2"}}}],
+            "containers": [
+              {"name": "a", "ports": [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 81}],
+               "resources": {"requests": {"cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1Gi",
+                 "example.com/gpu": "1", "hugepages-2Mi": "4Mi", "storage": "5Gi",
+                 "acme.io/fpga": "2"}}},
+              {"name": "b", "resources": {"requests": {"cpu": "250m"}}}],
+            "overhead": {"cpu": "100m", "memory": "10Mi"}},
+          "status": {"phase": "Pending", "conditions": [
+            {"type": "Ready", "status": "False", "message": "not this one"},
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3"}]}})",
+       R"pb(metadata {
+              namespace: "ns"
+              name: "web-1"
+              uid: "u1"
+              resource_version: "7"
+              labels { key: "app" value: "web" }
+              labels { key: "tier" value: "x" }
+              creation_timestamp { seconds: 1796205600 }
+            }
+            spec {
+              scheduler_name: "concentrate-scheduler"
+              priority: 5
+              node_selector { key: "disk" value: "ssd" }
+              affinity {
+                node_affinity {
+                  required_during_scheduling_ignored_during_execution {
+                    node_selector_terms {
+                      match_expressions {
+                        key: "zone"
+                        operator: "In"
+                        values: "a"
+                        values: "b"
+                      }
+                      match_fields {
+                        key: "metadata.name"
+                        operator: "NotIn"
+                        values: "n9"
+                      }
+                    }
+                    node_selector_terms {
+                      match_expressions { key: "gpu" operator: "Exists" }
+                    }
+                  }
+                  preferred_during_scheduling_ignored_during_execution {
+                    weight: 3
+                    preference {
+                      match_expressions { key: "x" operator: "Exists" }
+                    }
+                  }
+                }
+              }
+              tolerations {
+                key: "k"
+                operator: "Equal"
+                value: "v"
+                effect: "NoSchedule"
+              }
+              tolerations { operator: "Exists" }
+              init_containers {
+                restart_policy: "Always"
+                ports { host_port: 9000 protocol: "UDP" host_ip: "127.0.0.1" }
+                resources {
+                  requests {
+                    key: "cpu"
+                    value { string: "50m" }
+                  }
+                  requests {
+                    key: "memory"
+                    value { string: "64Mi" }
+                  }
+                }
+              }
+              init_containers {
+                ports { host_port: 7000 }
+                resources {
+                  requests {
+                    key: "cpu"
+                    value { string: "2" }
+                  }
+                }
+              }
+              containers {
+                ports { host_port: 8080 }
+                ports {}
+                resources {
+                  requests {
+                    key: "cpu"
+                    value { string: "500m" }
+                  }
+                  requests {
+                    key: "memory"
+                    value { string: "1Gi" }
+                  }
+                  requests {
+                    key: "ephemeral-storage"
+                    value { string: "1Gi" }
+                  }
+                  requests {
+                    key: "example.com/gpu"
+                    value { string: "1" }
+                  }
+                  requests {
+                    key: "hugepages-2Mi"
+                    value { string: "4Mi" }
+                  }
+                  requests {
+                    key: "storage"
+                    value { string: "5Gi" }
+                  }
+                  requests {
+                    key: "acme.io/fpga"
+                    value { string: "2" }
+                  }
+                }
+              }
+              containers {
+                resources {
+                  requests {
+                    key: "cpu"
+                    value { string: "250m" }
+                  }
+                }
+              }
+              overhead {
+                key: "cpu"
+                value { string: "100m" }
+              }
+              overhead {
+                key: "memory"
+                value { string: "10Mi" }
+              }
+            }
+            status {
+              phase: "Pending"
+              conditions {
+                type: "Ready"
+                status: "False"
+                message: "not this one"
+              }
+              conditions { type: "PodScheduled" status: "False" message: "0/3" }
+            })pb"},
+      {"defaults and flags",
+       R"({"metadata": {"namespace": "ns", "name": "p",
+                        "deletionTimestamp": "2026-12-02T10:00:00Z"},
+           "spec": {"nodeName": "n1", "schedulingGates": [{"name": "g"}],
+                    "containers": [{"name": "c"}]},
+           "status": {"phase": "Succeeded"}})",
+       R"pb(metadata {
+              namespace: "ns"
+              name: "p"
+              deletion_timestamp { seconds: 1 }
+            }
+            spec {
+              node_name: "n1"
+              scheduling_gates { name: "g" }
+              containers {}
+            }
+            status { phase: "Succeeded" })pb"},
+      {"inter-pod affinity",
+       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"affinity": {
+             "podAffinity": {
+               "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}],
+               "preferredDuringSchedulingIgnoredDuringExecution": [
+                 {"weight": 7, "podAffinityTerm": {"topologyKey": "rack"}}]},
+             "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+               {"topologyKey": "kubernetes.io/hostname",
+                "labelSelector": {"matchLabels": {"app": "web"}}}, {}]}}}})",
+       R"pb(metadata { namespace: "ns" name: "p" }
+            spec {
+              affinity {
+                pod_affinity {
+                  required_during_scheduling_ignored_during_execution {
+                    topology_key: "zone"
+                  }
+                  preferred_during_scheduling_ignored_during_execution {
+                    weight: 7
+                    pod_affinity_term { topology_key: "rack" }
+                  }
+                }
+                pod_anti_affinity {
+                  required_during_scheduling_ignored_during_execution {
+                    topology_key: "kubernetes.io/hostname"
+                  }
+                  required_during_scheduling_ignored_during_execution {}
+                }
+              }
+            })pb"},
+      {"topology spread",
+       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"topologySpreadConstraints": [
+             {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+             {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+              "whenUnsatisfiable": "DoNotSchedule"}]}})",
+       R"pb(metadata { namespace: "ns" name: "p" }
+            spec {
+              topology_spread_constraints {
+                max_skew: 2
+                topology_key: "zone"
+                when_unsatisfiable: "ScheduleAnyway"
+              }
+              topology_spread_constraints {
+                max_skew: 1
+                topology_key: "kubernetes.io/hostname"
+                when_unsatisfiable: "DoNotSchedule"
+              }
+            })pb"},
+      {"claimed volumes and resource claims",
+       R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"volumes": [
+             {"name": "tmp", "emptyDir": {}},
+             {"name": "d", "persistentVolumeClaim": {"claimName": "c"}},
+             {"name": "e", "ephemeral": {}}],
+             "resourceClaims": [{"name": "gpu"}, {"name": "nic"}]}})",
+       R"pb(metadata { namespace: "ns" name: "p" }
+            spec {
+              volumes { name: "tmp" }
+              volumes {
+                name: "d"
+                volume_source { persistent_volume_claim { claim_name: "c" } }
+              }
+              volumes {
+                name: "e"
+                volume_source { ephemeral: "" }
+              }
+              resource_claims { name: "gpu" }
+              resource_claims { name: "nic" }
+            })pb"},
+  };
+  return *cases;
+}
+
+TEST(PodFromProtoTest, SameAsFromJson) {
+  for (const Case& c : PodCases()) {
+    SCOPED_TRACE(c.name);
+    absl::StatusOr<PodInfo> j = PodFromJson(nlohmann::json::parse(c.json));
+    absl::StatusOr<PodInfo> p = PodFromProto(Bytes<k8s::Pod>(c.proto_text));
+    ASSERT_TRUE(j.ok()) << j.status();
+    ASSERT_TRUE(p.ok()) << p.status();
+    ExpectSamePod(*j, *p);
+  }
+}
+
+// The cases compare something: the fixtures really carry what they name.
+TEST(PodFromProtoTest, CasesAreNotEmpty) {
+  absl::StatusOr<PodInfo> rich =
+      PodFromProto(Bytes<k8s::Pod>(PodCases()[0].proto_text));
+  ASSERT_TRUE(rich.ok()) << rich.status();
+  EXPECT_EQ(rich->pod.node_affinity().required_size(), 2);
+  EXPECT_EQ(rich->pod.tolerations_size(), 2);
+  // 8080 and the sidecar's 9000; not the init container's 7000.
+  EXPECT_EQ(rich->host_ports.size(), 2u);
+  EXPECT_EQ(framework::ScalarValue(rich->requests, "acme.io/fpga"), 2);
+  EXPECT_EQ(rich->unschedulable_message, "0/3");
+  EXPECT_GT(rich->created, absl::UnixEpoch());
+  auto decode = [](size_t i) {
+    absl::StatusOr<PodInfo> p =
+        PodFromProto(Bytes<k8s::Pod>(PodCases()[i].proto_text));
+    EXPECT_TRUE(p.ok()) << p.status();
+    return p.ok() ? p->pod : pb::Pod();
+  };
+  const pb::Pod affinity = decode(2);
+  EXPECT_EQ(affinity.pod_affinity().required(0).topology_key(), "zone");
+  EXPECT_EQ(affinity.pod_affinity().preferred(0).weight(), 7);
+  EXPECT_EQ(affinity.pod_affinity().preferred(0).term().topology_key(), "rack");
+  EXPECT_EQ(affinity.pod_anti_affinity().required_size(), 2);
+  const pb::Pod spread = decode(3);
+  ASSERT_EQ(spread.topology_spread_constraints_size(), 2);
+  EXPECT_EQ(spread.topology_spread_constraints(0).max_skew(), 2);
+  EXPECT_EQ(spread.topology_spread_constraints(1).when_unsatisfiable(),
+            "DoNotSchedule");
+  const pb::Pod claims = decode(4);
+  ASSERT_EQ(claims.volume_claims_size(), 2);  // not the emptyDir
+  EXPECT_EQ(claims.volume_claims(0).claim_name(), "c");
+  EXPECT_TRUE(claims.volume_claims(1).ephemeral());
+  EXPECT_EQ(claims.resource_claims_size(), 2);
+}
+
+TEST(PodFromProtoTest, ErrorsNameTheField) {
+  absl::StatusOr<PodInfo> p = PodFromProto(Bytes<k8s::Pod>(R"pb(
+    metadata { namespace: "ns" name: "p" }
+    spec {
+      containers {}
+      containers {
+        resources {
+          requests {
+            key: "cpu"
+            value { string: "lots" }
+          }
+        }
+      }
+    })pb"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("spec.containers[1].resources.requests.cpu: invalid "
+                        "quantity \"lots\""));
+  EXPECT_FALSE(PodFromProto("\xff\xff\xff").ok());
+  EXPECT_FALSE(PodFromProto(Bytes<k8s::Pod>("spec {}")).ok());  // no name
+}
+
+TEST(NodeFromProtoTest, SameAsFromJson) {
+  const std::vector<Case> cases = {
+      {"everything the plugins read",
+       R"({"metadata": {"name": "n1", "uid": "u9", "resourceVersion": "8",
+                        "labels": {"zone": "a", "disk": "ssd"}},
+           "spec": {"unschedulable": true, "taints": [
+             {"key": "k", "value": "v", "effect": "NoSchedule"},
+             {"key": "only-key", "effect": "PreferNoSchedule"}]},
+           "status": {"allocatable": {"cpu": "3500m", "memory": "15Gi", "pods": "110",
+             "ephemeral-storage": "100Gi", "example.com/gpu": "2", "acme.io/fpga": "1",
+             "hugepages-1Gi": "2Gi"}}})",
+       R"pb(metadata {
+              name: "n1"
+              uid: "u9"
+              resource_version: "8"
+              labels { key: "zone" value: "a" }
+              labels { key: "disk" value: "ssd" }
+            }
+            spec {
+              unschedulable: true
+              taints { key: "k" value: "v" effect: "NoSchedule" }
+              taints { key: "only-key" effect: "PreferNoSchedule" }
+            }
+            status {
+              allocatable {
+                key: "cpu"
+                value { string: "3500m" }
+              }
+              allocatable {
+                key: "memory"
+                value { string: "15Gi" }
+              }
+              allocatable {
+                key: "pods"
+                value { string: "110" }
+              }
+              allocatable {
+                key: "ephemeral-storage"
+                value { string: "100Gi" }
+              }
+              allocatable {
+                key: "example.com/gpu"
+                value { string: "2" }
+              }
+              allocatable {
+                key: "acme.io/fpga"
+                value { string: "1" }
+              }
+              allocatable {
+                key: "hugepages-1Gi"
+                value { string: "2Gi" }
+              }
+            })pb"},
+      {"bare", R"({"metadata": {"name": "n2"}})",
+       R"pb(metadata { name: "n2" })pb"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    absl::StatusOr<NodeInfo> j = NodeFromJson(nlohmann::json::parse(c.json));
+    absl::StatusOr<NodeInfo> p = NodeFromProto(Bytes<k8s::Node>(c.proto_text));
+    ASSERT_TRUE(j.ok()) << j.status();
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(j->uid, p->uid);
+    EXPECT_EQ(j->resource_version, p->resource_version);
+    EXPECT_TRUE(MessageDifferencer::Equals(j->node, p->node))
+        << "JSON: " << j->node.DebugString()
+        << "\nprotobuf: " << p->node.DebugString();
+  }
+  absl::StatusOr<NodeInfo> rich =
+      NodeFromProto(Bytes<k8s::Node>(cases[0].proto_text));
+  ASSERT_TRUE(rich.ok());
+  EXPECT_EQ(rich->node.taints_size(), 2);
+  EXPECT_EQ(rich->node.allocatable().scalar_size(), 3);
+  EXPECT_EQ(rich->node.allocatable().milli_cpu(), 3500);
+}
+
+}  // namespace
+}  // namespace kscore::cache
