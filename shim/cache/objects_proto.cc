@@ -8,6 +8,7 @@
 #include "kscore/k8s/k8s_subset.pb.h"
 #include "shim/cache/object_fields.h"
 #include "shim/cache/objects.h"
+#include "shim/kube/protobuf_codec.h"
 
 namespace kscore::cache {
 namespace {
@@ -15,15 +16,6 @@ namespace {
 namespace k8s = ::kscore::k8s;
 template <typename T>
 using Repeated = google::protobuf::RepeatedPtrField<T>;
-
-template <typename Message>
-absl::Status Parse(absl::string_view raw, const char* what, Message* out) {
-  if (!out->ParseFromArray(raw.data(), static_cast<int>(raw.size()))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not a protobuf ", what, " (", raw.size(), " bytes)"));
-  }
-  return absl::OkStatus();
-}
 
 // In name order, as the JSON decoder reads them: a map's own order varies,
 // and the extended resources are a list (compared in order).
@@ -173,7 +165,7 @@ void PodMeta(const k8s::Pod& obj, PodInfo* p) {
 
 absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
   k8s::Pod obj;
-  if (absl::Status s = Parse(raw, "Pod", &obj); !s.ok()) return s;
+  if (absl::Status s = kube::ParseMessage(raw, "Pod", &obj); !s.ok()) return s;
   const k8s::PodSpec& spec = obj.spec();
   PodInfo p;
   PodMeta(obj, &p);
@@ -194,7 +186,7 @@ absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
 
 absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw) {
   k8s::Node obj;
-  if (absl::Status s = Parse(raw, "Node", &obj); !s.ok()) return s;
+  if (absl::Status s = kube::ParseMessage(raw, "Node", &obj); !s.ok()) return s;
   NodeInfo info;
   info.uid = obj.metadata().uid();
   info.resource_version = obj.metadata().resource_version();

@@ -22,15 +22,6 @@ json StatusJson(const k8s::Status& s) {
   return out;
 }
 
-template <typename Message>
-absl::Status Parse(absl::string_view bytes, const char* what, Message* out) {
-  if (!out->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not a protobuf ", what, " (", bytes.size(), " bytes)"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 bool IsProtobufEnvelope(absl::string_view body) {
@@ -54,7 +45,8 @@ absl::StatusOr<std::string> Unwrap(absl::string_view body) {
         "not a Kubernetes protobuf envelope (no k8s\\0 magic)");
   }
   k8s::Unknown unknown;
-  if (absl::Status s = Parse(body.substr(kMagic.size()), "envelope", &unknown);
+  if (absl::Status s =
+          ParseMessage(body.substr(kMagic.size()), "envelope", &unknown);
       !s.ok())
     return s;
   if (!unknown.content_encoding().empty()) {
@@ -69,7 +61,7 @@ absl::StatusOr<DecodedList> DecodeList(absl::string_view body) {
   absl::StatusOr<std::string> raw = Unwrap(body);
   if (!raw.ok()) return raw.status();
   k8s::List list;
-  if (absl::Status s = Parse(*raw, "list", &list); !s.ok()) return s;
+  if (absl::Status s = ParseMessage(*raw, "list", &list); !s.ok()) return s;
   DecodedList out;
   out.resource_version = list.metadata().resource_version();
   out.continue_token = list.metadata().continue_();
@@ -82,7 +74,8 @@ absl::StatusOr<DecodedList> DecodeList(absl::string_view body) {
 
 absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame) {
   k8s::WatchEvent ev;
-  if (absl::Status s = Parse(frame, "watch event", &ev); !s.ok()) return s;
+  if (absl::Status s = ParseMessage(frame, "watch event", &ev); !s.ok())
+    return s;
   absl::StatusOr<WatchEvent::Type> type = WatchEventTypeOf(ev.type());
   if (!type.ok()) return type.status();
   WatchEvent out;
@@ -95,7 +88,8 @@ absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame) {
   }
   if (out.type == WatchEvent::Type::kError) {
     k8s::Status status;
-    if (absl::Status s = Parse(*raw, "Status", &status); !s.ok()) return s;
+    if (absl::Status s = ParseMessage(*raw, "Status", &status); !s.ok())
+      return s;
     out.object = StatusJson(status);
     return out;
   }
@@ -105,7 +99,7 @@ absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame) {
 
 absl::StatusOr<std::string> ResourceVersionOf(absl::string_view raw) {
   k8s::ObjectHead head;
-  if (absl::Status s = Parse(raw, "object", &head); !s.ok()) return s;
+  if (absl::Status s = ParseMessage(raw, "object", &head); !s.ok()) return s;
   return std::move(*head.mutable_metadata()->mutable_resource_version());
 }
 

@@ -5,11 +5,23 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 #include "shim/kube/store.h"
 
 namespace kscore::kube {
+
+// Parses `raw` into `out`, or InvalidArgument naming `what` ("Pod", "list"...).
+template <typename Message>
+absl::Status ParseMessage(absl::string_view raw, const char* what,
+                          Message* out) {
+  if (!out->ParseFromArray(raw.data(), static_cast<int>(raw.size()))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a protobuf ", what, " (", raw.size(), " bytes)"));
+  }
+  return absl::OkStatus();
+}
 
 // The Kubernetes protobuf encoding (what kube-scheduler's client-go asks for
 // by default): cheaper than JSON for the API server to encode for every
