@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "kscore/k8s/k8s_subset.pb.h"
 #include "scorer/framework/scalar_resources.h"
+#include "shim/cache/expect_same_pod.h"
 #include "shim/cache/objects.h"
 
 namespace kscore::cache {
@@ -31,32 +32,6 @@ std::string Bytes(const std::string& text) {
   Message m;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m)) << text;
   return m.SerializeAsString();
-}
-
-void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
-  EXPECT_EQ(j.key, p.key);
-  EXPECT_EQ(j.namespace_, p.namespace_);
-  EXPECT_EQ(j.name, p.name);
-  EXPECT_EQ(j.uid, p.uid);
-  EXPECT_EQ(j.resource_version, p.resource_version);
-  EXPECT_EQ(j.scheduler_name, p.scheduler_name);
-  EXPECT_EQ(j.node_name, p.node_name);
-  EXPECT_EQ(j.phase, p.phase);
-  EXPECT_EQ(j.deleting, p.deleting);
-  EXPECT_EQ(j.gated, p.gated);
-  EXPECT_EQ(j.priority, p.priority);
-  EXPECT_EQ(j.created, p.created);
-  EXPECT_EQ(j.unschedulable_message, p.unschedulable_message);
-  EXPECT_TRUE(MessageDifferencer::Equals(j.pod, p.pod))
-      << "JSON: " << j.pod.DebugString()
-      << "\nprotobuf: " << p.pod.DebugString();
-  EXPECT_TRUE(MessageDifferencer::Equals(j.requests, p.requests))
-      << j.requests.DebugString() << " vs " << p.requests.DebugString();
-  EXPECT_TRUE(MessageDifferencer::Equals(j.non_zero, p.non_zero));
-  ASSERT_EQ(j.host_ports.size(), p.host_ports.size());
-  for (size_t i = 0; i < j.host_ports.size(); ++i) {
-    EXPECT_TRUE(MessageDifferencer::Equals(j.host_ports[i], p.host_ports[i]));
-  }
 }
 
 const std::vector<Case>& PodCases() {

@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/scalar_resources.h"
+#include "shim/cache/expect_same_pod.h"
 #include "shim/cache/informer_codecs.h"
 #include "shim/cache/objects.h"
 #include "shim/kube/client.h"
@@ -397,31 +398,6 @@ TEST_F(KubeIntegrationTest, InformerSeesAddUpdateDeleteInProtobuf) {
   AddUpdateDelete(client_, namespace_, "pb-", /*protobuf=*/true);
 }
 
-// What the shim makes of an object read in JSON and of the same object read
-// in protobuf must be the same, field for field.
-void ExpectSamePod(const cache::PodInfo& j, const cache::PodInfo& p) {
-  EXPECT_EQ(j.key, p.key);
-  EXPECT_EQ(j.uid, p.uid);
-  EXPECT_EQ(j.resource_version, p.resource_version);
-  EXPECT_EQ(j.scheduler_name, p.scheduler_name);
-  EXPECT_EQ(j.node_name, p.node_name);
-  EXPECT_EQ(j.phase, p.phase);
-  EXPECT_EQ(j.deleting, p.deleting);
-  EXPECT_EQ(j.gated, p.gated);
-  EXPECT_EQ(j.priority, p.priority);
-  EXPECT_EQ(j.created, p.created);
-  EXPECT_EQ(j.unschedulable_message, p.unschedulable_message);
-  EXPECT_TRUE(MessageDifferencer::Equals(j.pod, p.pod))
-      << "JSON: " << j.pod.DebugString()
-      << "\nprotobuf: " << p.pod.DebugString();
-  EXPECT_TRUE(MessageDifferencer::Equals(j.requests, p.requests));
-  EXPECT_TRUE(MessageDifferencer::Equals(j.non_zero, p.non_zero));
-  ASSERT_EQ(j.host_ports.size(), p.host_ports.size());
-  for (size_t i = 0; i < j.host_ports.size(); ++i) {
-    EXPECT_TRUE(MessageDifferencer::Equals(j.host_ports[i], p.host_ports[i]));
-  }
-}
-
 // Reads path in JSON and in protobuf (the object's bytes, out of the
 // envelope). Reads again while the two differ in resourceVersion
 // (controllers may change the object between the two reads).
@@ -508,7 +484,7 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
     absl::StatusOr<cache::PodInfo> from_proto = cache::PodFromProto(p);
     ASSERT_TRUE(from_json.ok()) << from_json.status();
     ASSERT_TRUE(from_proto.ok()) << from_proto.status();
-    ExpectSamePod(*from_json, *from_proto);
+    cache::ExpectSamePod(*from_json, *from_proto);
     *out = *from_proto;
   };
   cache::PodInfo first;

@@ -1,0 +1,43 @@
+#ifndef KSCORE_SHIM_CACHE_EXPECT_SAME_POD_H_
+#define KSCORE_SHIM_CACHE_EXPECT_SAME_POD_H_
+
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "shim/cache/objects.h"
+
+namespace kscore::cache {
+
+// Test helper: what the shim makes of a pod read in JSON (j) and of the same
+// pod read in protobuf (p) is the same, field for field.
+inline void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
+  EXPECT_EQ(j.key, p.key);
+  EXPECT_EQ(j.namespace_, p.namespace_);
+  EXPECT_EQ(j.name, p.name);
+  EXPECT_EQ(j.uid, p.uid);
+  EXPECT_EQ(j.resource_version, p.resource_version);
+  EXPECT_EQ(j.scheduler_name, p.scheduler_name);
+  EXPECT_EQ(j.node_name, p.node_name);
+  EXPECT_EQ(j.phase, p.phase);
+  EXPECT_EQ(j.deleting, p.deleting);
+  EXPECT_EQ(j.gated, p.gated);
+  EXPECT_EQ(j.priority, p.priority);
+  EXPECT_EQ(j.created, p.created);
+  EXPECT_EQ(j.unschedulable_message, p.unschedulable_message);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(j.pod, p.pod))
+      << "JSON: " << j.pod.DebugString()
+      << "\nprotobuf: " << p.pod.DebugString();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(j.requests,
+                                                                 p.requests))
+      << j.requests.DebugString() << " vs " << p.requests.DebugString();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(j.non_zero,
+                                                                 p.non_zero));
+  ASSERT_EQ(j.host_ports.size(), p.host_ports.size());
+  for (size_t i = 0; i < j.host_ports.size(); ++i) {
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+        j.host_ports[i], p.host_ports[i]));
+  }
+}
+
+}  // namespace kscore::cache
+
+#endif  // KSCORE_SHIM_CACHE_EXPECT_SAME_POD_H_
