@@ -194,6 +194,11 @@ TEST(CacheTest, CandidatesInterleaveZonesAsKubeSchedulersNodeTree) {
   EXPECT_THAT(names(0, 6), ElementsAre("a1", "b2", "b1", "d1", "a2", "a3"));
   EXPECT_EQ(c.NodeCount(), 6u);
   EXPECT_EQ(Cache::ZoneKey(zoned("x", "z").labels()), std::string("r:\0:z", 5));
+  // The failure-domain.beta labels stand in for missing GA ones.
+  pb::Node beta = Node("y");
+  (*beta.mutable_labels())["failure-domain.beta.kubernetes.io/region"] = "r";
+  (*beta.mutable_labels())["failure-domain.beta.kubernetes.io/zone"] = "z";
+  EXPECT_EQ(Cache::ZoneKey(beta.labels()), std::string("r:\0:z", 5));
 }
 
 TEST(CacheTest, EncodedCandidatesFollowNodeAndPodChanges) {
