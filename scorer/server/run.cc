@@ -12,6 +12,8 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/synchronization/mutex.h"
+#include "common/flags.h"
+#include "common/logging.h"
 #include "google/protobuf/descriptor.h"
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -21,8 +23,6 @@
 #include "prometheus/exposer.h"
 #include "prometheus/registry.h"
 #include "scorer/framework/profile_set.h"
-#include "scorer/server/flags.h"
-#include "scorer/server/logging.h"
 #include "scorer/server/scorer_service.h"
 #include "spdlog/spdlog.h"
 
@@ -114,9 +114,9 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
   // graph updated on every Lock, about 1% of a scoring call. Our locks
   // are tested in CI builds; production does not pay for the check.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  kscore::server::KubeStyleArgs args(argc, argv);
+  kscore::common::KubeStyleArgs args(argc, argv);
   absl::ParseCommandLine(args.argc(), args.argv.data());
-  kscore::server::SetUpLogging("scorer", absl::GetFlag(FLAGS_v));
+  kscore::common::SetUpLogging("scorer", absl::GetFlag(FLAGS_v));
 
   const std::string config_path = absl::GetFlag(FLAGS_config);
   if (config_path.empty()) {

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "common/grpc_status.h"
+#include "common/status_macros.h"
 #include "scorer/framework/scalar_resources.h"
 #include "spdlog/spdlog.h"
 
@@ -17,24 +19,6 @@ namespace {
 using framework::CycleState;
 using framework::PluginStatus;
 using framework::Profile;
-
-grpc::Status ToGrpc(const absl::Status& s) {
-  grpc::StatusCode code = grpc::StatusCode::INTERNAL;
-  switch (s.code()) {
-    case absl::StatusCode::kInvalidArgument:
-      code = grpc::StatusCode::INVALID_ARGUMENT;
-      break;
-    case absl::StatusCode::kNotFound:
-      code = grpc::StatusCode::NOT_FOUND;
-      break;
-    case absl::StatusCode::kFailedPrecondition:
-      code = grpc::StatusCode::FAILED_PRECONDITION;
-      break;
-    default:
-      break;
-  }
-  return grpc::Status(code, std::string(s.message()));
-}
 
 grpc::Status Invalid(const std::string& msg) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, msg);
@@ -233,11 +217,6 @@ void TotalsTo(const framework::Evaluation& ev, bool normalized,
 
 }  // namespace
 
-#define KSCORE_ASSIGN_OR_RETURN_GRPC(lhs, expr)         \
-  auto lhs##_or = (expr);                               \
-  if (!lhs##_or.ok()) return ToGrpc(lhs##_or.status()); \
-  auto lhs = *std::move(lhs##_or)
-
 ScorerService::ScorerService(const framework::ProfileSet* profiles,
                              ServiceOptions options)
     : profiles_(profiles), options_(options) {
@@ -277,10 +256,12 @@ grpc::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
 grpc::Status ScorerService::DoPreFilter(const pb::PreFilterRequest* req,
                                         pb::PreFilterResponse* resp) {
   return Counted("PreFilter", [&] {
-    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
+                            common::ToGrpcStatus);
     CycleState state;
-    KSCORE_ASSIGN_OR_RETURN_GRPC(status,
-                                 profile->RunPreFilter(state, req->pod()));
+    KSCORE_ASSIGN_OR_RETURN(auto status,
+                            profile->RunPreFilter(state, req->pod()),
+                            common::ToGrpcStatus);
     ToProto(status, resp->mutable_status());
     StateTo(state, resp->mutable_cycle_state());
     return grpc::Status::OK;
@@ -290,12 +271,15 @@ grpc::Status ScorerService::DoPreFilter(const pb::PreFilterRequest* req,
 grpc::Status ScorerService::DoFilter(const pb::FilterRequest* req,
                                      pb::FilterResponse* resp) {
   return Counted("Filter", [&] {
-    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-    KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
-                                 Nodes(req->nodes(), options_.max_batch_nodes));
+    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
+                            common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(auto nodes,
+                            Nodes(req->nodes(), options_.max_batch_nodes),
+                            common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
-    KSCORE_ASSIGN_OR_RETURN_GRPC(statuses,
-                                 profile->RunFilter(state, req->pod(), nodes));
+    KSCORE_ASSIGN_OR_RETURN(auto statuses,
+                            profile->RunFilter(state, req->pod(), nodes),
+                            common::ToGrpcStatus);
     for (const PluginStatus& s : statuses) ToProto(s, resp->add_statuses());
     return grpc::Status::OK;
   });
@@ -304,12 +288,15 @@ grpc::Status ScorerService::DoFilter(const pb::FilterRequest* req,
 grpc::Status ScorerService::DoPreScore(const pb::PreScoreRequest* req,
                                        pb::PreScoreResponse* resp) {
   return Counted("PreScore", [&] {
-    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-    KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
-                                 Nodes(req->nodes(), options_.max_batch_nodes));
+    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
+                            common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(auto nodes,
+                            Nodes(req->nodes(), options_.max_batch_nodes),
+                            common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
-    KSCORE_ASSIGN_OR_RETURN_GRPC(
-        skipped, profile->RunPreScore(state, req->pod(), nodes));
+    KSCORE_ASSIGN_OR_RETURN(auto skipped,
+                            profile->RunPreScore(state, req->pod(), nodes),
+                            common::ToGrpcStatus);
     for (const std::string& s : skipped) resp->add_skipped(s);
     StateTo(state, resp->mutable_cycle_state());
     return grpc::Status::OK;
@@ -319,14 +306,17 @@ grpc::Status ScorerService::DoPreScore(const pb::PreScoreRequest* req,
 grpc::Status ScorerService::DoScore(const pb::ScoreRequest* req,
                                     pb::ScoreResponse* resp) {
   return Counted("Score", [&] {
-    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
-    KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
-                                 Nodes(req->nodes(), options_.max_batch_nodes));
+    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
+                            common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(auto nodes,
+                            Nodes(req->nodes(), options_.max_batch_nodes),
+                            common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
     std::vector<std::string> skipped(req->skipped().begin(),
                                      req->skipped().end());
-    KSCORE_ASSIGN_OR_RETURN_GRPC(
-        table, profile->RunScore(state, req->pod(), nodes, skipped));
+    KSCORE_ASSIGN_OR_RETURN(
+        auto table, profile->RunScore(state, req->pod(), nodes, skipped),
+        common::ToGrpcStatus);
     TableTo(table, nodes, resp->mutable_plugins(), nullptr,
             resp->mutable_scores());
     return grpc::Status::OK;
@@ -338,9 +328,10 @@ grpc::Status ScorerService::DoNormalizeScore(
   return Counted("NormalizeScore", [&] {
     if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
         !s.ok()) {
-      return ToGrpc(s);
+      return common::ToGrpcStatus(s);
     }
-    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
+                            common::ToGrpcStatus);
     framework::ScoreTable table;
     for (int k = 0; k < req->plugins_size(); ++k) {
       const framework::ScorePlugin* p =
@@ -381,7 +372,7 @@ grpc::Status ScorerService::DoNormalizeScore(
     CycleState state = StateFrom(req->cycle_state());
     if (absl::Status s = profile->RunNormalizeScore(state, req->pod(), table);
         !s.ok()) {
-      return ToGrpc(s);
+      return common::ToGrpcStatus(s);
     }
     for (size_t k = 0; k < table.plugins.size(); ++k) {
       resp->add_plugins(std::string(table.plugins[k]->Name()));
@@ -409,18 +400,22 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
   return Counted("Evaluate", [&] {
     if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
         !s.ok()) {
-      return ToGrpc(s);
+      return common::ToGrpcStatus(s);
     }
-    KSCORE_ASSIGN_OR_RETURN_GRPC(profile, Common(*profiles_, *req));
+    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
+                            common::ToGrpcStatus);
     if (!pb::Detail_IsValid(req->detail())) {
       return Invalid(absl::StrCat("detail: unknown value ", req->detail(),
                                   " (DETAIL_FULL or DETAIL_TOTALS)"));
     }
-    KSCORE_ASSIGN_OR_RETURN_GRPC(nodes,
-                                 Nodes(req->nodes(), options_.max_batch_nodes));
+    KSCORE_ASSIGN_OR_RETURN(auto nodes,
+                            Nodes(req->nodes(), options_.max_batch_nodes),
+                            common::ToGrpcStatus);
     CycleState state;
-    KSCORE_ASSIGN_OR_RETURN_GRPC(ev, profile->Evaluate(state, req->pod(), nodes,
-                                                       !req->skip_normalize()));
+    KSCORE_ASSIGN_OR_RETURN(
+        auto ev,
+        profile->Evaluate(state, req->pod(), nodes, !req->skip_normalize()),
+        common::ToGrpcStatus);
     ToProto(ev.pre_filter, resp->mutable_status());
     StateTo(state, resp->mutable_cycle_state());
     if (!ev.pre_filter.ok()) return grpc::Status::OK;

@@ -9,59 +9,22 @@
 
 namespace kscore::scheduler {
 
-WorkerPool::WorkerPool(int threads) {
-  for (int i = 0; i < threads; ++i) {
-    threads_.emplace_back([this] {
-      while (true) {
-        std::function<void()> task;
-        {
-          std::unique_lock<std::mutex> lock(mu_);
-          cv_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
-          if (tasks_.empty()) return;  // stopping, and drained
-          task = std::move(tasks_.front());
-          tasks_.pop_front();
-        }
-        task();
-      }
-    });
-  }
-}
-
-WorkerPool::~WorkerPool() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  for (std::thread& t : threads_) t.join();
-}
-
-void WorkerPool::Submit(std::function<void()> task) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    tasks_.push_back(std::move(task));
-  }
-  cv_.notify_one();
-}
-
 Scheduler::Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
                      queue::SchedulingQueue* queue,
-                     scorer_client::Scorer* scorer, kube::Client* client,
+                     scorer_client::Scorer* scorer, Writer* writer,
                      Feedback* feedback, Metrics* metrics)
     : options_(options),
       profiles_(profiles),
       cache_(cache),
       queue_(queue),
       scorer_(scorer),
-      client_(client),
+      writer_(writer),
       feedback_(feedback),
-      metrics_(metrics),
-      binds_(options_.max_binds_in_flight) {}
+      metrics_(metrics) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
-  feedback_pool_ = std::make_unique<WorkerPool>(2);
   for (int i = 0; i < options_.schedule_workers; ++i) {
     workers_.emplace_back([this] {
       std::mt19937_64 rng(std::random_device{}());  // this worker's
@@ -78,8 +41,7 @@ void Scheduler::Stop() {
   stop_ = true;
   for (std::thread& t : workers_) t.join();
   workers_.clear();
-  binds_.WaitIdle();
-  feedback_pool_.reset();
+  writer_->WaitIdle(Writer::Lane::kBindings);
 }
 
 void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
@@ -130,20 +92,16 @@ void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
                      absl::Time start) {
   auto b = std::make_shared<PendingBind>(
       PendingBind{std::move(qp), std::move(node), start});
-  binds_.Run([this, b](std::function<void()> done) {
-    const cache::PodInfo& pod = *b->qp.info;
-    kube::WriteBody body = kube::BindingBody(options_.protobuf, pod.namespace_,
-                                             pod.name, pod.uid, b->node);
-    client_->DoAsync("POST",
-                     absl::StrCat("/api/v1/namespaces/", pod.namespace_,
-                                  "/pods/", pod.name, "/binding"),
-                     std::move(body.data), body.content_type, body.content_type,
-                     [this, b, done = std::move(done)](
-                         const absl::StatusOr<kube::Response>& r) {
-                       Bound(*b, r);
-                       done();
-                     });
-  });
+  const cache::PodInfo& pod = *b->qp.info;
+  Writer::Request req;
+  req.method = "POST";
+  req.path = absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
+                          pod.name, "/binding");
+  req.body = kube::BindingBody(options_.protobuf, pod.namespace_, pod.name,
+                               pod.uid, b->node);
+  writer_->Send(
+      Writer::Lane::kBindings, std::move(req),
+      [this, b](const absl::StatusOr<kube::Response>& r) { Bound(*b, r); });
 }
 
 void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
@@ -189,18 +147,10 @@ void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp,
   spdlog::info("unable to schedule pod {}: {}", info->key, message);
   queue_->Requeue(std::move(qp), unschedulable);
   const char* reason = unschedulable ? "Unschedulable" : "SchedulerError";
-  feedback_pool_->Submit([this, info, message, reason] {
-    if (absl::Status s = feedback_->FailedScheduling(*info, message); !s.ok()) {
-      spdlog::warn("event for {}: {}", info->key, std::string(s.message()));
-    }
-    if (info->unschedulable_message != message) {
-      if (absl::Status s = feedback_->MarkUnschedulable(*info, reason, message);
-          !s.ok()) {
-        spdlog::warn("condition for {}: {}", info->key,
-                     std::string(s.message()));
-      }
-    }
-  });
+  feedback_->FailedScheduling(*info, message);
+  if (info->unschedulable_message != message) {
+    feedback_->MarkUnschedulable(*info, reason, message);
+  }
 }
 
 }  // namespace kscore::scheduler

@@ -2,12 +2,9 @@
 #define KSCORE_SHIM_SCHEDULER_SCHEDULER_H_
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -15,31 +12,15 @@
 
 #include "absl/time/time.h"
 #include "shim/cache/cache.h"
-#include "shim/kube/client.h"
 #include "shim/queue/scheduling_queue.h"
 #include "shim/scheduler/cycle.h"
 #include "shim/scheduler/feedback.h"
-#include "shim/scheduler/in_flight_limit.h"
 #include "shim/scheduler/metrics.h"
 #include "shim/scheduler/profiles.h"
+#include "shim/scheduler/writer.h"
 #include "shim/scorer_client/scorer.h"
 
 namespace kscore::scheduler {
-
-// A fixed pool of threads running tasks in order of submission.
-class WorkerPool {
- public:
-  explicit WorkerPool(int threads);
-  ~WorkerPool();
-  void Submit(std::function<void()> task);
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
-};
 
 // The scheduling loop: pop a pod, ask the scorer, pick the node, assume it
 // in the cache and bind asynchronously. It holds no placement rule.
@@ -47,9 +28,6 @@ class Scheduler {
  public:
   struct Options {
     int batch_size = 500;  // nodes per scorer call
-    // Bindings in flight at most (HTTP/2 streams of the client's I/O
-    // thread, no thread each); more wait their turn.
-    int max_binds_in_flight = 64;
     int schedule_workers = 1;
     // Bindings in the Kubernetes protobuf encoding (else JSON).
     bool protobuf = false;
@@ -57,10 +35,10 @@ class Scheduler {
 
   Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
             queue::SchedulingQueue* queue, scorer_client::Scorer* scorer,
-            kube::Client* client, Feedback* feedback, Metrics* metrics);
+            Writer* writer, Feedback* feedback, Metrics* metrics);
   ~Scheduler();
 
-  // Starts the workers; Stop() waits for them and for in-flight bindings.
+  // Starts the workers; Stop() waits for them and for the bindings sent.
   void Start();
   void Stop();
 
@@ -77,7 +55,7 @@ class Scheduler {
     std::string node;
     absl::Time start;
   };
-  // Sends the binding now, or queues it behind max_binds_in_flight.
+  // Sends the binding through the writer's bindings lane.
   void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
             absl::Time start);
   // The binding's outcome (on the client's I/O thread), then the next one.
@@ -88,14 +66,12 @@ class Scheduler {
   cache::Cache* cache_;
   queue::SchedulingQueue* queue_;
   scorer_client::Scorer* scorer_;
-  kube::Client* client_;
+  Writer* writer_;
   Feedback* feedback_;
   Metrics* metrics_;
   std::atomic<size_t> next_start_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
-  InFlightLimit binds_;  // bindings in flight
-  std::unique_ptr<WorkerPool> feedback_pool_;
 };
 
 }  // namespace kscore::scheduler

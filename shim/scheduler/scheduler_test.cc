@@ -30,7 +30,7 @@ class HoldingClient : public kube::Client {
                                     absl::string_view body,
                                     absl::string_view) override {
     absl::MutexLock lock(&mu_);
-    synced_.push_back(absl::StrCat(method, " ", path, " ", body));
+    written_.push_back(absl::StrCat(method, " ", path, " ", body));
     return kube::Response{201, "{}"};
   }
   absl::Status Stream(absl::string_view,
@@ -65,11 +65,11 @@ class HoldingClient : public kube::Client {
     absl::MutexLock lock(&mu_);
     return others_;
   }
-  // Synchronous requests (FailedScheduling events, condition patches):
+  // Requests answered at once (events, condition patches):
   // "METHOD PATH BODY".
-  std::vector<std::string> Synced() {
+  std::vector<std::string> Written() {
     absl::MutexLock lock(&mu_);
-    return synced_;
+    return written_;
   }
   // Answers held request i with 201 (once).
   void Answer(size_t i) {
@@ -92,7 +92,7 @@ class HoldingClient : public kube::Client {
   std::vector<Done> binds_;  // held requests
   std::vector<std::string> bodies_;
   std::vector<std::string> others_;  // requests other than bindings
-  std::vector<std::string> synced_;
+  std::vector<std::string> written_;
 };
 
 constexpr char kProfile[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
@@ -142,16 +142,18 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                 absl::Minutes(5), [] { return absl::Now(); }});
   HoldingClient client;
-  Feedback feedback(&client, "test-host");
+  Writer::Options writer_options;
+  writer_options.max_bindings_in_flight = 2;
+  Writer writer(&client, writer_options);
+  Feedback feedback(&writer, "test-host");
   Metrics metrics;
   Scheduler::Options options;
-  options.max_binds_in_flight = 2;
   Profiles::Options profile_options;
   profile_options.served = {"concentrate-scheduler"};
   Profiles profiles_known(profile_options,
                           [&] { return scorer->ListProfiles(); });
   Scheduler scheduler(options, &profiles_known, &cache, &queue, scorer.get(),
-                      &client, &feedback, &metrics);
+                      &writer, &feedback, &metrics);
 
   constexpr int kPods = 5;
   for (int i = 0; i < kPods; ++i) {
@@ -234,7 +236,8 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
                                   absl::Minutes(5),
                                   [] { return absl::Now(); }});
     HoldingClient client;
-    Feedback feedback(&client, "test-host");
+    Writer writer(&client, Writer::Options());
+    Feedback feedback(&writer, "test-host");
     Metrics metrics;
     Scheduler::Options options;
     options.schedule_workers = 0;  // the test runs the cycle itself
@@ -245,25 +248,28 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
       r.add_profiles()->set_scheduler_name("concentrate-scheduler");
       return r;
     });
-    Scheduler scheduler(options, &profiles, &cache, &queue, &scorer, &client,
+    Scheduler scheduler(options, &profiles, &cache, &queue, &scorer, &writer,
                         &feedback, &metrics);
     scheduler.Start();
     queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(0)));
     auto qp = queue.Pop(absl::Seconds(5));
     ASSERT_TRUE(qp.has_value());
     scheduler.ScheduleOne(*std::move(qp));
-    scheduler.Stop();  // waits for the feedback
+    scheduler.Stop();
     EXPECT_EQ(cache.NodeOf("default/p-0"), "");
     EXPECT_EQ(queue.sizes().unschedulable, c.want_unschedulable);
-    std::vector<std::string> synced = client.Synced();
-    ASSERT_EQ(synced.size(), 2u);  // the event, then the condition
-    EXPECT_THAT(synced[1], ::testing::HasSubstr(c.want_patch));
+    // Both sent at once through the writer (the client answers at once).
+    std::vector<std::string> written = client.Written();
+    ASSERT_EQ(written.size(), 2u);  // the event, then the condition
+    EXPECT_THAT(written[0], ::testing::HasSubstr("FailedScheduling"));
+    EXPECT_THAT(written[1], ::testing::HasSubstr(c.want_patch));
   }
 }
 
-TEST(FeedbackTest, ScheduledEventsTwoInFlightTheRestInOrder) {
+TEST(WriterTest, FeedbackTwoInFlightTheRestInOrder) {
   HoldingClient client(/*hold_all=*/true);
-  auto feedback = std::make_unique<Feedback>(&client, "test-host");
+  auto writer = std::make_unique<Writer>(&client, Writer::Options());
+  auto feedback = std::make_unique<Feedback>(writer.get(), "test-host");
   absl::Cleanup answer_all = [&] { client.AnswerAll(); };
   for (int i = 0; i < 5; ++i) feedback->Scheduled(Pod(i), "node-1");
   ASSERT_EQ(client.Binds(), 2u);  // held: two in flight, three queued
@@ -286,9 +292,10 @@ TEST(FeedbackTest, ScheduledEventsTwoInFlightTheRestInOrder) {
   // Going away waits for the events in flight.
   for (int i = 5; i < 7; ++i) feedback->Scheduled(Pod(i), "node-1");
   ASSERT_EQ(client.Binds(), 7u);
+  feedback.reset();
   std::atomic<bool> gone{false};
   std::thread destroyer([&] {
-    feedback.reset();
+    writer.reset();
     gone = true;
   });
   client.Answer(5);
@@ -303,6 +310,46 @@ TEST(FeedbackTest, ScheduledEventsTwoInFlightTheRestInOrder) {
   destroyer.join();
   std::move(answer_all).Cancel();
   EXPECT_EQ(client.Binds(), 7u);
+}
+
+// A full feedback lane drops feedback and holds back no binding; bindings
+// wait for room but are never dropped.
+TEST(WriterTest, LanesAreIndependentAndOnlyFeedbackDrops) {
+  HoldingClient client(/*hold_all=*/true);
+  Writer::Options options;
+  options.max_bindings_in_flight = 1;
+  options.max_feedback_in_flight = 1;
+  options.max_feedback_queued = 1;
+  auto writer = std::make_unique<Writer>(&client, options);
+  absl::Cleanup answer_all = [&] { client.AnswerAll(); };
+  auto request = [](const char* path) {
+    Writer::Request r;
+    r.method = "POST";
+    r.path = path;
+    r.body = {"{}", "application/json"};
+    return r;
+  };
+  int feedback_done = 0;
+  auto count = [&](const absl::StatusOr<kube::Response>&) { ++feedback_done; };
+  EXPECT_TRUE(writer->Send(Writer::Lane::kFeedback, request("/e1"), count));
+  EXPECT_TRUE(writer->Send(Writer::Lane::kFeedback, request("/e2"), count));
+  EXPECT_FALSE(writer->Send(Writer::Lane::kFeedback, request("/e3"), count));
+  EXPECT_EQ(writer->dropped(), 1u);
+  EXPECT_EQ(client.Binds(), 1u);  // e1 in flight
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(writer->Send(Writer::Lane::kBindings, request("/binding"),
+                             [](const absl::StatusOr<kube::Response>&) {}));
+  }
+  EXPECT_EQ(client.Binds(), 2u);  // e1 and the first binding
+  client.Answer(1);               // the binding: the next one goes
+  EXPECT_EQ(client.Binds(), 3u);
+  client.Answer(0);  // e1: e2 goes
+  EXPECT_EQ(client.Binds(), 4u);
+  client.AnswerAll();
+  writer.reset();
+  std::move(answer_all).Cancel();
+  EXPECT_EQ(feedback_done, 2);
+  EXPECT_EQ(client.Binds(), 5u);  // two events and three bindings
 }
 
 }  // namespace

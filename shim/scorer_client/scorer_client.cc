@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/grpc_status.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::scorer_client {
@@ -16,11 +17,6 @@ bool Retryable(grpc::StatusCode c) {
          c == grpc::StatusCode::DEADLINE_EXCEEDED ||
          c == grpc::StatusCode::CANCELLED ||
          c == grpc::StatusCode::RESOURCE_EXHAUSTED;
-}
-
-absl::Status ToAbsl(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                      absl::StrCat("scorer: ", s.error_message()));
 }
 
 }  // namespace
@@ -77,7 +73,7 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
-  return ToAbsl(st);
+  return common::ToAbslStatus(st, "scorer: ");
 }
 
 std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
@@ -146,7 +142,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
         }
       }
       stats_.failures++;
-      results[pending[k]] = ToAbsl(call.status);
+      results[pending[k]] = common::ToAbslStatus(call.status, "scorer: ");
       if (Retryable(call.status.error_code())) {
         spdlog::debug("scorer call failed ({}), retrying on another replica",
                       call.status.error_message());
@@ -170,7 +166,7 @@ absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
-  return ToAbsl(st);
+  return common::ToAbslStatus(st, "scorer: ");
 }
 
 }  // namespace kscore::scorer_client

@@ -1,9 +1,9 @@
-#include "scorer/server/logging.h"
+#include "common/logging.h"
 
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
 
-namespace kscore::server {
+namespace kscore::common {
 
 void SetUpLogging(const std::string& program, int verbosity) {
   auto logger = spdlog::stderr_logger_mt(program);
@@ -19,4 +19,4 @@ void SetUpLogging(const std::string& program, int verbosity) {
   spdlog::set_default_logger(logger);
 }
 
-}  // namespace kscore::server
+}  // namespace kscore::common

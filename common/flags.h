@@ -1,10 +1,10 @@
-#ifndef KSCORE_SCORER_SERVER_FLAGS_H_
-#define KSCORE_SCORER_SERVER_FLAGS_H_
+#ifndef KSCORE_COMMON_FLAGS_H_
+#define KSCORE_COMMON_FLAGS_H_
 
 #include <string>
 #include <vector>
 
-namespace kscore::server {
+namespace kscore::common {
 
 // Lets kube-style flags (--leader-elect-lease-duration) reach Abseil's
 // flags, whose names use underscores: dashes in a "--name[=value]" are
@@ -17,6 +17,11 @@ struct KubeStyleArgs {
   int argc() const { return static_cast<int>(argv.size()) - 1; }
 };
 
-}  // namespace kscore::server
+// Whether --name (or --name=..., --noname) is on the command line, before
+// "--"; `name` is written with underscores. Abseil keeps this private;
+// the shim needs it where a flag overrides a configuration field.
+bool FlagGiven(const KubeStyleArgs& args, const std::string& name);
 
-#endif  // KSCORE_SCORER_SERVER_FLAGS_H_
+}  // namespace kscore::common
+
+#endif  // KSCORE_COMMON_FLAGS_H_

@@ -1,6 +1,6 @@
-#include "scorer/server/flags.h"
+#include "common/flags.h"
 
-namespace kscore::server {
+namespace kscore::common {
 
 KubeStyleArgs::KubeStyleArgs(int argc, char** in) {
   bool after_double_dash = false;
@@ -21,4 +21,17 @@ KubeStyleArgs::KubeStyleArgs(int argc, char** in) {
   argv.push_back(nullptr);
 }
 
-}  // namespace kscore::server
+bool FlagGiven(const KubeStyleArgs& args, const std::string& name) {
+  for (size_t i = 1; i < args.storage.size(); ++i) {
+    const std::string& a = args.storage[i];
+    if (a == "--") break;
+    for (const std::string& prefix : {std::string("--"), std::string("-")}) {
+      const std::string flag = prefix + name;
+      if (a == flag || a.rfind(flag + "=", 0) == 0 || a == prefix + "no" + name)
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace kscore::common

@@ -1,0 +1,71 @@
+#include "shim/app/cluster_events.h"
+
+#include <utility>
+
+#include "google/protobuf/util/message_differencer.h"
+
+namespace kscore::app {
+
+void ClusterEvents::OnPod(const PodPtr& pod) {
+  if (!pod->node_name.empty()) {
+    cache_->UpsertAssignedPod(*pod);
+    queue_->Delete(pod->key);
+    return;
+  }
+  if (!serves_(pod->scheduler_name)) return;  // not ours: never touched
+  if (pod->deleting || pod->gated) {
+    queue_->Delete(pod->key);
+    return;
+  }
+  queue_->AddOrUpdate(pod);
+}
+
+void ClusterEvents::OnPodDelete(const PodPtr& pod) {
+  const bool was_assigned = !cache_->NodeOf(pod->key).empty();
+  cache_->RemovePod(pod->key);
+  queue_->Delete(pod->key);
+  if (was_assigned) queue_->MoveAllToActiveOrBackoff();  // room was freed
+}
+
+void ClusterEvents::OnNode(const NodePtr& node) {
+  cache_->UpsertNode(node->node);
+  queue_->MoveAllToActiveOrBackoff();
+}
+
+void ClusterEvents::OnNodeUpdate(const NodePtr& before, const NodePtr& after) {
+  // Heartbeats change nothing in the projection: skip them, so thousands
+  // of nodes do not re-queue every unschedulable pod.
+  if (google::protobuf::util::MessageDifferencer::Equals(before->node,
+                                                         after->node)) {
+    return;
+  }
+  OnNode(after);
+}
+
+void ClusterEvents::OnNodeDelete(const NodePtr& node) {
+  cache_->RemoveNode(node->node.name());
+}
+
+kube::EventHandlers<cache::PodInfo> ClusterEvents::PodHandlers(
+    std::function<void()> on_synced) {
+  kube::EventHandlers<cache::PodInfo> h;
+  h.on_add = [this](const PodPtr& pod) { OnPod(pod); };
+  h.on_update = [this](const PodPtr&, const PodPtr& pod) { OnPod(pod); };
+  h.on_delete = [this](const PodPtr& pod) { OnPodDelete(pod); };
+  h.on_synced = std::move(on_synced);
+  return h;
+}
+
+kube::EventHandlers<cache::NodeInfo> ClusterEvents::NodeHandlers(
+    std::function<void()> on_synced) {
+  kube::EventHandlers<cache::NodeInfo> h;
+  h.on_add = [this](const NodePtr& node) { OnNode(node); };
+  h.on_update = [this](const NodePtr& before, const NodePtr& after) {
+    OnNodeUpdate(before, after);
+  };
+  h.on_delete = [this](const NodePtr& node) { OnNodeDelete(node); };
+  h.on_synced = std::move(on_synced);
+  return h;
+}
+
+}  // namespace kscore::app

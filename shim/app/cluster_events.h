@@ -1,0 +1,50 @@
+#ifndef KSCORE_SHIM_APP_CLUSTER_EVENTS_H_
+#define KSCORE_SHIM_APP_CLUSTER_EVENTS_H_
+
+#include <functional>
+#include <string>
+
+#include "shim/cache/cache.h"
+#include "shim/cache/objects.h"
+#include "shim/kube/informer.h"
+#include "shim/queue/scheduling_queue.h"
+
+namespace kscore::app {
+
+// What the informers' events do to the cache and the queue, as
+// kube-scheduler's event handlers: assigned pods go to the cache, pending
+// pods of a served profile to the queue, and changes that may make room move
+// the unschedulable pods back. Called on the informers' threads.
+class ClusterEvents {
+ public:
+  using PodPtr = kube::Ptr<cache::PodInfo>;
+  using NodePtr = kube::Ptr<cache::NodeInfo>;
+
+  // `serves` says whether a schedulerName is one of this shim's profiles.
+  ClusterEvents(cache::Cache* cache, queue::SchedulingQueue* queue,
+                std::function<bool(const std::string&)> serves)
+      : cache_(cache), queue_(queue), serves_(std::move(serves)) {}
+
+  void OnPod(const PodPtr& pod);
+  // `pod` may be only what the store keeps (a delete seen by a relist).
+  void OnPodDelete(const PodPtr& pod);
+  void OnNode(const NodePtr& node);
+  // Skips changes that touch nothing the plugins read (status heartbeats).
+  void OnNodeUpdate(const NodePtr& before, const NodePtr& after);
+  void OnNodeDelete(const NodePtr& node);
+
+  // The informers' handlers; `on_synced` runs after each one's first list.
+  kube::EventHandlers<cache::PodInfo> PodHandlers(
+      std::function<void()> on_synced);
+  kube::EventHandlers<cache::NodeInfo> NodeHandlers(
+      std::function<void()> on_synced);
+
+ private:
+  cache::Cache* cache_;
+  queue::SchedulingQueue* queue_;
+  std::function<bool(const std::string&)> serves_;
+};
+
+}  // namespace kscore::app
+
+#endif  // KSCORE_SHIM_APP_CLUSTER_EVENTS_H_

@@ -1,0 +1,143 @@
+#include "shim/app/options.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "shim/kube/protobuf_codec.h"
+
+namespace kscore::app {
+namespace {
+
+absl::Status FlagError(const std::string& message) {
+  return absl::InvalidArgumentError(message);
+}
+
+// A positive duration flag ("15s", "1m30s"); empty keeps *out.
+absl::Status DurationFlag(const std::string& value, const char* name,
+                          absl::Duration* out) {
+  if (value.empty()) return absl::OkStatus();
+  absl::Duration d;
+  if (!absl::ParseDuration(value, &d) || d <= absl::ZeroDuration()) {
+    return FlagError(absl::StrFormat(
+        "--%s: invalid duration \"%s\" (a positive duration such as 15s)", name,
+        value));
+  }
+  *out = d;
+  return absl::OkStatus();
+}
+
+absl::Status ApplyLeaderElection(const Flags& flags, Options* o) {
+  framework::LeaderElectionConfig& le = o->leader_election;
+  if (flags.leader_elect.has_value()) le.leader_elect = *flags.leader_elect;
+  KSCORE_RETURN_IF_ERROR(DurationFlag(
+      flags.lease_duration, "leader-elect-lease-duration", &le.lease_duration));
+  KSCORE_RETURN_IF_ERROR(DurationFlag(
+      flags.renew_deadline, "leader-elect-renew-deadline", &le.renew_deadline));
+  KSCORE_RETURN_IF_ERROR(DurationFlag(
+      flags.retry_period, "leader-elect-retry-period", &le.retry_period));
+  // The configuration checks its own values; flags may break the order.
+  if (le.leader_elect && le.lease_duration <= le.renew_deadline) {
+    return FlagError(
+        absl::StrCat("--leader-elect-lease-duration (",
+                     absl::FormatDuration(le.lease_duration),
+                     ") must be greater than --leader-elect-renew-deadline (",
+                     absl::FormatDuration(le.renew_deadline), ")"));
+  }
+  if (le.leader_elect && le.renew_deadline <= le.retry_period) {
+    return FlagError(
+        absl::StrCat("--leader-elect-renew-deadline (",
+                     absl::FormatDuration(le.renew_deadline),
+                     ") must be greater than --leader-elect-retry-period (",
+                     absl::FormatDuration(le.retry_period), ")"));
+  }
+  o->lease_name = flags.resource_name;
+  if (o->lease_name.empty()) {
+    // Named after the scheduler, never kube-scheduler's own lock.
+    o->lease_name = le.resource_name_set
+                        ? le.resource_name
+                        : o->config.profiles.front().scheduler_name;
+  }
+  o->lease_namespace = flags.resource_namespace.empty()
+                           ? le.resource_namespace
+                           : flags.resource_namespace;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Options> MakeOptions(const Flags& flags,
+                                    framework::SchedulerConfig config) {
+  if (flags.scorer.empty()) {
+    return FlagError("--scorer is required (the scorer's gRPC target)");
+  }
+  if (flags.scorer_batch_size < 1) {
+    return FlagError(
+        absl::StrCat("--scorer-batch-size: must be at least 1, not ",
+                     flags.scorer_batch_size));
+  }
+  if (flags.bind_workers < 1) {
+    return FlagError(absl::StrCat("--bind-workers: must be at least 1, not ",
+                                  flags.bind_workers));
+  }
+  if (flags.bind_address.empty()) {
+    return FlagError("--bind-address: must be host:port");
+  }
+  if (config.profiles.empty()) {
+    return absl::FailedPreconditionError("profiles: at least one is required");
+  }
+  // kube-scheduler's clientConnection.contentType: protobuf by default (the
+  // API server then encodes each pod once for all protobuf watchers), JSON
+  // on request. The shim reads pods and nodes in either.
+  const std::string& content_type = config.client_connection.content_type;
+  if (content_type != kube::kProtobufContentType &&
+      content_type != "application/json") {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "clientConnection.contentType: \"%s\" is not supported (use %s or "
+        "application/json)",
+        content_type, kube::kProtobufContentType));
+  }
+  Options o;
+  o.protobuf = content_type == kube::kProtobufContentType;
+  o.kubeconfig = flags.kubeconfig;
+  o.scorer_target = flags.scorer;
+  o.scorer_timeout = absl::Seconds(5);
+  KSCORE_RETURN_IF_ERROR(
+      DurationFlag(flags.scorer_timeout, "scorer-timeout", &o.scorer_timeout));
+  o.scorer_batch_size = flags.scorer_batch_size;
+  o.bind_workers = flags.bind_workers;
+  o.bind_address = flags.bind_address;
+  for (const auto& p : config.profiles) o.served.push_back(p.scheduler_name);
+  o.leader_election = config.leader_election;
+  o.config = std::move(config);
+  KSCORE_RETURN_IF_ERROR(ApplyLeaderElection(flags, &o));
+  return o;
+}
+
+absl::StatusOr<Options> LoadOptions(const Flags& flags) {
+  if (flags.config.empty()) {
+    return FlagError(
+        "--config is required (a KubeSchedulerConfiguration file)");
+  }
+  if (flags.scorer.empty()) {
+    return FlagError("--scorer is required (the scorer's gRPC target)");
+  }
+  // Strictly decoded as the scorer decodes it; the plugins and their args
+  // are the scorer's to validate (the shim links none).
+  absl::StatusOr<framework::SchedulerConfig> config =
+      framework::LoadSchedulerConfig(flags.config);
+  if (!config.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "invalid configuration: ",
+        config.status().ToString(absl::StatusToStringMode::kWithNoExtraData)));
+  }
+  return MakeOptions(flags, *std::move(config));
+}
+
+int ExitCode(const absl::Status& status) {
+  if (status.ok()) return 0;
+  return status.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+}
+
+}  // namespace kscore::app

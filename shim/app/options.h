@@ -1,0 +1,66 @@
+#ifndef KSCORE_SHIM_APP_OPTIONS_H_
+#define KSCORE_SHIM_APP_OPTIONS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "scorer/framework/config.h"
+
+namespace kscore::app {
+
+// The shim's flags as given on the command line (main copies them from
+// Abseil's flags; tests fill them in).
+struct Flags {
+  std::string config;
+  std::string kubeconfig;
+  std::string scorer;
+  std::optional<bool> leader_elect;  // set only when the flag is given
+  std::string lease_duration;        // durations as written, e.g. "15s"
+  std::string renew_deadline;
+  std::string retry_period;
+  std::string resource_name;
+  std::string resource_namespace;
+  std::string bind_address = "0.0.0.0:10259";
+  int scorer_batch_size = 500;
+  std::string scorer_timeout = "5s";
+  int bind_workers = 64;
+};
+
+// Everything the shim runs with: the flags over the configuration file,
+// checked together.
+struct Options {
+  framework::SchedulerConfig config;
+  std::vector<std::string> served;  // the profiles' schedulerNames
+  std::string kubeconfig;           // the flag; the config's is in `config`
+  std::string scorer_target;
+  absl::Duration scorer_timeout;
+  int scorer_batch_size = 500;
+  int bind_workers = 64;
+  std::string bind_address;
+  // clientConnection.contentType: Kubernetes protobuf (else JSON) for reads
+  // and writes.
+  bool protobuf = true;
+  // leaderElection with the flags applied; the Lease is named after the
+  // first profile's scheduler unless resourceName or the flag names it.
+  framework::LeaderElectionConfig leader_election;
+  std::string lease_name;
+  std::string lease_namespace;
+};
+
+// Options from flags and an already decoded configuration. Errors name the
+// flag or the field; a flag's error is kInvalidArgument (exit 2), the
+// configuration's kFailedPrecondition (exit 1).
+absl::StatusOr<Options> MakeOptions(const Flags& flags,
+                                    framework::SchedulerConfig config);
+// Reads and strictly decodes flags.config, then MakeOptions.
+absl::StatusOr<Options> LoadOptions(const Flags& flags);
+// The process's exit code for an error of LoadOptions.
+int ExitCode(const absl::Status& status);
+
+}  // namespace kscore::app
+
+#endif  // KSCORE_SHIM_APP_OPTIONS_H_

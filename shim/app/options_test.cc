@@ -1,0 +1,169 @@
+#include "shim/app/options.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kscore::app {
+namespace {
+
+framework::SchedulerConfig Config(const std::string& extra = "") {
+  auto c = framework::ParseSchedulerConfig(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n" +
+      extra +
+      "profiles:\n"
+      "- schedulerName: first\n"
+      "- schedulerName: second\n");
+  EXPECT_TRUE(c.ok()) << c.status();
+  return *c;
+}
+
+Flags Given() {
+  Flags f;
+  f.config = "unused.yaml";
+  f.scorer = "127.0.0.1:50051";
+  return f;
+}
+
+TEST(OptionsTest, DefaultsFromConfigAndFlags) {
+  auto o = MakeOptions(Given(), Config());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->served, (std::vector<std::string>{"first", "second"}));
+  EXPECT_EQ(o->scorer_target, "127.0.0.1:50051");
+  EXPECT_EQ(o->scorer_timeout, absl::Seconds(5));
+  EXPECT_EQ(o->scorer_batch_size, 500);
+  EXPECT_EQ(o->bind_workers, 64);
+  EXPECT_TRUE(o->protobuf);
+  EXPECT_TRUE(o->leader_election.leader_elect);
+  // Named after the first profile, never kube-scheduler's own Lease.
+  EXPECT_EQ(o->lease_name, "first");
+  EXPECT_EQ(o->lease_namespace, "kube-system");
+}
+
+TEST(OptionsTest, FlagsOverrideTheConfig) {
+  Flags f = Given();
+  f.leader_elect = false;
+  f.lease_duration = "30s";
+  f.resource_name = "lock";
+  f.resource_namespace = "kscore-system";
+  f.scorer_timeout = "250ms";
+  auto o = MakeOptions(f, Config("leaderElection:\n  leaderElect: true\n"
+                                 "  resourceName: from-config\n"
+                                 "clientConnection:\n"
+                                 "  contentType: application/json\n"));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->leader_election.leader_elect);
+  EXPECT_EQ(o->leader_election.lease_duration, absl::Seconds(30));
+  EXPECT_EQ(o->lease_name, "lock");
+  EXPECT_EQ(o->lease_namespace, "kscore-system");
+  EXPECT_EQ(o->scorer_timeout, absl::Milliseconds(250));
+  EXPECT_FALSE(o->protobuf);
+}
+
+TEST(OptionsTest, ResourceNameFromTheConfig) {
+  auto o = MakeOptions(
+      Given(), Config("leaderElection:\n  resourceName: from-config\n"));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->lease_name, "from-config");
+}
+
+TEST(OptionsTest, ErrorsNameTheFlagOrField) {
+  struct {
+    std::string name;
+    Flags flags;
+    std::string config_extra;
+    std::string want;
+    int exit_code;
+  } cases[] = {
+      {"no scorer",
+       [] {
+         Flags f = Given();
+         f.scorer = "";
+         return f;
+       }(),
+       "", "--scorer is required", 2},
+      {"bad duration",
+       [] {
+         Flags f = Given();
+         f.renew_deadline = "soon";
+         return f;
+       }(),
+       "", "--leader-elect-renew-deadline: invalid duration \"soon\"", 2},
+      {"negative timeout",
+       [] {
+         Flags f = Given();
+         f.scorer_timeout = "-1s";
+         return f;
+       }(),
+       "", "--scorer-timeout: invalid duration \"-1s\"", 2},
+      {"lease shorter than renew deadline",
+       [] {
+         Flags f = Given();
+         f.lease_duration = "5s";
+         return f;
+       }(),
+       "",
+       "--leader-elect-lease-duration (5s) must be greater than "
+       "--leader-elect-renew-deadline (10s)",
+       2},
+      {"renew deadline under retry period",
+       [] {
+         Flags f = Given();
+         f.retry_period = "12s";
+         return f;
+       }(),
+       "",
+       "--leader-elect-renew-deadline (10s) must be greater than "
+       "--leader-elect-retry-period (12s)",
+       2},
+      {"batch size",
+       [] {
+         Flags f = Given();
+         f.scorer_batch_size = 0;
+         return f;
+       }(),
+       "", "--scorer-batch-size: must be at least 1, not 0", 2},
+      {"bind workers",
+       [] {
+         Flags f = Given();
+         f.bind_workers = -3;
+         return f;
+       }(),
+       "", "--bind-workers: must be at least 1, not -3", 2},
+      {"content type", Given(),
+       "clientConnection:\n  contentType: application/yaml\n",
+       "clientConnection.contentType: \"application/yaml\" is not supported",
+       1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto o = MakeOptions(c.flags, Config(c.config_extra));
+    ASSERT_FALSE(o.ok());
+    EXPECT_THAT(o.status().message(), ::testing::HasSubstr(c.want));
+    EXPECT_EQ(ExitCode(o.status()), c.exit_code);
+  }
+}
+
+TEST(OptionsTest, LoadOptionsReadsTheFileOrSaysWhy) {
+  Flags f = Given();
+  f.config = "";
+  EXPECT_THAT(LoadOptions(f).status().message(),
+              ::testing::HasSubstr("--config is required"));
+  f.config = "/nonexistent/kscore.yaml";
+  auto o = LoadOptions(f);
+  ASSERT_FALSE(o.ok());
+  EXPECT_THAT(o.status().message(),
+              ::testing::HasSubstr("invalid configuration"));
+  EXPECT_THAT(o.status().message(),
+              ::testing::HasSubstr("/nonexistent/kscore.yaml"));
+  EXPECT_EQ(ExitCode(o.status()), 1);
+  f.config =
+      std::string(KSCORE_SOURCE_DIR) + "/examples/config/concentrate.yaml";
+  auto ok = LoadOptions(f);
+  EXPECT_TRUE(ok.ok()) << ok.status();
+}
+
+}  // namespace
+}  // namespace kscore::app

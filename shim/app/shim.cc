@@ -1,0 +1,349 @@
+#include "shim/app/shim.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "prometheus/text_serializer.h"
+#include "shim/app/cluster_events.h"
+#include "shim/app/status_server.h"
+#include "shim/cache/cache.h"
+#include "shim/cache/informer_codecs.h"
+#include "shim/kube/client.h"
+#include "shim/kube/informer.h"
+#include "shim/kube/leader_election.h"
+#include "shim/queue/scheduling_queue.h"
+#include "shim/scheduler/feedback.h"
+#include "shim/scheduler/metrics.h"
+#include "shim/scheduler/profiles.h"
+#include "shim/scheduler/scheduler.h"
+#include "shim/scheduler/writer.h"
+#include "shim/scorer_client/scorer_client.h"
+#include "spdlog/spdlog.h"
+
+namespace kscore::app {
+namespace {
+
+// The shim's threads, what each owns and what it may lock:
+// - main (RunShim): builds everything, waits for SIGTERM/SIGINT (blocked in
+//   every thread), then stops the others in order.
+// - the pods informer and the nodes informer, a thread each: decode the
+//   watch, keep their store (store mutex), and call ClusterEvents, which
+//   locks the cache, then the queue, never both at once.
+// - the scheduling worker (Scheduler): pops the queue, takes the profile's
+//   facts (Profiles' mutex, held across a ListProfiles call), runs the
+//   cycle against the scorer (gRPC, synchronous), assumes in the cache and
+//   hands the binding to the Writer.
+// - the API client's I/O thread: every binding, event and status patch is
+//   an HTTP/2 stream on it (Writer); their callbacks run there: Bound
+//   updates the cache and the queue and queues the Scheduled event.
+// - the queue flusher: every 250 ms moves pods whose backoff is over (and
+//   long-unschedulable ones) to the active queue (queue mutex).
+// - the leader elector (with leader election): renews the Lease; its
+//   callbacks open the start gate or signal the main thread.
+// - civetweb's 4 threads: /healthz, /livez, /readyz (informers' atomics),
+//   /metrics (queue mutex, the scorer client's atomic counters, the
+//   Prometheus registry's own locks).
+// - gRPC's threads inside the scorer client (resolver, channel).
+// The start gate's mutex is taken by the informers' and the elector's
+// threads; it calls Scheduler::Start once, which starts the worker.
+
+// Starts the scheduler once the nodes and pods are listed and (with leader
+// election) this process leads: a decision needs the whole picture.
+class StartGate {
+ public:
+  explicit StartGate(std::function<void()> start) : start_(std::move(start)) {}
+  void NodesSynced() { Set(&nodes_); }
+  void PodsSynced() { Set(&pods_); }
+  void Leading() { Set(&leading_); }
+  bool leading() const {
+    absl::MutexLock lock(&mu_);
+    return leading_;
+  }
+  // Never starts after this returns (shutting down).
+  void Close() {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+  }
+
+ private:
+  void Set(bool* condition) {
+    absl::MutexLock lock(&mu_);
+    *condition = true;
+    if (started_ || closed_ || !(nodes_ && pods_ && leading_)) return;
+    started_ = true;
+    start_();
+  }
+
+  std::function<void()> start_;
+  mutable absl::Mutex mu_;
+  bool nodes_ = false, pods_ = false, leading_ = false;
+  bool started_ = false, closed_ = false;
+};
+
+class Shim {
+ public:
+  Shim(const Options& o, std::unique_ptr<kube::Client> client,
+       std::unique_ptr<scorer_client::ScorerClient> scorer);
+  ~Shim();
+  absl::Status Start();
+  // Until SIGTERM or SIGINT; then stops. The exit code.
+  int Wait(sigset_t* signals);
+
+ private:
+  scheduler::Profiles::Options ProfileOptions();
+  std::string MetricsText();
+  absl::Status StartLeaderElection();
+  void StartScheduling();
+
+  const Options& o_;
+  std::unique_ptr<kube::Client> client_;
+  std::unique_ptr<scorer_client::ScorerClient> scorer_;
+  scheduler::Metrics metrics_;
+  cache::Cache cache_;
+  queue::SchedulingQueue queue_;
+  scheduler::Writer writer_;
+  scheduler::Feedback feedback_;
+  scheduler::Profiles profiles_;
+  scheduler::Scheduler scheduler_;
+  ClusterEvents events_;
+  StartGate gate_;
+  kube::Informer<cache::NodeInfo> nodes_;
+  kube::Informer<cache::PodInfo> pods_;
+  std::unique_ptr<StatusServer> status_;
+  std::unique_ptr<kube::LeaderElector> elector_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> lost_lease_{false};
+  absl::Notification stop_flusher_;
+  std::thread flusher_;
+};
+
+std::string Hostname() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  return host;
+}
+
+scheduler::Writer::Options WriterOptions(const Options& o) {
+  scheduler::Writer::Options w;
+  w.max_bindings_in_flight = o.bind_workers;
+  return w;
+}
+
+scheduler::Scheduler::Options SchedulerOptions(const Options& o) {
+  scheduler::Scheduler::Options s;
+  s.batch_size = o.scorer_batch_size;
+  s.protobuf = o.protobuf;
+  return s;
+}
+
+Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
+           std::unique_ptr<scorer_client::ScorerClient> scorer)
+    : o_(o),
+      client_(std::move(client)),
+      scorer_(std::move(scorer)),
+      queue_({absl::Seconds(o.config.pod_initial_backoff_seconds),
+              absl::Seconds(o.config.pod_max_backoff_seconds), absl::Minutes(5),
+              [] { return absl::Now(); }}),
+      writer_(client_.get(), WriterOptions(o)),
+      feedback_(&writer_, Hostname(), o.protobuf),
+      profiles_(ProfileOptions(), [this] { return scorer_->ListProfiles(); }),
+      scheduler_(SchedulerOptions(o), &profiles_, &cache_, &queue_,
+                 scorer_.get(), &writer_, &feedback_, &metrics_),
+      events_(
+          &cache_, &queue_,
+          [this](const std::string& name) { return profiles_.Serves(name); }),
+      gate_([this] { StartScheduling(); }),
+      nodes_(client_.get(),
+             {"/api/v1/nodes", "", "",
+              events_.NodeHandlers([this] { gate_.NodesSynced(); }),
+              // The store keeps the whole NodeInfo, compared on updates.
+              cache::NodeCodec(), absl::ZeroDuration(), o.protobuf}),
+      pods_(client_.get(),
+            {"/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", "",
+             events_.PodHandlers([this] { gate_.PodsSynced(); }),
+             // Decoded once into PodInfo; the store keeps the identity.
+             cache::PodCodec(), absl::ZeroDuration(), o.protobuf}) {}
+
+Shim::~Shim() {
+  stopping_ = true;
+  gate_.Close();
+  scheduler_.Stop();               // waits for the bindings sent
+  if (elector_) elector_->Stop();  // hands the Lease over
+  queue_.Close();
+  stop_flusher_.Notify();
+  if (flusher_.joinable()) flusher_.join();
+  status_.reset();
+  pods_.Stop();
+  nodes_.Stop();
+}
+
+scheduler::Profiles::Options Shim::ProfileOptions() {
+  // What to send for each profile comes from the scorer; every replica
+  // (each comma-separated address twice) is asked before it is trusted.
+  scheduler::Profiles::Options p;
+  p.served = o_.served;
+  p.probes = std::max(3, 2 * scorer_->replicas());
+  p.on_check = [this](const std::string& refusal) {
+    metrics_.scorer->Add({{"counter", "profile_checks"}}).Increment();
+    metrics_.scorer->Add({{"counter", "refused"}}).Set(refusal.empty() ? 0 : 1);
+    if (!refusal.empty()) {
+      metrics_.scorer->Add({{"counter", "refusals"}}).Increment();
+    }
+  };
+  return p;
+}
+
+// Gauges that mirror other objects are read when Prometheus scrapes.
+std::string Shim::MetricsText() {
+  const auto sizes = queue_.sizes();
+  auto gauge = [&](auto* family, const char* label, const char* value,
+                   double v) {
+    family->Add({{label, value}}).Set(v);
+  };
+  gauge(metrics_.pending, "queue", "active", static_cast<double>(sizes.active));
+  gauge(metrics_.pending, "queue", "backoff",
+        static_cast<double>(sizes.backoff));
+  gauge(metrics_.pending, "queue", "unschedulable",
+        static_cast<double>(sizes.unschedulable));
+  const auto& st = scorer_->stats();
+  gauge(metrics_.scorer, "counter", "calls",
+        static_cast<double>(st.calls.load()));
+  gauge(metrics_.scorer, "counter", "failures",
+        static_cast<double>(st.failures.load()));
+  gauge(metrics_.scorer, "counter", "request_bytes",
+        static_cast<double>(st.request_bytes.load()));
+  gauge(metrics_.scorer, "counter", "response_bytes",
+        static_cast<double>(st.response_bytes.load()));
+  return prometheus::TextSerializer().Serialize(metrics_.registry->Collect());
+}
+
+void Shim::StartScheduling() {
+  spdlog::info(
+      "caches synced ({} nodes, {} pods); scheduling for profiles [{}]",
+      cache_.NodeCount(), cache_.PodCount(), absl::StrJoin(o_.served, ", "));
+  scheduler_.Start();
+}
+
+absl::Status Shim::StartLeaderElection() {
+  kube::LeaderElectionConfig lc;
+  lc.lease_namespace = o_.lease_namespace;
+  lc.lease_name = o_.lease_name;
+  lc.lease_duration = o_.leader_election.lease_duration;
+  lc.renew_deadline = o_.leader_election.renew_deadline;
+  lc.retry_period = o_.leader_election.retry_period;
+  lc.release_on_cancel = true;
+  lc.on_started_leading = [this] {
+    spdlog::info("became leader of Lease {}/{}", o_.lease_namespace,
+                 o_.lease_name);
+    metrics_.leader->Set(1);
+    gate_.Leading();
+  };
+  lc.on_stopped_leading = [this] {
+    metrics_.leader->Set(0);
+    if (stopping_ || !gate_.leading()) return;
+    // As kube-scheduler: a leader that lost its lease exits, so a fresh
+    // process rebuilds its state.
+    spdlog::error("leader election lost (Lease {}/{})", o_.lease_namespace,
+                  o_.lease_name);
+    lost_lease_ = true;
+    kill(getpid(), SIGTERM);
+  };
+  elector_ = std::make_unique<kube::LeaderElector>(client_.get(), lc);
+  if (absl::Status s = elector_->Start(); !s.ok()) {
+    return absl::Status(s.code(),
+                        absl::StrCat("leader election: ", s.message()));
+  }
+  spdlog::info("waiting to become leader of Lease {}/{} as {}",
+               o_.lease_namespace, o_.lease_name, elector_->identity());
+  return absl::OkStatus();
+}
+
+absl::Status Shim::Start() {
+  StatusServer::Handlers h;
+  h.not_ready = [this]() -> std::string {
+    return nodes_.HasSynced() && pods_.HasSynced() ? ""
+                                                   : "informers not synced";
+  };
+  h.metrics = [this] { return MetricsText(); };
+  absl::StatusOr<std::unique_ptr<StatusServer>> status =
+      StatusServer::Start(o_.bind_address, std::move(h));
+  if (!status.ok()) return status.status();
+  status_ = *std::move(status);
+  flusher_ = std::thread([this] {
+    while (!stop_flusher_.WaitForNotificationWithTimeout(
+        absl::Milliseconds(250))) {
+      queue_.Flush();
+    }
+  });
+  nodes_.Start();
+  pods_.Start();
+  if (!o_.leader_election.leader_elect) {
+    gate_.Leading();
+    return absl::OkStatus();
+  }
+  return StartLeaderElection();
+}
+
+int Shim::Wait(sigset_t* signals) {
+  int sig = 0;
+  sigwait(signals, &sig);
+  spdlog::info("received signal {}; stopping", sig);
+  stopping_ = true;
+  return lost_lease_ ? 1 : 0;
+}
+
+}  // namespace
+
+int RunShim(const Options& o) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  // KSCORE_SERVICEACCOUNT_DIR stands in for the pod's mounted service
+  // account when the in-cluster path runs outside a pod (tests, debugging).
+  const char* sa_dir = std::getenv("KSCORE_SERVICEACCOUNT_DIR");
+  auto rest = kube::ResolveConfig(
+      o.kubeconfig, o.config.client_connection.kubeconfig,
+      sa_dir != nullptr && *sa_dir != '\0' ? sa_dir : kube::kServiceAccountDir);
+  if (!rest.ok()) {
+    spdlog::critical("cannot configure the API client: {}",
+                     std::string(rest.status().message()));
+    return 1;
+  }
+  rest->qps = o.config.client_connection.qps;
+  rest->burst = o.config.client_connection.burst;
+  spdlog::info("reading pods and nodes as {}",
+               o.config.client_connection.content_type);
+  auto client = kube::NewClient(*rest);
+  if (!client.ok()) {
+    spdlog::critical("cannot create the API client: {}",
+                     std::string(client.status().message()));
+    return 1;
+  }
+  auto scorer = scorer_client::ScorerClient::Create(
+      {o.scorer_target, o.scorer_timeout, 3});
+  if (!scorer.ok()) {
+    spdlog::critical("{}", std::string(scorer.status().message()));
+    return 2;
+  }
+  Shim shim(o, *std::move(client), *std::move(scorer));
+  if (absl::Status s = shim.Start(); !s.ok()) {
+    spdlog::critical("{}", std::string(s.message()));
+    return 1;
+  }
+  return shim.Wait(&signals);
+}
+
+}  // namespace kscore::app

@@ -1,0 +1,69 @@
+#include "shim/app/status_server.h"
+
+#include <exception>
+#include <utility>
+
+#include "CivetServer.h"
+#include "absl/strings/str_cat.h"
+
+namespace kscore::app {
+namespace {
+
+// Answers GET with what `f` returns: an HTTP status and a text body.
+class Route : public CivetHandler {
+ public:
+  explicit Route(std::function<std::pair<int, std::string>()> f)
+      : f_(std::move(f)) {}
+  bool handleGet(CivetServer*, struct mg_connection* conn) override {
+    auto [code, body] = f_();
+    mg_printf(conn,
+              "HTTP/1.1 %d %s\r\nContent-Type: text/plain; version=0.0.4\r\n"
+              "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+              code, code == 200 ? "OK" : "Service Unavailable", body.size());
+    mg_write(conn, body.data(), body.size());
+    return true;
+  }
+
+ private:
+  std::function<std::pair<int, std::string>()> f_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(
+    const std::string& bind_address, Handlers handlers) {
+  std::unique_ptr<StatusServer> s(new StatusServer());
+  s->handlers_ = std::move(handlers);
+  try {
+    s->server_ = std::make_unique<CivetServer>(std::vector<std::string>{
+        "listening_ports", bind_address, "num_threads", "4"});
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot serve on --bind-address ", bind_address, ": ", e.what()));
+  }
+  StatusServer* self = s.get();
+  auto ok = [] { return std::make_pair(200, std::string("ok")); };
+  auto add = [&](const char* path,
+                 std::function<std::pair<int, std::string>()> f) {
+    s->routes_.push_back(std::make_unique<Route>(std::move(f)));
+    s->server_->addHandler(path, s->routes_.back().get());
+  };
+  add("/healthz", ok);
+  add("/livez", ok);
+  add("/readyz", [self] {
+    std::string why = self->handlers_.not_ready();
+    return why.empty() ? std::make_pair(200, std::string("ok"))
+                       : std::make_pair(503, std::move(why));
+  });
+  add("/metrics",
+      [self] { return std::make_pair(200, self->handlers_.metrics()); });
+  std::vector<int> ports = s->server_->getListeningPorts();
+  s->port_ = ports.empty() ? 0 : ports.front();
+  return s;
+}
+
+StatusServer::~StatusServer() {
+  if (server_) server_->close();  // no handler runs after this
+}
+
+}  // namespace kscore::app

@@ -1,0 +1,44 @@
+#ifndef KSCORE_SHIM_APP_STATUS_SERVER_H_
+#define KSCORE_SHIM_APP_STATUS_SERVER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+class CivetServer;
+class CivetHandler;
+
+namespace kscore::app {
+
+// Plain HTTP for probes and Prometheus, as kube-scheduler's secure port
+// serves them: /healthz and /livez (the process answers), /readyz (ready()
+// says why not, or "" when ready), /metrics (metrics() runs at each scrape).
+class StatusServer {
+ public:
+  struct Handlers {
+    std::function<std::string()> not_ready;  // "" when ready
+    std::function<std::string()> metrics;    // the text exposition format
+  };
+
+  // Listens on `bind_address` ("host:port"; port 0 picks a free one).
+  static absl::StatusOr<std::unique_ptr<StatusServer>> Start(
+      const std::string& bind_address, Handlers handlers);
+  ~StatusServer();
+
+  int port() const { return port_; }
+
+ private:
+  StatusServer() = default;
+
+  Handlers handlers_;
+  std::unique_ptr<CivetServer> server_;
+  std::vector<std::unique_ptr<CivetHandler>> routes_;
+  int port_ = 0;
+};
+
+}  // namespace kscore::app
+
+#endif  // KSCORE_SHIM_APP_STATUS_SERVER_H_

@@ -1,0 +1,81 @@
+#include "shim/app/status_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kscore::app {
+namespace {
+
+// GET path on 127.0.0.1:port; the whole answer (status line, headers, body).
+std::string Get(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return "connect failed";
+  }
+  const std::string req = absl::StrCat(
+      "GET ", path, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  if (write(fd, req.data(), req.size()) < 0) {
+    close(fd);
+    return "write failed";
+  }
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, n);
+  close(fd);
+  return out;
+}
+
+TEST(StatusServerTest, ProbesAndMetricsReadWhenAsked) {
+  std::atomic<bool> ready{false};
+  std::atomic<int> scrapes{0};
+  StatusServer::Handlers h;
+  h.not_ready = [&]() -> std::string {
+    return ready ? "" : "informers not synced";
+  };
+  h.metrics = [&] { return absl::StrCat("scrapes ", ++scrapes, "\n"); };
+  auto server = StatusServer::Start("127.0.0.1:0", h);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->port();
+  ASSERT_GT(port, 0);
+
+  EXPECT_THAT(Get(port, "/healthz"), ::testing::StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(Get(port, "/livez"), ::testing::StartsWith("HTTP/1.1 200"));
+  std::string readyz = Get(port, "/readyz");
+  EXPECT_THAT(readyz, ::testing::StartsWith("HTTP/1.1 503"));
+  EXPECT_THAT(readyz, ::testing::EndsWith("informers not synced"));
+  ready = true;
+  EXPECT_THAT(Get(port, "/readyz"), ::testing::StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(Get(port, "/metrics"), ::testing::EndsWith("scrapes 1\n"));
+  EXPECT_THAT(Get(port, "/metrics"), ::testing::EndsWith("scrapes 2\n"));
+}
+
+TEST(StatusServerTest, ABusyAddressIsAClearError) {
+  StatusServer::Handlers h;
+  h.not_ready = [] { return std::string(); };
+  h.metrics = [] { return std::string(); };
+  auto first = StatusServer::Start("127.0.0.1:0", h);
+  ASSERT_TRUE(first.ok());
+  const std::string addr = absl::StrCat("127.0.0.1:", (*first)->port());
+  auto second = StatusServer::Start(addr, h);
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.status().message(),
+              ::testing::HasSubstr("cannot serve on --bind-address " + addr));
+}
+
+}  // namespace
+}  // namespace kscore::app
