@@ -1,5 +1,8 @@
 #include "common/flags.h"
 
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+
 namespace kscore::common {
 
 KubeStyleArgs::KubeStyleArgs(int argc, char** in) {
@@ -25,10 +28,12 @@ bool FlagGiven(const KubeStyleArgs& args, const std::string& name) {
   for (size_t i = 1; i < args.storage.size(); ++i) {
     const std::string& a = args.storage[i];
     if (a == "--") break;
-    for (const std::string& prefix : {std::string("--"), std::string("-")}) {
-      const std::string flag = prefix + name;
-      if (a == flag || a.rfind(flag + "=", 0) == 0 || a == prefix + "no" + name)
-        return true;
+    // "--name", "-name", "--name=...", "--noname", "-noname".
+    absl::string_view rest = a;
+    if (!absl::ConsumePrefix(&rest, "--")) absl::ConsumePrefix(&rest, "-");
+    if (rest == name || absl::StartsWith(rest, name + "=") ||
+        (absl::ConsumePrefix(&rest, "no") && rest == name)) {
+      return true;
     }
   }
   return false;

@@ -10,6 +10,7 @@ namespace {
 
 KubeStyleArgs Args(std::vector<std::string> in) {
   std::vector<char*> argv;
+  argv.reserve(in.size());
   for (std::string& s : in) argv.push_back(s.data());
   return KubeStyleArgs(static_cast<int>(argv.size()), argv.data());
 }

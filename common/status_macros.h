@@ -9,7 +9,7 @@
 // KSCORE_RETURN_IF_ERROR(expr): returns the absl::Status `expr` if not OK.
 #define KSCORE_RETURN_IF_ERROR(expr)                 \
   do {                                               \
-    const ::absl::Status kscore_status_ = (expr);    \
+    ::absl::Status kscore_status_ = (expr);          \
     if (!kscore_status_.ok()) return kscore_status_; \
   } while (0)
 
