@@ -47,7 +47,8 @@ namespace {
 //   an HTTP/2 stream on it (Writer); their callbacks run there: Bound
 //   updates the cache and the queue and queues the Scheduled event.
 // - the queue flusher: every 250 ms moves pods whose backoff is over (and
-//   long-unschedulable ones) to the active queue (queue mutex).
+//   long-unschedulable ones) to the active queue (queue mutex), and lets the
+//   event recorder write ended series (its mutex).
 // - the leader elector (with leader election): renews the Lease; its
 //   callbacks open the start gate or signal the main thread.
 // - civetweb's 4 threads: /healthz, /livez, /readyz (informers' atomics),
@@ -283,6 +284,7 @@ absl::Status Shim::Start() {
     while (!stop_flusher_.WaitForNotificationWithTimeout(
         absl::Milliseconds(250))) {
       queue_.Flush();
+      feedback_.Tick();
     }
   });
   nodes_.Start();

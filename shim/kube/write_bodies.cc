@@ -48,7 +48,7 @@ WriteBody BindingBody(bool protobuf, const std::string& namespace_,
 }
 
 WriteBody EventBody(bool protobuf, const EventFields& e) {
-  if (protobuf) {
+  if (protobuf && e.series_count == 0) {
     k8s::Event ev;
     ev.mutable_metadata()->set_name(e.name);
     ev.mutable_metadata()->set_namespace_(e.namespace_);
@@ -88,7 +88,19 @@ WriteBody EventBody(bool protobuf, const EventFields& e) {
         {"resourceVersion", r.resource_version}}},
       {"note", e.note},
   };
+  if (e.series_count > 0) {
+    ev["series"] = {{"count", e.series_count},
+                    {"lastObservedTime", MicroTime(e.series_last_observed)}};
+  }
   return {ev.dump(), "application/json"};
+}
+
+WriteBody EventSeriesPatch(const EventFields& e) {
+  nlohmann::json patch = {
+      {"series",
+       {{"count", e.series_count},
+        {"lastObservedTime", MicroTime(e.series_last_observed)}}}};
+  return {patch.dump(), "application/strategic-merge-patch+json"};
 }
 
 }  // namespace kscore::kube

@@ -1,6 +1,7 @@
 #ifndef KSCORE_SHIM_KUBE_WRITE_BODIES_H_
 #define KSCORE_SHIM_KUBE_WRITE_BODIES_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/time/time.h"
@@ -34,6 +35,9 @@ struct EventFields {
   std::string type;
   std::string note;
   ObjectRef regarding;
+  // An event series (client-go's events recorder): count > 1 when set.
+  int32_t series_count = 0;
+  absl::Time series_last_observed;
 };
 
 // The body of POST .../pods/NAME/binding: JSON, or the protobuf envelope
@@ -42,8 +46,14 @@ WriteBody BindingBody(bool protobuf, const std::string& namespace_,
                       const std::string& name, const std::string& uid,
                       const std::string& node);
 
-// The body of POST /apis/events.k8s.io/v1/namespaces/NS/events.
+// The body of POST /apis/events.k8s.io/v1/namespaces/NS/events. An event
+// with a series is always JSON (the protobuf subset has no series; such
+// creations are rare: a series whose event was deleted).
 WriteBody EventBody(bool protobuf, const EventFields& event);
+
+// The strategic-merge patch of PATCH .../events/NAME that writes a series'
+// count and last observation, as client-go's recorder sends it.
+WriteBody EventSeriesPatch(const EventFields& event);
 
 }  // namespace kscore::kube
 

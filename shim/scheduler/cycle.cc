@@ -246,10 +246,9 @@ CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
   const cache::PodInfo& pod = *in.pod;
   const Window w = PlanWindow(in.profile->percentage_of_nodes_to_score,
                               in.cache->NodeCount(), in.start);
-  if (w.all_nodes == 0) {
-    return {.failure = Failure::Unschedulable(
-                "0/0 nodes are available: no nodes available to schedule "
-                "pods")};
+  if (w.all_nodes == 0) {  // upstream's ErrNoNodesAvailable, as its event says
+    return {.failure =
+                Failure::Unschedulable("no nodes available to schedule pods")};
   }
   Evaluation ev(w.all_nodes);
   if (std::optional<Failure> f = EvaluateBatches(in, w, scorer, ev)) {

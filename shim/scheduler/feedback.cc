@@ -48,13 +48,7 @@ void Feedback::Event(const cache::PodInfo& pod, const char* type,
   ev.note = note.size() > 1024 ? note.substr(0, 1021) + "..." : note;
   ev.regarding = {"v1",     "Pod",   pod.namespace_,
                   pod.name, pod.uid, pod.resource_version};
-  Writer::Request req;
-  req.method = "POST";
-  req.path = absl::StrCat("/apis/events.k8s.io/v1/namespaces/", pod.namespace_,
-                          "/events");
-  req.body = kube::EventBody(protobuf_, ev);
-  writer_->Send(Writer::Lane::kFeedback, std::move(req),
-                LogFailure(absl::StrCat("event for ", pod.key)));
+  recorder_.Record(std::move(ev));
 }
 
 void Feedback::Scheduled(const cache::PodInfo& pod, const std::string& node) {
