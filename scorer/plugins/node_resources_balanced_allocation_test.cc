@@ -47,6 +47,13 @@ TEST(NodeResourcesBalancedAllocationTest, Score) {
        {68, 75}},
       // Before: 0.75/0 -> std 0.375 -> 62; after: 0.75/0.75 -> 100;
       // 50 + (50 + 100 - 62) / 2 = 94.
+      // As "empty nodes": the pod-level requests replace the containers'.
+      {"pod-level requests",
+       "",
+       MakePod().Req(100, 100).PodLevelReq(testing::Amounts(3000, 5000)).Obj(),
+       {MakeNode().Capacity(4000, 10000, 110).Obj(),
+        MakeNode().Capacity(6000, 10000, 110).Obj()},
+       {68, 75}},
       {"pod that improves the balance",
        "",
        MakePod().Req(0, 7500).Obj(),

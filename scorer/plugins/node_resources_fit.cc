@@ -165,8 +165,9 @@ void NodeAllocatableRequest(absl::Span<const ScoredResource> resources,
 
 std::string NodeResourcesFit::PreFilterState::Encode() const {
   pb::Resources r;
-  r.set_milli_cpu(milli_cpu);
-  r.set_memory(memory);
+  // Zero is left unset: the state carries amounts, not presence.
+  if (milli_cpu != 0) r.set_milli_cpu(milli_cpu);
+  if (memory != 0) r.set_memory(memory);
   r.set_ephemeral_storage(ephemeral_storage);
   for (const auto& [name, v] : scalar) {
     pb::ScalarResource* e = r.add_scalar();  // names unique: from a map

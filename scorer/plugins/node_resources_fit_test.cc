@@ -22,6 +22,14 @@ namespace pb = framework::pb;
 constexpr int64_t kGi = int64_t{1} << 30;
 constexpr char kPath[] = "profiles[0].pluginConfig[1].args";
 
+// cpu and memory requests explicitly set to zero.
+pb::Resources ZeroRequests() {
+  pb::Resources r;
+  r.set_milli_cpu(0);
+  r.set_memory(0);
+  return r;
+}
+
 std::unique_ptr<NodeResourcesFit> MakeFit(const std::string& yaml) {
   YAML::Node node = yaml.empty() ? YAML::Node() : YAML::Load(yaml);
   absl::StatusOr<NodeResourcesFit::Args> args =
@@ -156,6 +164,16 @@ TEST(NodeResourcesFitTest, Filter) {
        MakeNode().Requested(3000, 0).Obj(),
        Code::kUnschedulable,
        {"Insufficient cpu"}},
+      {"pod-level requests replace the containers' sum",
+       MakePod().Req(100, kGi).PodLevelReq(testing::Amounts(3000, 0)).Obj(),
+       MakeNode().Requested(2000, 0).Obj(),
+       Code::kUnschedulable,
+       {"Insufficient cpu"}},
+      {"pod-level requests more than the node has",
+       MakePod().Req(100, 0).PodLevelReq(testing::Amounts(0, 17 * kGi)).Obj(),
+       MakeNode().Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient memory"}},
       {"zero requests never miss, even on a full node",
        MakePod().Req(0, 0).Obj(),
        MakeNode().Requested(4000, 16 * kGi).Obj(),
@@ -229,6 +247,18 @@ TEST(NodeResourcesFitTest, Score) {
        MakePod().Req(0, 0).Obj(),
        {MakeNode().Capacity(1000, 1000 << 20, 110).Obj()},
        {85}},  // cpu 90, memory 80
+      {"explicit zero requests stay zero",
+       "",
+       MakePod().ReqList(ZeroRequests()).Obj(),
+       {MakeNode().Capacity(1000, 1000 << 20, 110).Obj()},
+       {100}},  // 85 if they counted as 100m/200Mi
+      // Upstream's NodeResourcesFit scores the incoming pod without its
+      // pod-level requests (its Filter counts them).
+      {"pod-level requests are left out of the score, as upstream's",
+       "",
+       MakePod().Req(0, 0).PodLevelReq(testing::Amounts(500, 500 << 20)).Obj(),
+       {MakeNode().Capacity(1000, 1000 << 20, 110).Obj()},
+       {85}},  // the containers' defaults; 50 with the pod-level requests
       {"uses non-zero requested of the node",
        "",
        MakePod().Req(1000, 1000).Obj(),

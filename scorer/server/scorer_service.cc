@@ -70,6 +70,11 @@ absl::Status CheckPodScalars(const pb::Pod& pod) {
     });
     if (!s.ok()) return s;
   }
+  if (absl::Status s = CheckScalarsAt(pod.pod_level_requests(),
+                                      [] { return "pod.pod_level_requests"; });
+      !s.ok()) {
+    return s;
+  }
   return CheckScalarsAt(pod.overhead(), [] { return "pod.overhead"; });
 }
 

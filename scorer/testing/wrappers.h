@@ -15,6 +15,14 @@ namespace kscore::testing {
 
 namespace pb = ::kscore::scorer::v1;
 
+// cpu and memory as a resource list: a 0 is left out (absent).
+inline pb::Resources Amounts(int64_t milli_cpu, int64_t memory) {
+  pb::Resources r;
+  if (milli_cpu != 0) r.set_milli_cpu(milli_cpu);
+  if (memory != 0) r.set_memory(memory);
+  return r;
+}
+
 class PodWrapper {
  public:
   PodWrapper() {
@@ -54,19 +62,30 @@ class PodWrapper {
     t->set_effect(std::move(effect));
     return *this;
   }
-  // A container requesting milli_cpu and memory bytes.
+  // A container requesting milli_cpu and memory bytes; a 0 is a request
+  // left out (ReqList sets an explicit zero).
   PodWrapper& Req(int64_t milli_cpu, int64_t memory) {
-    pb::Container* c = pod_.add_containers();
-    c->mutable_requests()->set_milli_cpu(milli_cpu);
-    c->mutable_requests()->set_memory(memory);
-    return *this;
+    return ReqList(Amounts(milli_cpu, memory));
   }
   PodWrapper& InitReq(int64_t milli_cpu, int64_t memory,
                       std::string restart_policy = "") {
+    return InitReqList(Amounts(milli_cpu, memory), std::move(restart_policy));
+  }
+  // A container whose requests are exactly `requests`.
+  PodWrapper& ReqList(pb::Resources requests) {
+    *pod_.add_containers()->mutable_requests() = std::move(requests);
+    return *this;
+  }
+  PodWrapper& InitReqList(pb::Resources requests,
+                          std::string restart_policy = "") {
     pb::Container* c = pod_.add_init_containers();
-    c->mutable_requests()->set_milli_cpu(milli_cpu);
-    c->mutable_requests()->set_memory(memory);
+    *c->mutable_requests() = std::move(requests);
     c->set_restart_policy(std::move(restart_policy));
+    return *this;
+  }
+  // spec.resources.requests (pod-level).
+  PodWrapper& PodLevelReq(pb::Resources requests) {
+    *pod_.mutable_pod_level_requests() = std::move(requests);
     return *this;
   }
   PodWrapper& ScalarReq(const std::string& name, int64_t v) {
@@ -88,8 +107,7 @@ class PodWrapper {
     return *this;
   }
   PodWrapper& Overhead(int64_t milli_cpu, int64_t memory) {
-    pod_.mutable_overhead()->set_milli_cpu(milli_cpu);
-    pod_.mutable_overhead()->set_memory(memory);
+    *pod_.mutable_overhead() = Amounts(milli_cpu, memory);
     return *this;
   }
   // Ephemeral storage request on the last container (added if none).

@@ -31,9 +31,19 @@ std::string CountKey(const std::string& ns, const std::string& key,
                       value);
 }
 
+// Aggregates carry amounts: a cpu or memory sum of zero is left unset, so an
+// empty node's encoding stays as short as before the presence bits.
 void Add(pb::Resources* into, const pb::Resources& r, int sign) {
-  into->set_milli_cpu(into->milli_cpu() + sign * r.milli_cpu());
-  into->set_memory(into->memory() + sign * r.memory());
+  if (const int64_t cpu = into->milli_cpu() + sign * r.milli_cpu(); cpu != 0) {
+    into->set_milli_cpu(cpu);
+  } else {
+    into->clear_milli_cpu();
+  }
+  if (const int64_t mem = into->memory() + sign * r.memory(); mem != 0) {
+    into->set_memory(mem);
+  } else {
+    into->clear_memory();
+  }
   into->set_ephemeral_storage(into->ephemeral_storage() +
                               sign * r.ephemeral_storage());
   for (const pb::ScalarResource& s : r.scalar()) {

@@ -1,14 +1,36 @@
 #ifndef KSCORE_SHIM_CACHE_EXPECT_SAME_POD_H_
 #define KSCORE_SHIM_CACHE_EXPECT_SAME_POD_H_
 
+#include <optional>
+#include <vector>
+
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "shim/cache/objects.h"
 
 namespace kscore::cache {
 
-// Test helper: what the shim makes of a pod read in JSON (j) and of the same
-// pod read in protobuf (p) is the same, field for field.
+// Test helpers: what the shim makes of a pod read in JSON (j) and of the
+// same pod read in protobuf (p) is the same, field for field.
+inline void ExpectSameList(const std::optional<pb::Resources>& j,
+                           const std::optional<pb::Resources>& p) {
+  ASSERT_EQ(j.has_value(), p.has_value());
+  if (j.has_value()) {
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*j, *p))
+        << j->DebugString() << " vs " << p->DebugString();
+  }
+}
+
+inline void ExpectSameStatuses(
+    const std::vector<framework::PodResourceStatus::Container>& j,
+    const std::vector<framework::PodResourceStatus::Container>& p) {
+  ASSERT_EQ(j.size(), p.size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    ExpectSameList(j[i].allocated, p[i].allocated);
+    ExpectSameList(j[i].actuated, p[i].actuated);
+  }
+}
+
 inline void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
   EXPECT_EQ(j.key, p.key);
   EXPECT_EQ(j.namespace_, p.namespace_);
@@ -31,6 +53,21 @@ inline void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
       << j.requests.DebugString() << " vs " << p.requests.DebugString();
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(j.non_zero,
                                                                  p.non_zero));
+  EXPECT_EQ(j.container_names, p.container_names);
+  ASSERT_EQ(j.container_statuses.size(), p.container_statuses.size());
+  for (size_t i = 0; i < j.container_statuses.size(); ++i) {
+    EXPECT_EQ(j.container_statuses[i].name, p.container_statuses[i].name);
+    ExpectSameStatuses({j.container_statuses[i].resources},
+                       {p.container_statuses[i].resources});
+  }
+  const framework::PodResourceStatus& js = j.resource_status;
+  const framework::PodResourceStatus& ps = p.resource_status;
+  ExpectSameStatuses(js.containers, ps.containers);
+  ExpectSameStatuses(js.init_containers, ps.init_containers);
+  ExpectSameList(js.allocated, ps.allocated);
+  EXPECT_EQ(js.has_resources, ps.has_resources);
+  ExpectSameList(js.actuated, ps.actuated);
+  EXPECT_EQ(js.resize_infeasible, ps.resize_infeasible);
   ASSERT_EQ(j.host_ports.size(), p.host_ports.size());
   for (size_t i = 0; i < j.host_ports.size(); ++i) {
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(

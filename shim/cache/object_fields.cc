@@ -26,6 +26,30 @@ void HostPorts(PodInfo* p) {
   }
 }
 
+// Each spec container gets the status of its name (the first one found, as
+// kube-scheduler's findContainerStatus).
+void MatchContainerStatuses(PodInfo* p) {
+  auto find = [p](size_t i) {
+    framework::PodResourceStatus::Container found;
+    if (i >= p->container_names.size()) return found;
+    for (const PodInfo::ContainerStatus& s : p->container_statuses) {
+      if (s.name == p->container_names[i]) return s.resources;
+    }
+    return found;
+  };
+  const size_t containers = static_cast<size_t>(p->pod.containers_size());
+  const size_t init = static_cast<size_t>(p->pod.init_containers_size());
+  framework::PodResourceStatus& status = p->resource_status;
+  status.containers.clear();
+  status.init_containers.clear();
+  for (size_t i = 0; i < containers; ++i) {
+    status.containers.push_back(find(i));
+  }
+  for (size_t i = 0; i < init; ++i) {
+    status.init_containers.push_back(find(containers + i));
+  }
+}
+
 }  // namespace
 
 absl::Status AddResource(absl::string_view path, absl::string_view name,
@@ -89,10 +113,37 @@ void AddTaint(absl::string_view key, absl::string_view value,
 }
 
 void AddCondition(absl::string_view type, absl::string_view status,
-                  absl::string_view message, PodInfo* p) {
+                  absl::string_view reason, absl::string_view message,
+                  PodInfo* p) {
   if (type == "PodScheduled" && status == "False") {
     p->unschedulable_message = std::string(message);
   }
+  if (type == "PodResizePending" && !p->seen_resize_pending) {
+    p->seen_resize_pending = true;
+    p->resource_status.resize_infeasible = reason == "Infeasible";
+  }
+}
+
+std::optional<pb::Resources> StatusList(pb::Resources list, bool has_entries) {
+  if (!has_entries) return std::nullopt;
+  return list;
+}
+
+void AddContainerStatus(absl::string_view name,
+                        std::optional<pb::Resources> allocated,
+                        std::optional<pb::Resources> actuated, PodInfo* p) {
+  PodInfo::ContainerStatus& s = p->container_statuses.emplace_back();
+  s.name = std::string(name);
+  s.resources.allocated = std::move(allocated);
+  s.resources.actuated = std::move(actuated);
+}
+
+void SetPodStatusResources(std::optional<pb::Resources> allocated,
+                           bool has_resources,
+                           std::optional<pb::Resources> actuated, PodInfo* p) {
+  p->resource_status.allocated = std::move(allocated);
+  p->resource_status.has_resources = has_resources;
+  p->resource_status.actuated = std::move(actuated);
 }
 
 void AddAffinityTerm(absl::string_view topology_key, pb::PodAffinity* out) {
@@ -138,8 +189,11 @@ absl::Status FinishPod(PodInfo* p) {
   pod.set_name(p->name);
   pod.set_uid(p->uid);
   pod.set_priority(p->priority);
-  p->requests = framework::PodRequests(pod);
-  p->non_zero = framework::PodNonZeroRequests(pod);
+  MatchContainerStatuses(p);
+  framework::AssignedPodResources r =
+      framework::AssignedPodRequests(pod, p->resource_status);
+  p->requests = std::move(r.requests);
+  p->non_zero = std::move(r.non_zero);
   HostPorts(p);
   return absl::OkStatus();
 }

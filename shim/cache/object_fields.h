@@ -2,6 +2,7 @@
 #define KSCORE_SHIM_CACHE_OBJECT_FIELDS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -36,9 +37,27 @@ void AddTaint(absl::string_view key, absl::string_view value,
               absl::string_view effect, pb::Node* out);
 
 // status.conditions[]: a PodScheduled=False condition's message is what the
-// shim wrote last.
+// shim wrote last; the first PodResizePending condition says whether a
+// resize is infeasible.
 void AddCondition(absl::string_view type, absl::string_view status,
-                  absl::string_view message, PodInfo* p);
+                  absl::string_view reason, absl::string_view message,
+                  PodInfo* p);
+
+// A resource list of the status as PodResourceStatus keeps it: set when it
+// has entries (the protobuf encoding cannot tell an empty list from none).
+std::optional<pb::Resources> StatusList(pb::Resources list, bool has_entries);
+
+// status.containerStatuses[] then status.initContainerStatuses[]: a
+// container's allocatedResources and resources.requests.
+void AddContainerStatus(absl::string_view name,
+                        std::optional<pb::Resources> allocated,
+                        std::optional<pb::Resources> actuated, PodInfo* p);
+
+// status.allocatedResources, whether status.resources is set, and
+// status.resources.requests: the pod-level status.
+void SetPodStatusResources(std::optional<pb::Resources> allocated,
+                           bool has_resources,
+                           std::optional<pb::Resources> actuated, PodInfo* p);
 
 // A pod (anti-)affinity term, required or preferred: only its topology key
 // travels (the scorer's gates decide what the terms mean).
@@ -57,8 +76,9 @@ void AddVolume(absl::string_view name, bool claim, absl::string_view claim_name,
 void AddResourceClaim(absl::string_view name, pb::Pod* out);
 
 // Once a decoder has read the metadata, spec and status into p: defaults,
-// the pb::Pod's identity, and the derived requests and host ports. An error
-// for a pod without a name.
+// the pb::Pod's identity, the container statuses matched to the spec's
+// containers, and the derived requests and host ports. An error for a pod
+// without a name.
 absl::Status FinishPod(PodInfo* p);
 
 }  // namespace kscore::cache::fields

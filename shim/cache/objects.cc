@@ -2,6 +2,9 @@
 // same shapes through the same field helpers (object_fields.h).
 #include "shim/cache/objects.h"
 
+#include <optional>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "shim/cache/object_fields.h"
 
@@ -23,6 +26,7 @@ std::string Str(const json& j, const char* key) {
 }
 
 bool NonEmptyArray(const json& j) { return j.is_array() && !j.empty(); }
+bool NonEmptyObject(const json& j) { return j.is_object() && !j.empty(); }
 
 void StringMap(const json& j,
                google::protobuf::Map<std::string, std::string>* out) {
@@ -89,7 +93,8 @@ void NodeAffinity(const json& node_affinity, pb::Pod* pod) {
 }
 
 absl::Status Container(const json& c, const std::string& path,
-                       pb::Container* out) {
+                       pb::Container* out, PodInfo* p) {
+  p->container_names.push_back(Str(c, "name"));
   if (absl::Status s =
           Resources(At(At(c, "resources"), "requests"),
                     path + ".resources.requests", out->mutable_requests());
@@ -106,12 +111,13 @@ absl::Status Container(const json& c, const std::string& path,
   return absl::OkStatus();
 }
 
-absl::Status Containers(const json& spec, pb::Pod* pod) {
+absl::Status Containers(const json& spec, PodInfo* p) {
+  pb::Pod* pod = &p->pod;
   int i = 0;
   for (const json& c : At(spec, "containers")) {
     if (absl::Status s =
             Container(c, absl::StrCat("spec.containers[", i++, "]"),
-                      pod->add_containers());
+                      pod->add_containers(), p);
         !s.ok()) {
       return s;
     }
@@ -120,13 +126,57 @@ absl::Status Containers(const json& spec, pb::Pod* pod) {
   for (const json& c : At(spec, "initContainers")) {
     if (absl::Status s =
             Container(c, absl::StrCat("spec.initContainers[", i++, "]"),
-                      pod->add_init_containers());
+                      pod->add_init_containers(), p);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (const json& requests = At(At(spec, "resources"), "requests");
+      NonEmptyObject(requests)) {
+    if (absl::Status s = Resources(requests, "spec.resources.requests",
+                                   pod->mutable_pod_level_requests());
         !s.ok()) {
       return s;
     }
   }
   return Resources(At(spec, "overhead"), "spec.overhead",
                    pod->mutable_overhead());
+}
+
+// A resource list of the status, set when it has entries.
+absl::StatusOr<std::optional<pb::Resources>> StatusList(
+    const json& list, const std::string& path) {
+  pb::Resources r;
+  if (absl::Status s = Resources(list, path, &r); !s.ok()) return s;
+  return fields::StatusList(std::move(r), NonEmptyObject(list));
+}
+
+// What the kubelet reports of the containers' and the pod's resources.
+absl::Status StatusResources(const json& status, PodInfo* p) {
+  for (const char* list : {"containerStatuses", "initContainerStatuses"}) {
+    int i = 0;
+    for (const json& cs : At(status, list)) {
+      const std::string path = absl::StrCat("status.", list, "[", i++, "]");
+      absl::StatusOr<std::optional<pb::Resources>> allocated = StatusList(
+          At(cs, "allocatedResources"), path + ".allocatedResources");
+      if (!allocated.ok()) return allocated.status();
+      absl::StatusOr<std::optional<pb::Resources>> actuated = StatusList(
+          At(At(cs, "resources"), "requests"), path + ".resources.requests");
+      if (!actuated.ok()) return actuated.status();
+      fields::AddContainerStatus(Str(cs, "name"), *std::move(allocated),
+                                 *std::move(actuated), p);
+    }
+  }
+  absl::StatusOr<std::optional<pb::Resources>> allocated =
+      StatusList(At(status, "allocatedResources"), "status.allocatedResources");
+  if (!allocated.ok()) return allocated.status();
+  const json& resources = At(status, "resources");
+  absl::StatusOr<std::optional<pb::Resources>> actuated =
+      StatusList(At(resources, "requests"), "status.resources.requests");
+  if (!actuated.ok()) return actuated.status();
+  fields::SetPodStatusResources(*std::move(allocated), resources.is_object(),
+                                *std::move(actuated), p);
+  return absl::OkStatus();
 }
 
 void AffinityTerms(const json& j, pb::PodAffinity* out) {
@@ -183,8 +233,8 @@ void PodMeta(const json& obj, PodInfo* p) {
   }
   p->phase = Str(At(obj, "status"), "phase");
   for (const json& c : At(At(obj, "status"), "conditions")) {
-    fields::AddCondition(Str(c, "type"), Str(c, "status"), Str(c, "message"),
-                         p);
+    fields::AddCondition(Str(c, "type"), Str(c, "status"), Str(c, "reason"),
+                         Str(c, "message"), p);
   }
 }
 
@@ -209,7 +259,10 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
     fields::AddToleration(Str(t, "key"), Str(t, "operator"), Str(t, "value"),
                           Str(t, "effect"), &pod);
   }
-  if (absl::Status s = Containers(spec, &pod); !s.ok()) return s;
+  if (absl::Status s = Containers(spec, &p); !s.ok()) return s;
+  if (absl::Status s = StatusResources(At(obj, "status"), &p); !s.ok()) {
+    return s;
+  }
   Requirements(spec, &pod);
   if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
   return p;

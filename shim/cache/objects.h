@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 #include "nlohmann/json.hpp"
+#include "scorer/framework/pod_resources.h"
 
 namespace kscore::cache {
 
@@ -34,9 +35,26 @@ struct PodInfo {
   // the condition only when its message changes.
   std::string unschedulable_message;
 
+  // What the status reports of the pod's resources, which counts on its
+  // node while an in-place resize is under way. The decoders fill
+  // container_names (containers, then init containers, as in the spec),
+  // container_statuses (containerStatuses, then initContainerStatuses: the
+  // order kube-scheduler searches them by name) and the pod-level part of
+  // resource_status; FinishPod matches the containers up.
+  struct ContainerStatus {
+    std::string name;
+    framework::PodResourceStatus::Container resources;
+  };
+  std::vector<std::string> container_names;
+  std::vector<ContainerStatus> container_statuses;
+  framework::PodResourceStatus resource_status;
+  bool seen_resize_pending = false;  // only the first such condition counts
+
   pb::Pod pod;
-  pb::Resources requests;  // effective requests (PodRequests)
-  pb::Resources non_zero;  // with non-zero defaults, for scoring
+  // What the pod holds on a node (framework::AssignedPodRequests): effective
+  // requests, and with the non-zero defaults, for scoring.
+  pb::Resources requests;
+  pb::Resources non_zero;
   std::vector<pb::HostPort> host_ports;
 
   bool terminated() const { return phase == "Succeeded" || phase == "Failed"; }

@@ -2,6 +2,8 @@
 // into PodInfo and pb::Node, through the field helpers the JSON decoders
 // use (object_fields.h).
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -71,7 +73,8 @@ void NodeAffinity(const k8s::NodeAffinity& na, pb::Pod* pod) {
 }
 
 absl::Status Container(const k8s::Container& c, const std::string& path,
-                       pb::Container* out) {
+                       pb::Container* out, PodInfo* p) {
+  p->container_names.push_back(c.name());
   if (absl::Status s =
           Resources(c.resources().requests(), path + ".resources.requests",
                     out->mutable_requests());
@@ -85,11 +88,12 @@ absl::Status Container(const k8s::Container& c, const std::string& path,
   return absl::OkStatus();
 }
 
-absl::Status Containers(const k8s::PodSpec& spec, pb::Pod* pod) {
+absl::Status Containers(const k8s::PodSpec& spec, PodInfo* p) {
+  pb::Pod* pod = &p->pod;
   for (int i = 0; i < spec.containers_size(); ++i) {
     if (absl::Status s = Container(spec.containers(i),
                                    absl::StrCat("spec.containers[", i, "]"),
-                                   pod->add_containers());
+                                   pod->add_containers(), p);
         !s.ok()) {
       return s;
     }
@@ -97,12 +101,58 @@ absl::Status Containers(const k8s::PodSpec& spec, pb::Pod* pod) {
   for (int i = 0; i < spec.init_containers_size(); ++i) {
     if (absl::Status s = Container(spec.init_containers(i),
                                    absl::StrCat("spec.initContainers[", i, "]"),
-                                   pod->add_init_containers());
+                                   pod->add_init_containers(), p);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!spec.resources().requests().empty()) {
+    if (absl::Status s =
+            Resources(spec.resources().requests(), "spec.resources.requests",
+                      pod->mutable_pod_level_requests());
         !s.ok()) {
       return s;
     }
   }
   return Resources(spec.overhead(), "spec.overhead", pod->mutable_overhead());
+}
+
+// A resource list of the status, set when it has entries.
+absl::StatusOr<std::optional<pb::Resources>> StatusList(
+    const QuantityMap& list, const std::string& path) {
+  pb::Resources r;
+  if (absl::Status s = Resources(list, path, &r); !s.ok()) return s;
+  return fields::StatusList(std::move(r), !list.empty());
+}
+
+// What the kubelet reports of the containers' and the pod's resources.
+absl::Status StatusResources(const k8s::PodStatus& status, PodInfo* p) {
+  for (const auto& [name, list] :
+       {std::pair{"containerStatuses", &status.container_statuses()},
+        std::pair{"initContainerStatuses",
+                  &status.init_container_statuses()}}) {
+    for (int i = 0; i < list->size(); ++i) {
+      const k8s::ContainerStatus& cs = list->Get(i);
+      const std::string path = absl::StrCat("status.", name, "[", i, "]");
+      absl::StatusOr<std::optional<pb::Resources>> allocated =
+          StatusList(cs.allocated_resources(), path + ".allocatedResources");
+      if (!allocated.ok()) return allocated.status();
+      absl::StatusOr<std::optional<pb::Resources>> actuated =
+          StatusList(cs.resources().requests(), path + ".resources.requests");
+      if (!actuated.ok()) return actuated.status();
+      fields::AddContainerStatus(cs.name(), *std::move(allocated),
+                                 *std::move(actuated), p);
+    }
+  }
+  absl::StatusOr<std::optional<pb::Resources>> allocated =
+      StatusList(status.allocated_resources(), "status.allocatedResources");
+  if (!allocated.ok()) return allocated.status();
+  absl::StatusOr<std::optional<pb::Resources>> actuated =
+      StatusList(status.resources().requests(), "status.resources.requests");
+  if (!actuated.ok()) return actuated.status();
+  fields::SetPodStatusResources(*std::move(allocated), status.has_resources(),
+                                *std::move(actuated), p);
+  return absl::OkStatus();
 }
 
 void AffinityTerms(const k8s::PodAffinity& a, pb::PodAffinity* out) {
@@ -157,7 +207,7 @@ void PodMeta(const k8s::Pod& obj, PodInfo* p) {
   p->priority = spec.priority();
   p->phase = obj.status().phase();
   for (const k8s::PodCondition& c : obj.status().conditions()) {
-    fields::AddCondition(c.type(), c.status(), c.message(), p);
+    fields::AddCondition(c.type(), c.status(), c.reason(), c.message(), p);
   }
 }
 
@@ -178,7 +228,8 @@ absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
   for (const k8s::Toleration& t : spec.tolerations()) {
     fields::AddToleration(t.key(), t.operator_(), t.value(), t.effect(), &pod);
   }
-  if (absl::Status s = Containers(spec, &pod); !s.ok()) return s;
+  if (absl::Status s = Containers(spec, &p); !s.ok()) return s;
+  if (absl::Status s = StatusResources(obj.status(), &p); !s.ok()) return s;
   Requirements(spec, &pod);
   if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
   return p;

@@ -116,6 +116,7 @@ const std::vector<Case>& PodCases() {
               }
               tolerations { operator: "Exists" }
               init_containers {
+                name: "sidecar"
                 restart_policy: "Always"
                 ports { host_port: 9000 protocol: "UDP" host_ip: "127.0.0.1" }
                 resources {
@@ -130,6 +131,7 @@ const std::vector<Case>& PodCases() {
                 }
               }
               init_containers {
+                name: "init"
                 ports { host_port: 7000 }
                 resources {
                   requests {
@@ -139,6 +141,7 @@ const std::vector<Case>& PodCases() {
                 }
               }
               containers {
+                name: "a"
                 ports { host_port: 8080 }
                 ports {}
                 resources {
@@ -173,6 +176,7 @@ const std::vector<Case>& PodCases() {
                 }
               }
               containers {
+                name: "b"
                 resources {
                   requests {
                     key: "cpu"
@@ -212,9 +216,127 @@ const std::vector<Case>& PodCases() {
             spec {
               node_name: "n1"
               scheduling_gates { name: "g" }
-              containers {}
+              containers { name: "c" }
             }
             status { phase: "Succeeded" })pb"},
+      {"pod-level requests, explicit zeros and a resize under way",
+       R"({"metadata": {"namespace": "ns", "name": "r"},
+           "spec": {"nodeName": "n1",
+             "resources": {"requests": {"cpu": "2", "memory": "1Gi"}},
+             "initContainers": [{"name": "side", "restartPolicy": "Always",
+                                 "resources": {"requests": {"cpu": "0"}}}],
+             "containers": [
+               {"name": "a", "resources": {"requests": {"cpu": "1", "memory": "0"}}},
+               {"name": "b"}]},
+           "status": {"phase": "Running",
+             "conditions": [
+               {"type": "PodResizePending", "status": "True", "reason": "Infeasible"},
+               {"type": "PodResizePending", "status": "True", "reason": "Deferred"}],
+             "containerStatuses": [
+               {"name": "b", "allocatedResources": {"cpu": "500m"}},
+               {"name": "a", "allocatedResources": {"cpu": "3", "memory": "0"},
+                "resources": {"requests": {"cpu": "3"}}}],
+             "initContainerStatuses": [{"name": "side", "allocatedResources": {"cpu": "0"},
+                                        "resources": {}}],
+             "allocatedResources": {"cpu": "2500m"},
+             "resources": {"requests": {"cpu": "2500m", "memory": "1Gi"}}}})",
+       R"pb(metadata { namespace: "ns" name: "r" }
+            spec {
+              node_name: "n1"
+              resources {
+                requests {
+                  key: "cpu"
+                  value { string: "2" }
+                }
+                requests {
+                  key: "memory"
+                  value { string: "1Gi" }
+                }
+              }
+              init_containers {
+                name: "side"
+                restart_policy: "Always"
+                resources {
+                  requests {
+                    key: "cpu"
+                    value { string: "0" }
+                  }
+                }
+              }
+              containers {
+                name: "a"
+                resources {
+                  requests {
+                    key: "cpu"
+                    value { string: "1" }
+                  }
+                  requests {
+                    key: "memory"
+                    value { string: "0" }
+                  }
+                }
+              }
+              containers { name: "b" }
+            }
+            status {
+              phase: "Running"
+              conditions {
+                type: "PodResizePending"
+                status: "True"
+                reason: "Infeasible"
+              }
+              conditions {
+                type: "PodResizePending"
+                status: "True"
+                reason: "Deferred"
+              }
+              container_statuses {
+                name: "b"
+                allocated_resources {
+                  key: "cpu"
+                  value { string: "500m" }
+                }
+              }
+              container_statuses {
+                name: "a"
+                allocated_resources {
+                  key: "cpu"
+                  value { string: "3" }
+                }
+                allocated_resources {
+                  key: "memory"
+                  value { string: "0" }
+                }
+                resources {
+                  requests {
+                    key: "cpu"
+                    value { string: "3" }
+                  }
+                }
+              }
+              init_container_statuses {
+                name: "side"
+                allocated_resources {
+                  key: "cpu"
+                  value { string: "0" }
+                }
+                resources {}
+              }
+              allocated_resources {
+                key: "cpu"
+                value { string: "2500m" }
+              }
+              resources {
+                requests {
+                  key: "cpu"
+                  value { string: "2500m" }
+                }
+                requests {
+                  key: "memory"
+                  value { string: "1Gi" }
+                }
+              }
+            })pb"},
       {"inter-pod affinity",
        R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"affinity": {
              "podAffinity": {
@@ -315,21 +437,40 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
     EXPECT_TRUE(p.ok()) << p.status();
     return p.ok() ? p->pod : pb::Pod();
   };
-  const pb::Pod affinity = decode(2);
+  const pb::Pod affinity = decode(3);
   EXPECT_EQ(affinity.pod_affinity().required(0).topology_key(), "zone");
   EXPECT_EQ(affinity.pod_affinity().preferred(0).weight(), 7);
   EXPECT_EQ(affinity.pod_affinity().preferred(0).term().topology_key(), "rack");
   EXPECT_EQ(affinity.pod_anti_affinity().required_size(), 2);
-  const pb::Pod spread = decode(3);
+  const pb::Pod spread = decode(4);
   ASSERT_EQ(spread.topology_spread_constraints_size(), 2);
   EXPECT_EQ(spread.topology_spread_constraints(0).max_skew(), 2);
   EXPECT_EQ(spread.topology_spread_constraints(1).when_unsatisfiable(),
             "DoNotSchedule");
-  const pb::Pod claims = decode(4);
+  const pb::Pod claims = decode(5);
   ASSERT_EQ(claims.volume_claims_size(), 2);  // not the emptyDir
   EXPECT_EQ(claims.volume_claims(0).claim_name(), "c");
   EXPECT_TRUE(claims.volume_claims(1).ephemeral());
   EXPECT_EQ(claims.resource_claims_size(), 2);
+  absl::StatusOr<PodInfo> resized =
+      PodFromProto(Bytes<k8s::Pod>(PodCases()[2].proto_text));
+  ASSERT_TRUE(resized.ok()) << resized.status();
+  EXPECT_EQ(resized->pod.pod_level_requests().milli_cpu(), 2000);
+  EXPECT_TRUE(resized->pod.containers(0).requests().has_memory());
+  EXPECT_TRUE(resized->pod.init_containers(0).requests().has_milli_cpu());
+  const framework::PodResourceStatus& st = resized->resource_status;
+  ASSERT_EQ(st.containers.size(), 2u);
+  EXPECT_EQ(st.containers[0].allocated->milli_cpu(), 3000);  // a, by name
+  EXPECT_EQ(st.containers[0].actuated->milli_cpu(), 3000);
+  EXPECT_EQ(st.containers[1].allocated->milli_cpu(), 500);  // b
+  EXPECT_FALSE(st.containers[1].actuated.has_value());
+  ASSERT_EQ(st.init_containers.size(), 1u);
+  EXPECT_TRUE(st.init_containers[0].allocated->has_milli_cpu());
+  EXPECT_FALSE(st.init_containers[0].actuated.has_value());  // empty list
+  EXPECT_EQ(st.allocated->milli_cpu(), 2500);
+  EXPECT_TRUE(st.has_resources);
+  EXPECT_EQ(st.actuated->memory(), int64_t{1} << 30);
+  EXPECT_TRUE(st.resize_infeasible);  // the first condition counts
 }
 
 TEST(PodFromProtoTest, ErrorsNameTheField) {

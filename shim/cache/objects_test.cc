@@ -1,7 +1,10 @@
 #include "shim/cache/objects.h"
 
+#include <string>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scorer/framework/pod_resources.h"
 #include "scorer/framework/scalar_resources.h"
 
 namespace kscore::cache {
@@ -74,6 +77,67 @@ TEST(PodFromJsonTest, DefaultsAndFlags) {
   // No requests: the non-zero defaults apply for scoring.
   EXPECT_EQ(p->requests.milli_cpu(), 0);
   EXPECT_EQ(p->non_zero.milli_cpu(), 100);
+}
+
+TEST(PodFromJsonTest, PodLevelRequestsReplaceTheContainers) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"resources": {"requests": {"cpu": "3"}},
+             "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}],
+             "overhead": {"cpu": "50m"}}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->pod.pod_level_requests().milli_cpu(), 3000);
+  EXPECT_EQ(p->requests.milli_cpu(), 3050);
+  EXPECT_EQ(p->non_zero.milli_cpu(), 3050);
+  // No memory request anywhere: the default, for scoring only.
+  EXPECT_FALSE(p->requests.has_memory());
+  EXPECT_EQ(p->non_zero.memory(), framework::kDefaultMemoryRequest);
+}
+
+TEST(PodFromJsonTest, ExplicitZeroRequestStaysZero) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "0"}}}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->pod.containers(0).requests().has_milli_cpu());
+  EXPECT_EQ(p->non_zero.milli_cpu(), 0);
+  EXPECT_EQ(p->non_zero.memory(), framework::kDefaultMemoryRequest);
+}
+
+// A pod resized in place holds the larger of its spec and what the kubelet
+// allocated until the resize is done; an infeasible resize leaves the spec
+// out.
+TEST(PodFromJsonTest, ResizeUnderWayCountsTheLarger) {
+  absl::StatusOr<PodInfo> down = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"nodeName": "n1",
+             "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+    "status": {"phase": "Running", "containerStatuses": [
+      {"name": "c", "allocatedResources": {"cpu": "3"},
+       "resources": {"requests": {"cpu": "3"}}}]}})"));
+  ASSERT_TRUE(down.ok()) << down.status();
+  EXPECT_EQ(down->requests.milli_cpu(), 3000);
+  EXPECT_EQ(down->non_zero.milli_cpu(), 3000);
+
+  absl::StatusOr<PodInfo> infeasible = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"nodeName": "n1",
+             "containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}]},
+    "status": {"phase": "Running",
+      "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
+      "containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "1"}}]}})"));
+  ASSERT_TRUE(infeasible.ok()) << infeasible.status();
+  EXPECT_EQ(infeasible->requests.milli_cpu(), 1000);
+}
+
+TEST(PodFromJsonTest, BadStatusQuantityNamesTheField) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c"}]},
+    "status": {"containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "x"}}]}})"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("status.containerStatuses[0].allocatedResources.cpu"));
 }
 
 // The scorer decides what these mean (its gates refuse what it cannot
