@@ -257,6 +257,9 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
     return absl::InvalidArgumentError(
         "expected a KubeSchedulerConfiguration mapping at the top level");
   }
+  // Before anything reads a field: a repeated key anywhere, plugin args
+  // included, is an error rather than "first one wins".
+  if (absl::Status s = CheckNoDuplicateKeys(root, ""); !s.ok()) return s;
   if (absl::Status s = top.ExpectMap(
           {"apiVersion", "kind", "parallelism", "leaderElection",
            "clientConnection", "enableProfiling", "enableContentionProfiling",
