@@ -314,6 +314,37 @@ profiles:
   EXPECT_TRUE(state.bytes().contains("PreScoreConcentrate"));
 }
 
+// With Concentrate's PreScore disabled, its Score reads the pod's own label
+// (as the Go reference does) and the cycle succeeds.
+TEST(ProfileTest, ConcentrateScoresWithItsPreScoreDisabled) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    preScore:
+      disabled:
+      - name: Concentrate
+    score:
+      disabled:
+      - name: "*"
+      enabled:
+      - name: Concentrate
+        weight: 10
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(Only(**set).PluginNames(ExtensionPoint::kPreScore),
+              ::testing::Not(::testing::Contains("Concentrate")));
+  pb::Pod pod = MakePod().Label("app", "web").Obj();
+  std::vector<pb::Node> nodes = {
+      MakeNode().Name("a").LabelCount("app", "web", 1).Obj(),
+      MakeNode().Name("b").LabelCount("app", "web", 4).Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->scores.total, ElementsAre(250, 1000));
+  EXPECT_FALSE(state.bytes().contains("PreScoreConcentrate"));
+}
+
 TEST(ProfileTest, RejectEverythingViaMultiPointRejectsAllNodes) {
   auto set = Build(R"(
 profiles:
