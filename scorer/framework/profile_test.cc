@@ -215,6 +215,114 @@ profiles:
   EXPECT_THAT((*set)->warnings[0], HasSubstr("PodTopologySpread"));
 }
 
+// kube-scheduler's default plugins at the points the scorer does not run:
+// the shim does PrioritySort's, SchedulingGates' and DefaultBinder's jobs,
+// so naming them there loads; disabling what kscore does not run loads too;
+// and pluginConfig that restates kube-scheduler's defaulted args (as a dump
+// of its effective configuration does) is accepted for plugins not run.
+TEST(ProfileTest, UpstreamDefaultsAtPointsNotRunLoad) {
+  auto set = Build(R"(
+profiles:
+- schedulerName: upstream-like
+  plugins:
+    preEnqueue:
+      enabled:
+      - name: SchedulingGates
+    queueSort:
+      enabled:
+      - name: PrioritySort
+    bind:
+      enabled:
+      - name: DefaultBinder
+    postFilter:
+      disabled:
+      - name: DefaultPreemption
+    reserve:
+      disabled:
+      - name: "*"
+    placementGenerate: {}
+    multiPoint:
+      disabled:
+      - name: DefaultPreemption
+  pluginConfig:
+  - name: DefaultPreemption
+    args:
+      apiVersion: kubescheduler.config.k8s.io/v1
+      kind: DefaultPreemptionArgs
+      minCandidateNodesAbsolute: 100
+      minCandidateNodesPercentage: 10
+  - name: InterPodAffinity
+    args: {hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: false}
+  - name: PodTopologySpread
+    args: {defaultingType: System}
+  - name: VolumeBinding
+    args:
+      bindTimeoutSeconds: 600
+      shape:
+      - utilization: 0
+        score: 10
+      - utilization: 100
+        score: 0
+  - name: DynamicResources
+    args: {filterTimeout: 10s}
+  - name: DefaultBinder
+    args: {kind: DefaultBinderArgs}
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT((*set)->warnings, ::testing::IsEmpty());
+}
+
+// Disabling a plugin whose job the shim does changes nothing, and says so.
+TEST(ProfileTest, DisablingWhatTheShimDoesIsAWarning) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    queueSort:
+      disabled:
+      - name: PrioritySort
+    multiPoint:
+      disabled:
+      - name: DefaultBinder
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(
+      (*set)->warnings,
+      ElementsAre(HasSubstr("profiles[0].plugins.queueSort: PrioritySort is "
+                            "not enabled, but kscore works as if it were"),
+                  HasSubstr("profiles[0].plugins.bind: DefaultBinder is not "
+                            "enabled, but kscore works as if it were")));
+}
+
+// Args that differ from kube-scheduler's defaults, for a plugin the scorer
+// does not run, would never take effect: refused, naming the field.
+TEST(ProfileTest, ArgsOfPluginsNotRunAreRefusedUnlessDefaults) {
+  auto set = Build(R"(
+profiles:
+- pluginConfig:
+  - name: VolumeBinding
+    args:
+      shape:
+      - {utilization: 0, score: 0}
+      - {utilization: 100, score: 10}
+)");
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              HasSubstr("profiles[0].pluginConfig[0].args.shape: Invalid "
+                        "value: [{utilization: 0, score: 0}, {utilization: "
+                        "100, score: 10}]: kscore does not run plugin "
+                        "\"VolumeBinding\""));
+  set = Build(R"(
+profiles:
+- pluginConfig:
+  - name: InterPodAffinity
+    args: {kind: PodTopologySpreadArgs}
+)");
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              HasSubstr("profiles[0].pluginConfig[0].args.kind: expected "
+                        "InterPodAffinityArgs, got \"PodTopologySpreadArgs\""));
+}
+
 TEST(ProfileTest, DuplicateEnabledPluginIsAnError) {
   auto set = Build(R"(
 profiles:
