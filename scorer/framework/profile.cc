@@ -33,7 +33,9 @@ struct SkipSet {
 };
 
 // kube-scheduler v1.37's default multiPoint plugins, with default feature
-// gates (DynamicResources and NodeDeclaredFeatures are on).
+// gates: DynamicResources and NodeDeclaredFeatures are GA and on; the gates
+// that add DeferredPodScheduling, GangScheduling and the placement plugins
+// are off.
 std::vector<PluginRef> DefaultMultiPoint() {
   auto p = [](std::string n, std::optional<int32_t> w = std::nullopt) {
     return PluginRef{std::move(n), w, "default plugins"};

@@ -52,7 +52,8 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_EQ(p.scheduler_name(), "default-scheduler");
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
-                          "NodeAffinity", "NodePorts", "NodeResourcesFit"));
+                          "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                          "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
                           W{"NodeResourcesFit", 1},
@@ -451,6 +452,26 @@ profiles:
   ASSERT_TRUE(ev.ok()) << ev.status();
   EXPECT_THAT(ev->scores.total, ElementsAre(250, 1000));
   EXPECT_FALSE(state.bytes().contains("PreScoreConcentrate"));
+}
+
+// NodeDeclaredFeatures is in the default profile (GA in v1.37): a pod that
+// needs a node feature lands only on nodes that declare it.
+TEST(ProfileTest, DefaultProfileChecksNodeDeclaredFeatures) {
+  auto set = Build("");
+  ASSERT_TRUE(set.ok()) << set.status();
+  pb::Pod pod = MakePod().Obj();
+  pod.add_containers()->add_restart_rule_actions("RestartAllContainers");
+  std::vector<pb::Node> nodes = {MakeNode().Name("old").Obj(),
+                                 MakeNode().Name("new").Obj()};
+  nodes[1].add_declared_features("RestartAllContainersOnContainerExits");
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->feasible, ElementsAre(1));
+  EXPECT_EQ(ev->filter[0].plugin, "NodeDeclaredFeatures");
+  EXPECT_THAT(ev->filter[0].reasons,
+              ElementsAre("node(s) didn't match Pod's required features"));
 }
 
 TEST(ProfileTest, RejectEverythingViaMultiPointRejectsAllNodes) {

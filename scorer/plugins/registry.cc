@@ -2,6 +2,7 @@
 
 #include "scorer/plugins/concentrate.h"
 #include "scorer/plugins/node_affinity.h"
+#include "scorer/plugins/node_declared_features.h"
 #include "scorer/plugins/node_name.h"
 #include "scorer/plugins/node_ports.h"
 #include "scorer/plugins/node_resources_balanced_allocation.h"
@@ -16,6 +17,8 @@ framework::Registry DefaultRegistry() {
   framework::Registry r;
   r.Register(std::string(Concentrate::kName), &Concentrate::New);
   r.Register(std::string(NodeAffinity::kName), &NodeAffinity::New);
+  r.Register(std::string(NodeDeclaredFeatures::kName),
+             &NodeDeclaredFeatures::New);
   r.Register(std::string(NodeName::kName), &NodeName::New);
   r.Register(std::string(NodePorts::kName), &NodePorts::New);
   r.Register(std::string(NodeResourcesBalancedAllocation::kName),
@@ -29,8 +32,8 @@ framework::Registry DefaultRegistry() {
   for (const char* name :
        {"SchedulingGates", "PrioritySort", "DefaultBinder",
         "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone", "ImageLocality",
-        "NodeDeclaredFeatures", "GangScheduling", "DeferredPodScheduling",
-        "TopologyPlacementGenerator", "PodGroupPodsCount"}) {
+        "GangScheduling", "DeferredPodScheduling", "TopologyPlacementGenerator",
+        "PodGroupPodsCount"}) {
     r.RegisterKnown(name);
   }
   r.RegisterKnown(

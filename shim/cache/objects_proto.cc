@@ -79,6 +79,12 @@ absl::Status Container(const k8s::Container& c, const std::string& path,
     return s;
   }
   out->set_restart_policy(c.restart_policy());
+  for (const k8s::ContainerRestartRule& r : c.restart_policy_rules()) {
+    out->add_restart_rule_actions(r.action());
+  }
+  for (const k8s::VolumeMount& m : c.volume_mounts()) {
+    if (m.bind_mount_options_size() > 0) out->set_bind_mount_options(true);
+  }
   for (const k8s::ContainerPort& p : c.ports()) {
     fields::AddPort(p.host_port(), p.protocol(), p.host_ip(), out);
   }
@@ -178,6 +184,8 @@ absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
   for (const k8s::Toleration& t : spec.tolerations()) {
     fields::AddToleration(t.key(), t.operator_(), t.value(), t.effect(), &pod);
   }
+  pod.set_host_network(spec.host_network());
+  if (spec.has_host_users()) pod.set_host_users(spec.host_users());
   if (absl::Status s = Containers(spec, &pod); !s.ok()) return s;
   Requirements(spec, &pod);
   if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
@@ -205,6 +213,7 @@ absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw) {
       !s.ok()) {
     return s;
   }
+  n.mutable_declared_features()->CopyFrom(obj.status().declared_features());
   return info;
 }
 
