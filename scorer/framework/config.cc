@@ -15,9 +15,14 @@ constexpr absl::string_view kApiVersion = "kubescheduler.config.k8s.io/v1";
 constexpr absl::string_view kKind = "KubeSchedulerConfiguration";
 
 constexpr absl::string_view kPointNames[] = {
-    "multiPoint", "preEnqueue", "queueSort", "preFilter", "filter",
-    "postFilter", "preScore",   "score",     "reserve",   "permit",
-    "preBind",    "bind",       "postBind"};
+    "multiPoint",     "preEnqueue",
+    "queueSort",      "preFilter",
+    "filter",         "postFilter",
+    "preScore",       "score",
+    "reserve",        "permit",
+    "preBind",        "bind",
+    "postBind",       "placementGenerate",
+    "placementScore", "podGroupPostFilter"};
 static_assert(std::size(kPointNames) ==
               static_cast<size_t>(ExtensionPoint::kCount));
 
@@ -100,8 +105,6 @@ absl::Status ParseProfile(const YamlField& f, size_t count,
     out->percentage_of_nodes_to_score = static_cast<int32_t>(v);
   }
   YamlField plugins = f.Child("plugins");
-  // Extension points of newer releases that kscore does not run; accepted and
-  // checked for shape so a kube-scheduler file still loads.
   if (absl::Status s = plugins.ExpectMap(
           {"multiPoint", "preEnqueue", "queueSort", "preFilter", "filter",
            "postFilter", "preScore", "score", "reserve", "permit", "preBind",
@@ -113,14 +116,6 @@ absl::Status ParseProfile(const YamlField& f, size_t count,
   for (size_t i = 0; i < std::size(kPointNames); ++i) {
     if (absl::Status s =
             ParsePluginSet(plugins.Child(kPointNames[i]), &out->plugins[i]);
-        !s.ok()) {
-      return s;
-    }
-  }
-  for (absl::string_view extra :
-       {"placementGenerate", "placementScore", "podGroupPostFilter"}) {
-    PluginSet ignored;
-    if (absl::Status s = ParsePluginSet(plugins.Child(extra), &ignored);
         !s.ok()) {
       return s;
     }
@@ -257,6 +252,9 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
     return absl::InvalidArgumentError(
         "expected a KubeSchedulerConfiguration mapping at the top level");
   }
+  // Before anything reads a field: a repeated key anywhere, plugin args
+  // included, is an error rather than "first one wins".
+  if (absl::Status s = CheckNoDuplicateKeys(root, ""); !s.ok()) return s;
   if (absl::Status s = top.ExpectMap(
           {"apiVersion", "kind", "parallelism", "leaderElection",
            "clientConnection", "enableProfiling", "enableContentionProfiling",

@@ -28,7 +28,8 @@ struct PluginSet {
   std::vector<PluginRef> disabled;
 };
 
-// The extension points a profile can configure.
+// The extension points a profile can configure: kube-scheduler v1.37's
+// v1.Plugins, the pod-group placement points included.
 enum class ExtensionPoint {
   kMultiPoint,
   kPreEnqueue,
@@ -43,6 +44,9 @@ enum class ExtensionPoint {
   kPreBind,
   kBind,
   kPostBind,
+  kPlacementGenerate,
+  kPlacementScore,
+  kPodGroupPostFilter,
   kCount,
 };
 absl::string_view ExtensionPointName(ExtensionPoint p);

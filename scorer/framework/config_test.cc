@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -100,6 +102,36 @@ profiles:
   ASSERT_EQ(cfg->profiles.size(), 2u);
   EXPECT_EQ(cfg->profiles[0].percentage_of_nodes_to_score, 70);
   EXPECT_FALSE(cfg->profiles[1].percentage_of_nodes_to_score.has_value());
+}
+
+// Strict decoding as kube-scheduler's: a key given twice is an error naming
+// it, at the top level, in nested objects and inside a plugin's args alike.
+TEST(ConfigTest, KeyGivenTwiceIsAnError) {
+  const std::string header =
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n";
+  struct Case {
+    std::string body;
+    std::string expected;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"kind: KubeSchedulerConfiguration\n",
+            "kind: key \"kind\" already set in map (line 3, first on line 2)"},
+           {"leaderElection: {leaderElect: true, leaderElect: false}\n",
+            "leaderElection.leaderElect: key \"leaderElect\" already set"},
+           {"profiles:\n"
+            "- schedulerName: a\n"
+            "  pluginConfig:\n"
+            "  - name: Concentrate\n"
+            "    args: {labelKey: app, labelKey: tier}\n",
+            "profiles[0].pluginConfig[0].args.labelKey: key \"labelKey\" "
+            "already set in map (line 7, first on line 7)"},
+       }) {
+    absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(header + c.body);
+    ASSERT_FALSE(cfg.ok()) << c.body;
+    EXPECT_EQ(cfg.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(cfg.status().message()), HasSubstr(c.expected));
+  }
 }
 
 std::string ReadFile(const std::filesystem::path& p) {

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -32,7 +33,9 @@ struct SkipSet {
 };
 
 // kube-scheduler v1.37's default multiPoint plugins, with default feature
-// gates (DynamicResources and NodeDeclaredFeatures are on).
+// gates: DynamicResources and NodeDeclaredFeatures are GA and on; the gates
+// that add DeferredPodScheduling, GangScheduling and the placement plugins
+// are off.
 std::vector<PluginRef> DefaultMultiPoint() {
   auto p = [](std::string n, std::optional<int32_t> w = std::nullopt) {
     return PluginRef{std::move(n), w, "default plugins"};
@@ -114,6 +117,124 @@ constexpr ExtensionPoint kRunPoints[] = {
     ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
     ExtensionPoint::kPreScore, ExtensionPoint::kScore};
 
+// The extension points the scorer does not run. At three of them the shim
+// does the job of kube-scheduler's default plugin, which is accepted there;
+// any other name enabled at any of them is refused, as kube-scheduler refuses
+// a plugin it does not have ("X" does not exist), rather than configured and
+// never run.
+struct PointNotRun {
+  ExtensionPoint point;
+  absl::string_view done_by_shim;  // the one plugin accepted, or ""
+  absl::string_view why;           // why nothing else is
+};
+constexpr PointNotRun kPointsNotRun[] = {
+    {ExtensionPoint::kPreEnqueue, "SchedulingGates",
+     "the shim holds back pods with schedulingGates (SchedulingGates) and "
+     "runs no other PreEnqueue plugin"},
+    {ExtensionPoint::kQueueSort, "PrioritySort",
+     "the shim's queue sorts pods by priority, then age (PrioritySort)"},
+    {ExtensionPoint::kPostFilter, "",
+     "kscore does not preempt and runs no PostFilter plugin"},
+    {ExtensionPoint::kReserve, "", "kscore runs no Reserve plugin"},
+    {ExtensionPoint::kPermit, "", "kscore runs no Permit plugin"},
+    {ExtensionPoint::kPreBind, "", "kscore runs no PreBind plugin"},
+    {ExtensionPoint::kBind, "DefaultBinder",
+     "the shim binds through pods/binding (DefaultBinder)"},
+    {ExtensionPoint::kPostBind, "", "kscore runs no PostBind plugin"},
+    {ExtensionPoint::kPlacementGenerate, "",
+     "kscore does not schedule pod groups"},
+    {ExtensionPoint::kPlacementScore, "",
+     "kscore does not schedule pod groups"},
+    {ExtensionPoint::kPodGroupPostFilter, "",
+     "kscore does not schedule pod groups"},
+};
+
+// kube-scheduler's name for a point's plugin type: "QueueSortPlugin".
+std::string PluginTypeName(ExtensionPoint p) {
+  std::string name(ExtensionPointName(p));
+  name[0] = absl::ascii_toupper(name[0]);
+  return absl::StrCat(name, "Plugin");
+}
+
+std::string FlowYaml(const YAML::Node& node) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << node;
+  return out.c_str();
+}
+
+bool SameYaml(const YAML::Node& a, const YAML::Node& b) {
+  if (a.Type() != b.Type()) return false;
+  switch (a.Type()) {
+    case YAML::NodeType::Scalar:
+      return a.Scalar() == b.Scalar();
+    case YAML::NodeType::Sequence:
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (!SameYaml(a[i], b[i])) return false;
+      }
+      return true;
+    case YAML::NodeType::Map:
+      if (a.size() != b.size()) return false;
+      for (const auto& kv : a) {
+        if (!kv.first.IsScalar()) return false;
+        const YAML::Node& cb = b;
+        YAML::Node other = cb[kv.first.Scalar()];
+        if (!other.IsDefined() || !SameYaml(kv.second, other)) return false;
+      }
+      return true;
+    default:
+      return true;
+  }
+}
+
+// Args of a plugin the scorer does not run could never take effect, so they
+// are refused, except fields that restate kube-scheduler's default (as a
+// dump of its effective configuration does): ignoring those changes nothing.
+absl::Status CheckArgsOfPluginNotRun(const PluginConfigEntry& e,
+                                     const std::string& defaults_yaml) {
+  YamlField args(e.args, e.path);
+  if (!args.present()) return absl::OkStatus();
+  YAML::Node defaults = defaults_yaml.empty() ? YAML::Node(YAML::NodeType::Map)
+                                              : YAML::Load(defaults_yaml);
+  const YAML::Node& cdefaults = defaults;
+  for (const auto& kv : args.node()) {
+    if (!kv.first.IsScalar()) return args.Error("keys must be strings");
+    const std::string& key = kv.first.Scalar();
+    YamlField field = args.Child(key);
+    if (key == "apiVersion") continue;
+    if (key == "kind") {
+      absl::StatusOr<std::string> kind = field.String();
+      if (!kind.ok()) return kind.status();
+      if (*kind != absl::StrCat(e.name, "Args")) {
+        return field.Error(
+            absl::StrCat("expected ", e.name, "Args, got \"", *kind, "\""));
+      }
+      continue;
+    }
+    YAML::Node def = cdefaults[key];
+    if (!def.IsDefined() && defaults_yaml.empty()) {
+      return field.Error(absl::StrCat("unknown field \"", key, "\": plugin \"",
+                                      e.name, "\" takes no args"));
+    }
+    if (!def.IsDefined()) {
+      return field.Error(absl::StrCat(
+          "unknown field \"", key, "\": kscore does not run plugin \"", e.name,
+          "\", so its args cannot take effect (only kube-scheduler's "
+          "defaults are accepted: ",
+          defaults_yaml, ")"));
+    }
+    if (!SameYaml(kv.second, def)) {
+      return field.Error(absl::StrCat("Invalid value: ", FlowYaml(kv.second),
+                                      ": kscore does not run plugin \"", e.name,
+                                      "\", so only kube-scheduler's default (",
+                                      FlowYaml(def), ") is accepted"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PluginError(const PluginStatus& s, absl::string_view plugin) {
   return absl::InvalidArgumentError(absl::StrCat(
       "plugin \"", plugin,
@@ -190,13 +311,57 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   // Every pluginConfig entry is validated, even for a plugin the profile
   // does not enable, so a typo never waits for the day it is enabled.
   for (const PluginConfigEntry& e : config.plugin_config) {
-    if (registry.Find(e.name) == nullptr && !registry.IsKnown(e.name)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          e.path.substr(0, e.path.size() - absl::string_view(".args").size()),
-          ".name: unknown plugin \"", e.name, "\""));
+    if (registry.Find(e.name) == nullptr) {
+      if (!registry.IsKnown(e.name)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            e.path.substr(0, e.path.size() - absl::string_view(".args").size()),
+            ".name: unknown plugin \"", e.name, "\""));
+      }
+      if (absl::Status s =
+              CheckArgsOfPluginNotRun(e, registry.DefaultArgs(e.name));
+          !s.ok()) {
+        return s;
+      }
+      continue;
     }
     absl::StatusOr<Plugin*> p = instantiate(PluginRef{e.name, {}, e.path});
     if (!p.ok()) return p.status();
+  }
+
+  // The points the scorer does not run: only the plugin whose job the shim
+  // does is accepted. Disabling that plugin changes nothing (the shim does
+  // the job all the same), which a warning says.
+  for (const PointNotRun& np : kPointsNotRun) {
+    const PluginSet& set = merged[static_cast<int>(np.point)];
+    bool shim_plugin_enabled = false;
+    for (const PluginRef& ref : set.enabled) {
+      if (ref.name == np.done_by_shim) {
+        shim_plugin_enabled = true;
+        continue;
+      }
+      if (registry.Find(ref.name) != nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
+            ExtensionPointName(np.point), " (", np.why, ")"));
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat(ref.path, ".name: ", PluginTypeName(np.point), " \"",
+                       ref.name, "\" does not exist (", np.why, ")"));
+    }
+    if (np.done_by_shim.empty() || shim_plugin_enabled) continue;
+    bool disabled_here = std::any_of(
+        set.disabled.begin(), set.disabled.end(), [&](const PluginRef& d) {
+          return d.name == "*" || d.name == np.done_by_shim;
+        });
+    bool from_multi = std::any_of(
+        multi.enabled.begin(), multi.enabled.end(),
+        [&](const PluginRef& r) { return r.name == np.done_by_shim; });
+    if (disabled_here || !from_multi) {
+      warn(absl::StrCat(
+          config.path, ".plugins.", ExtensionPointName(np.point), ": ",
+          np.done_by_shim,
+          " is not enabled, but kscore works as if it were: ", np.why));
+    }
   }
 
   // A known plugin without code, enabled where it would filter: its gate

@@ -52,7 +52,8 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_EQ(p.scheduler_name(), "default-scheduler");
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
-                          "NodeAffinity", "NodePorts", "NodeResourcesFit"));
+                          "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                          "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
                           W{"NodeResourcesFit", 1},
@@ -215,6 +216,114 @@ profiles:
   EXPECT_THAT((*set)->warnings[0], HasSubstr("PodTopologySpread"));
 }
 
+// kube-scheduler's default plugins at the points the scorer does not run:
+// the shim does PrioritySort's, SchedulingGates' and DefaultBinder's jobs,
+// so naming them there loads; disabling what kscore does not run loads too;
+// and pluginConfig that restates kube-scheduler's defaulted args (as a dump
+// of its effective configuration does) is accepted for plugins not run.
+TEST(ProfileTest, UpstreamDefaultsAtPointsNotRunLoad) {
+  auto set = Build(R"(
+profiles:
+- schedulerName: upstream-like
+  plugins:
+    preEnqueue:
+      enabled:
+      - name: SchedulingGates
+    queueSort:
+      enabled:
+      - name: PrioritySort
+    bind:
+      enabled:
+      - name: DefaultBinder
+    postFilter:
+      disabled:
+      - name: DefaultPreemption
+    reserve:
+      disabled:
+      - name: "*"
+    placementGenerate: {}
+    multiPoint:
+      disabled:
+      - name: DefaultPreemption
+  pluginConfig:
+  - name: DefaultPreemption
+    args:
+      apiVersion: kubescheduler.config.k8s.io/v1
+      kind: DefaultPreemptionArgs
+      minCandidateNodesAbsolute: 100
+      minCandidateNodesPercentage: 10
+  - name: InterPodAffinity
+    args: {hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: false}
+  - name: PodTopologySpread
+    args: {defaultingType: System}
+  - name: VolumeBinding
+    args:
+      bindTimeoutSeconds: 600
+      shape:
+      - utilization: 0
+        score: 10
+      - utilization: 100
+        score: 0
+  - name: DynamicResources
+    args: {filterTimeout: 10s}
+  - name: DefaultBinder
+    args: {kind: DefaultBinderArgs}
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT((*set)->warnings, ::testing::IsEmpty());
+}
+
+// Disabling a plugin whose job the shim does changes nothing, and says so.
+TEST(ProfileTest, DisablingWhatTheShimDoesIsAWarning) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    queueSort:
+      disabled:
+      - name: PrioritySort
+    multiPoint:
+      disabled:
+      - name: DefaultBinder
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(
+      (*set)->warnings,
+      ElementsAre(HasSubstr("profiles[0].plugins.queueSort: PrioritySort is "
+                            "not enabled, but kscore works as if it were"),
+                  HasSubstr("profiles[0].plugins.bind: DefaultBinder is not "
+                            "enabled, but kscore works as if it were")));
+}
+
+// Args that differ from kube-scheduler's defaults, for a plugin the scorer
+// does not run, would never take effect: refused, naming the field.
+TEST(ProfileTest, ArgsOfPluginsNotRunAreRefusedUnlessDefaults) {
+  auto set = Build(R"(
+profiles:
+- pluginConfig:
+  - name: VolumeBinding
+    args:
+      shape:
+      - {utilization: 0, score: 0}
+      - {utilization: 100, score: 10}
+)");
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              HasSubstr("profiles[0].pluginConfig[0].args.shape: Invalid "
+                        "value: [{utilization: 0, score: 0}, {utilization: "
+                        "100, score: 10}]: kscore does not run plugin "
+                        "\"VolumeBinding\""));
+  set = Build(R"(
+profiles:
+- pluginConfig:
+  - name: InterPodAffinity
+    args: {kind: PodTopologySpreadArgs}
+)");
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              HasSubstr("profiles[0].pluginConfig[0].args.kind: expected "
+                        "InterPodAffinityArgs, got \"PodTopologySpreadArgs\""));
+}
+
 TEST(ProfileTest, DuplicateEnabledPluginIsAnError) {
   auto set = Build(R"(
 profiles:
@@ -312,6 +421,57 @@ profiles:
   EXPECT_THAT(ev->scores.total, ElementsAre(250, 1000));
   // PreScore's state is in CycleState for a later call.
   EXPECT_TRUE(state.bytes().contains("PreScoreConcentrate"));
+}
+
+// With Concentrate's PreScore disabled, its Score reads the pod's own label
+// (as the Go reference does) and the cycle succeeds.
+TEST(ProfileTest, ConcentrateScoresWithItsPreScoreDisabled) {
+  auto set = Build(R"(
+profiles:
+- plugins:
+    preScore:
+      disabled:
+      - name: Concentrate
+    score:
+      disabled:
+      - name: "*"
+      enabled:
+      - name: Concentrate
+        weight: 10
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(Only(**set).PluginNames(ExtensionPoint::kPreScore),
+              ::testing::Not(::testing::Contains("Concentrate")));
+  pb::Pod pod = MakePod().Label("app", "web").Obj();
+  std::vector<pb::Node> nodes = {
+      MakeNode().Name("a").LabelCount("app", "web", 1).Obj(),
+      MakeNode().Name("b").LabelCount("app", "web", 4).Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->scores.total, ElementsAre(250, 1000));
+  EXPECT_FALSE(state.bytes().contains("PreScoreConcentrate"));
+}
+
+// NodeDeclaredFeatures is in the default profile (GA in v1.37): a pod that
+// needs a node feature lands only on nodes that declare it.
+TEST(ProfileTest, DefaultProfileChecksNodeDeclaredFeatures) {
+  auto set = Build("");
+  ASSERT_TRUE(set.ok()) << set.status();
+  pb::Pod pod = MakePod().Obj();
+  pod.add_containers()->add_restart_rule_actions("RestartAllContainers");
+  std::vector<pb::Node> nodes = {MakeNode().Name("old").Obj(),
+                                 MakeNode().Name("new").Obj()};
+  nodes[1].add_declared_features("RestartAllContainersOnContainerExits");
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->feasible, ElementsAre(1));
+  EXPECT_EQ(ev->filter[0].plugin, "NodeDeclaredFeatures");
+  EXPECT_THAT(ev->filter[0].reasons,
+              ElementsAre("node(s) didn't match Pod's required features"));
 }
 
 TEST(ProfileTest, RejectEverythingViaMultiPointRejectsAllNodes) {

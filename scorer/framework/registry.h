@@ -44,9 +44,16 @@ class Registry {
   // a pod the missing plugin would have to honour: a profile that enables
   // the plugin (at PreFilter or Filter) refuses such a pod in PreFilter,
   // UnschedulableAndUnresolvable with the gate's message, rather than place
-  // it while ignoring a requirement.
-  void RegisterKnown(std::string name, PodGate gate = nullptr) {
-    known_[std::move(name)] = std::move(gate);
+  // it while ignoring a requirement. `default_args` is kube-scheduler's
+  // defaulted args for the plugin as a YAML mapping ("" when it takes none):
+  // the only pluginConfig args accepted for a plugin that does not run, so
+  // a dump of kube-scheduler's effective configuration still loads while
+  // args that would change something are refused.
+  void RegisterKnown(std::string name, PodGate gate = nullptr,
+                     std::string default_args = "") {
+    KnownPlugin& k = known_[std::move(name)];
+    k.gate = std::move(gate);
+    k.default_args = std::move(default_args);
   }
   bool IsKnown(absl::string_view name) const {
     return known_.contains(std::string(name));
@@ -54,12 +61,21 @@ class Registry {
   // The gate of a known plugin, or nullptr.
   const PodGate* Gate(absl::string_view name) const {
     auto it = known_.find(std::string(name));
-    return it == known_.end() || !it->second ? nullptr : &it->second;
+    return it == known_.end() || !it->second.gate ? nullptr : &it->second.gate;
+  }
+  // kube-scheduler's default args of a known plugin ("" if none).
+  std::string DefaultArgs(absl::string_view name) const {
+    auto it = known_.find(std::string(name));
+    return it == known_.end() ? "" : it->second.default_args;
   }
 
  private:
+  struct KnownPlugin {
+    PodGate gate;
+    std::string default_args;
+  };
   std::map<std::string, PluginFactory> factories_;
-  std::map<std::string, PodGate> known_;
+  std::map<std::string, KnownPlugin> known_;
 };
 
 }  // namespace kscore::framework

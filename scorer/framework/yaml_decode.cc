@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -103,6 +104,40 @@ absl::StatusOr<double> YamlField::Double() const {
     if (ec == std::errc() && end == s.data() + s.size()) return v;
   }
   return Error(absl::StrCat("expected a number, got ", Describe()));
+}
+
+absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
+                                  const std::string& path) {
+  auto child_path = [&](absl::string_view key) {
+    return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
+  };
+  if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) {
+      if (absl::Status s =
+              CheckNoDuplicateKeys(node[i], absl::StrCat(path, "[", i, "]"));
+          !s.ok()) {
+        return s;
+      }
+    }
+  } else if (node.IsMap()) {
+    std::map<std::string, int> first_line;  // key -> line (1-based)
+    for (const auto& kv : node) {
+      // Non-string keys are refused where the mapping is decoded.
+      if (!kv.first.IsScalar()) continue;
+      const std::string& key = kv.first.Scalar();
+      int line = kv.first.Mark().line + 1;
+      if (auto [it, inserted] = first_line.emplace(key, line); !inserted) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            child_path(key), ": key \"", key, "\" already set in map (line ",
+            line, ", first on line ", it->second, ")"));
+      }
+      if (absl::Status s = CheckNoDuplicateKeys(kv.second, child_path(key));
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace kscore::framework

@@ -53,6 +53,13 @@ class YamlField {
   std::string path_;
 };
 
+// Errors when a mapping anywhere in `node` gives a key twice, naming the
+// repeated key's path and both lines. kube-scheduler decodes its file
+// strictly and refuses this; yaml-cpp would keep both entries and lookups
+// would silently see only the first.
+absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
+                                  const std::string& path);
+
 }  // namespace kscore::framework
 
 #endif  // KSCORE_SCORER_FRAMEWORK_YAML_DECODE_H_

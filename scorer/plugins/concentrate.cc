@@ -1,5 +1,9 @@
 #include "scorer/plugins/concentrate.h"
 
+#include <algorithm>
+#include <string_view>
+
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "scorer/framework/normalize.h"
 #include "scorer/framework/validation.h"
@@ -29,12 +33,26 @@ PluginStatus Concentrate::PreScore(
   return PluginStatus::Success();
 }
 
-PluginStatus Concentrate::Score(const CycleState& state, const pb::Pod& /*pod*/,
+PluginStatus Concentrate::Score(const CycleState& state, const pb::Pod& pod,
                                 absl::Span<const pb::Node* const> nodes,
                                 absl::Span<int64_t> scores) const {
+  // PreScore's value when it ran; the pod's own label when a profile
+  // disables PreScore, as the Go reference does. A pod without the label then
+  // scores every node 0.
   absl::StatusOr<const State*> s = state.Read<State>(kStateKey);
-  if (!s.ok()) return PluginStatus::Error(std::string(s.status().message()));
-  const std::string& value = (*s)->value;
+  std::string_view value;
+  if (s.ok()) {
+    value = (*s)->value;
+  } else if (absl::IsNotFound(s.status())) {
+    auto it = pod.labels().find(args_.label_key);
+    if (it == pod.labels().end()) {
+      std::fill(scores.begin(), scores.end(), 0);
+      return PluginStatus::Success();
+    }
+    value = it->second;
+  } else {
+    return PluginStatus::Error(std::string(s.status().message()));
+  }
   for (size_t i = 0; i < nodes.size(); ++i) {
     int64_t count = 0;
     for (const pb::LabelCount& lc : nodes[i]->label_counts()) {

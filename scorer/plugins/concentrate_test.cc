@@ -129,12 +129,27 @@ TEST(ConcentrateTest, ScoreReadsValueFromCycleState) {
   framework::CycleState state({{std::string(Concentrate::kStateKey), "db"}});
   ASSERT_TRUE(plugin.Score(state, pod, ptrs, absl::MakeSpan(&score, 1)).ok());
   EXPECT_EQ(score, 4);
-  // Without PreScore's state, Score is an error naming the key.
+}
+
+// A profile may disable Concentrate's PreScore: Score then reads the pod's
+// own label, as the Go reference does, instead of failing every cycle.
+TEST(ConcentrateTest, ScoreWithoutPreScoreStateReadsThePodsLabel) {
+  Concentrate plugin(Defaults());
+  std::vector<pb::Node> nodes = {
+      MakeNode().Name("a").LabelCount("app", "web", 3).Obj(),
+      MakeNode().Name("b").LabelCount("app", "db", 5).Obj()};
+  const pb::Node* ptrs[] = {&nodes[0], &nodes[1]};
   framework::CycleState empty;
-  framework::PluginStatus s =
-      plugin.Score(empty, pod, ptrs, absl::MakeSpan(&score, 1));
-  EXPECT_EQ(s.code, framework::Code::kError);
-  EXPECT_THAT(s.reasons.at(0), HasSubstr("PreScoreConcentrate"));
+  int64_t scores[2] = {-1, -1};
+  framework::PluginStatus s = plugin.Score(
+      empty, MakePod().Label("app", "web").Obj(), ptrs, absl::MakeSpan(scores));
+  ASSERT_TRUE(s.ok()) << (s.reasons.empty() ? "" : s.reasons[0]);
+  EXPECT_THAT(scores, ElementsAre(3, 0));
+  // Without the label there is nothing to concentrate: every node scores 0.
+  s = plugin.Score(empty, MakePod().Label("tier", "x").Obj(), ptrs,
+                   absl::MakeSpan(scores));
+  ASSERT_TRUE(s.ok());
+  EXPECT_THAT(scores, ElementsAre(0, 0));
 }
 
 TEST(ConcentrateTest, FilterPassesByDefault) {

@@ -2,6 +2,7 @@
 
 #include "scorer/plugins/concentrate.h"
 #include "scorer/plugins/node_affinity.h"
+#include "scorer/plugins/node_declared_features.h"
 #include "scorer/plugins/node_name.h"
 #include "scorer/plugins/node_ports.h"
 #include "scorer/plugins/node_resources_balanced_allocation.h"
@@ -16,6 +17,8 @@ framework::Registry DefaultRegistry() {
   framework::Registry r;
   r.Register(std::string(Concentrate::kName), &Concentrate::New);
   r.Register(std::string(NodeAffinity::kName), &NodeAffinity::New);
+  r.Register(std::string(NodeDeclaredFeatures::kName),
+             &NodeDeclaredFeatures::New);
   r.Register(std::string(NodeName::kName), &NodeName::New);
   r.Register(std::string(NodePorts::kName), &NodePorts::New);
   r.Register(std::string(NodeResourcesBalancedAllocation::kName),
@@ -23,17 +26,29 @@ framework::Registry DefaultRegistry() {
   r.Register(std::string(NodeResourcesFit::kName), &NodeResourcesFit::New);
   r.Register(std::string(NodeUnschedulable::kName), &NodeUnschedulable::New);
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
+  // kube-scheduler v1.37's plugins the scorer does not run. Those below that
+  // take args come with kube-scheduler's defaulted args (default feature
+  // gates; apis/config/v1/defaults.go), the only args accepted for them.
   for (const char* name :
-       {"SchedulingGates", "PrioritySort", "DefaultBinder", "DefaultPreemption",
+       {"SchedulingGates", "PrioritySort", "DefaultBinder",
         "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone", "ImageLocality",
-        "NodeDeclaredFeatures", "GangScheduling", "DeferredPodScheduling",
-        "TopologyPlacementGenerator", "PodGroupPodsCount"}) {
+        "GangScheduling", "DeferredPodScheduling", "TopologyPlacementGenerator",
+        "PodGroupPodsCount"}) {
     r.RegisterKnown(name);
   }
-  r.RegisterKnown("InterPodAffinity", &NeedsInterPodAffinity);
-  r.RegisterKnown("PodTopologySpread", &NeedsPodTopologySpread);
-  r.RegisterKnown("VolumeBinding", &NeedsVolumeBinding);
-  r.RegisterKnown("DynamicResources", &NeedsDynamicResources);
+  r.RegisterKnown(
+      "DefaultPreemption", nullptr,
+      "{minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100}");
+  r.RegisterKnown(
+      "InterPodAffinity", &NeedsInterPodAffinity,
+      "{hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: false}");
+  r.RegisterKnown("PodTopologySpread", &NeedsPodTopologySpread,
+                  "{defaultingType: System, defaultConstraints: []}");
+  r.RegisterKnown("VolumeBinding", &NeedsVolumeBinding,
+                  "{bindTimeoutSeconds: 600, shape: [{utilization: 0, score: "
+                  "10}, {utilization: 100, score: 0}]}");
+  r.RegisterKnown("DynamicResources", &NeedsDynamicResources,
+                  "{filterTimeout: 10s, bindingTimeout: 10m0s}");
   return r;
 }
 

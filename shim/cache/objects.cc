@@ -102,6 +102,13 @@ absl::Status Container(const json& c, const std::string& path,
     return s;
   }
   out->set_restart_policy(Str(c, "restartPolicy"));
+  for (const json& r : At(c, "restartPolicyRules")) {
+    out->add_restart_rule_actions(Str(r, "action"));
+  }
+  for (const json& m : At(c, "volumeMounts")) {
+    if (NonEmptyArray(At(m, "bindMountOptions")))
+      out->set_bind_mount_options(true);
+  }
   for (const json& p : At(c, "ports")) {
     const json& hp = At(p, "hostPort");
     if (!hp.is_number_integer()) continue;
@@ -259,6 +266,10 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
     fields::AddToleration(Str(t, "key"), Str(t, "operator"), Str(t, "value"),
                           Str(t, "effect"), &pod);
   }
+  if (const json& h = At(spec, "hostNetwork"); h.is_boolean())
+    pod.set_host_network(h.get<bool>());
+  if (const json& h = At(spec, "hostUsers"); h.is_boolean())
+    pod.set_host_users(h.get<bool>());
   if (absl::Status s = Containers(spec, &p); !s.ok()) return s;
   if (absl::Status s = StatusResources(At(obj, "status"), &p); !s.ok()) {
     return s;
@@ -288,6 +299,9 @@ absl::StatusOr<NodeInfo> NodeFromJson(const json& obj) {
                                  "status.allocatable", n.mutable_allocatable());
       !s.ok()) {
     return s;
+  }
+  for (const json& f : At(At(obj, "status"), "declaredFeatures")) {
+    if (f.is_string()) n.add_declared_features(f.get<std::string>());
   }
   return info;
 }

@@ -82,6 +82,12 @@ absl::Status Container(const k8s::Container& c, const std::string& path,
     return s;
   }
   out->set_restart_policy(c.restart_policy());
+  for (const k8s::ContainerRestartRule& r : c.restart_policy_rules()) {
+    out->add_restart_rule_actions(r.action());
+  }
+  for (const k8s::VolumeMount& m : c.volume_mounts()) {
+    if (m.bind_mount_options_size() > 0) out->set_bind_mount_options(true);
+  }
   for (const k8s::ContainerPort& p : c.ports()) {
     fields::AddPort(p.host_port(), p.protocol(), p.host_ip(), out);
   }
@@ -228,6 +234,8 @@ absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
   for (const k8s::Toleration& t : spec.tolerations()) {
     fields::AddToleration(t.key(), t.operator_(), t.value(), t.effect(), &pod);
   }
+  pod.set_host_network(spec.host_network());
+  if (spec.has_host_users()) pod.set_host_users(spec.host_users());
   if (absl::Status s = Containers(spec, &p); !s.ok()) return s;
   if (absl::Status s = StatusResources(obj.status(), &p); !s.ok()) return s;
   Requirements(spec, &pod);
@@ -256,6 +264,7 @@ absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw) {
       !s.ok()) {
     return s;
   }
+  n.mutable_declared_features()->CopyFrom(obj.status().declared_features());
   return info;
 }
 

@@ -404,6 +404,29 @@ const std::vector<Case>& PodCases() {
               resource_claims { name: "gpu" }
               resource_claims { name: "nic" }
             })pb"},
+      {"what NodeDeclaredFeatures infers features from",
+       R"({"metadata": {"namespace": "ns", "name": "feat"},
+          "spec": {"hostNetwork": true, "hostUsers": false,
+            "initContainers": [{"name": "i",
+              "restartPolicyRules": [{"action": "RestartAllContainers",
+                                      "exitCodes": {"operator": "In", "values": [42]}}]}],
+            "containers": [{"name": "c", "volumeMounts": [
+              {"name": "a", "mountPath": "/a"},
+              {"name": "b", "mountPath": "/b", "bindMountOptions": ["nosuid"]}]}]}})",
+       R"pb(metadata { namespace: "ns" name: "feat" }
+            spec {
+              host_network: true
+              host_users: false
+              init_containers {
+                name: "i"
+                restart_policy_rules { action: "RestartAllContainers" }
+              }
+              containers {
+                name: "c"
+                volume_mounts {}
+                volume_mounts { bind_mount_options: "nosuid" }
+              }
+            })pb"},
   };
   return *cases;
 }
@@ -471,6 +494,14 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
   EXPECT_TRUE(st.has_resources);
   EXPECT_EQ(st.actuated->memory(), int64_t{1} << 30);
   EXPECT_TRUE(st.resize_infeasible);  // the first condition counts
+  const pb::Pod features = decode(6);
+  EXPECT_TRUE(features.host_network());
+  ASSERT_TRUE(features.has_host_users());
+  EXPECT_FALSE(features.host_users());
+  EXPECT_THAT(features.init_containers(0).restart_rule_actions(),
+              ::testing::ElementsAre("RestartAllContainers"));
+  EXPECT_TRUE(features.containers(0).bind_mount_options());
+  EXPECT_FALSE(decode(0).has_host_users());
 }
 
 TEST(PodFromProtoTest, ErrorsNameTheField) {
@@ -505,7 +536,8 @@ TEST(NodeFromProtoTest, SameAsFromJson) {
              {"key": "only-key", "effect": "PreferNoSchedule"}]},
            "status": {"allocatable": {"cpu": "3500m", "memory": "15Gi", "pods": "110",
              "ephemeral-storage": "100Gi", "example.com/gpu": "2", "acme.io/fpga": "1",
-             "hugepages-1Gi": "2Gi"}}})",
+             "hugepages-1Gi": "2Gi"},
+             "declaredFeatures": ["RestartAllContainersOnContainerExits", "VolumeBindMountOptions"]}})",
        R"pb(metadata {
               name: "n1"
               uid: "u9"
@@ -547,6 +579,8 @@ TEST(NodeFromProtoTest, SameAsFromJson) {
                 key: "hugepages-1Gi"
                 value { string: "2Gi" }
               }
+              declared_features: "RestartAllContainersOnContainerExits"
+              declared_features: "VolumeBindMountOptions"
             })pb"},
       {"bare", R"({"metadata": {"name": "n2"}})",
        R"pb(metadata { name: "n2" })pb"},
@@ -569,6 +603,7 @@ TEST(NodeFromProtoTest, SameAsFromJson) {
   EXPECT_EQ(rich->node.taints_size(), 2);
   EXPECT_EQ(rich->node.allocatable().scalar_size(), 3);
   EXPECT_EQ(rich->node.allocatable().milli_cpu(), 3500);
+  EXPECT_EQ(rich->node.declared_features_size(), 2);
 }
 
 }  // namespace

@@ -288,11 +288,13 @@ TEST_F(ScorerServerTest, CycleStateRoundTripsThroughTheServer) {
   EXPECT_EQ(norm_resp.scores(1).normalized(k), 100);
   EXPECT_EQ(norm_resp.scores(2).normalized(k), 40);
 
-  // Without PreScore's state, Score is INVALID_ARGUMENT naming the key.
+  // Without PreScore's state (a profile may disable it), Score reads the
+  // pod's own label, as the Go reference does: the first scores again.
   score.mutable_cycle_state()->erase("PreScoreConcentrate");
-  grpc::Status st = other->Score(Ctx().get(), score, &score_resp);
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(st.error_message(), HasSubstr("PreScoreConcentrate"));
+  ASSERT_TRUE(other->Score(Ctx().get(), score, &score_resp).ok());
+  EXPECT_EQ(score_resp.scores(0).raw(k), 1);
+  EXPECT_EQ(score_resp.scores(1).raw(k), 3);
+  EXPECT_EQ(score_resp.scores(2).raw(k), 0);
 }
 
 TEST_F(ScorerServerTest, EvaluateIsTheFusedCycle) {
