@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/status_macros.h"
 #include "scorer/framework/yaml_decode.h"
 
 namespace kscore::framework {
@@ -25,14 +26,6 @@ constexpr absl::string_view kPointNames[] = {
     "placementScore", "podGroupPostFilter"};
 static_assert(std::size(kPointNames) ==
               static_cast<size_t>(ExtensionPoint::kCount));
-
-// Assigns *out from a field when present; leaves the default otherwise.
-#define KSCORE_ASSIGN_OR_RETURN_FIELD(out, expr)  \
-  do {                                            \
-    auto value_or = (expr);                       \
-    if (!value_or.ok()) return value_or.status(); \
-    out = *std::move(value_or);                   \
-  } while (0)
 
 absl::Status ParseDuration(const YamlField& f, absl::Duration* out) {
   if (!f.present()) return absl::OkStatus();
@@ -60,13 +53,13 @@ absl::Status ParsePluginList(const YamlField& list, std::vector<PluginRef>* out,
     ref.path = item.path();
     YamlField name = item.Child("name");
     if (!name.present()) return name.Error("Required value: plugin name");
-    KSCORE_ASSIGN_OR_RETURN_FIELD(ref.name, name.String());
+    KSCORE_ASSIGN_OR_RETURN(ref.name, name.String());
     if (ref.name.empty()) return name.Error("Required value: plugin name");
     if (YamlField w = item.Child("weight"); w.present()) {
       if (!allow_weight)
         return w.Error("weight is only allowed for enabled plugins");
       int64_t weight = 0;
-      KSCORE_ASSIGN_OR_RETURN_FIELD(weight, w.Int(0, INT32_MAX));
+      KSCORE_ASSIGN_OR_RETURN(weight, w.Int(0, INT32_MAX));
       ref.weight = static_cast<int32_t>(weight);
     }
     out->push_back(std::move(ref));
@@ -92,7 +85,7 @@ absl::Status ParseProfile(const YamlField& f, size_t count,
     return s;
   }
   if (YamlField name = f.Child("schedulerName"); name.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->scheduler_name, name.String());
+    KSCORE_ASSIGN_OR_RETURN(out->scheduler_name, name.String());
   } else if (count == 1) {
     out->scheduler_name = "default-scheduler";
   }
@@ -101,7 +94,7 @@ absl::Status ParseProfile(const YamlField& f, size_t count,
   }
   if (YamlField p = f.Child("percentageOfNodesToScore"); p.present()) {
     int64_t v = 0;
-    KSCORE_ASSIGN_OR_RETURN_FIELD(v, p.Int(0, 100));
+    KSCORE_ASSIGN_OR_RETURN(v, p.Int(0, 100));
     out->percentage_of_nodes_to_score = static_cast<int32_t>(v);
   }
   YamlField plugins = f.Child("plugins");
@@ -130,7 +123,7 @@ absl::Status ParseProfile(const YamlField& f, size_t count,
     PluginConfigEntry entry;
     YamlField name = item.Child("name");
     if (!name.present()) return name.Error("Required value: plugin name");
-    KSCORE_ASSIGN_OR_RETURN_FIELD(entry.name, name.String());
+    KSCORE_ASSIGN_OR_RETURN(entry.name, name.String());
     if (auto [it, inserted] = seen.emplace(entry.name, i); !inserted) {
       return item.Error(absl::StrCat("Duplicate value: \"", entry.name,
                                      "\" (also in ", configs.path(), "[",
@@ -156,7 +149,7 @@ absl::Status ParseLeaderElection(const YamlField& f,
     return s;
   }
   if (YamlField v = f.Child("leaderElect"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->leader_elect, v.Bool());
+    KSCORE_ASSIGN_OR_RETURN(out->leader_elect, v.Bool());
   }
   if (absl::Status s =
           ParseDuration(f.Child("leaseDuration"), &out->lease_duration);
@@ -174,15 +167,15 @@ absl::Status ParseLeaderElection(const YamlField& f,
     return s;
   }
   if (YamlField v = f.Child("resourceLock"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->resource_lock, v.String());
+    KSCORE_ASSIGN_OR_RETURN(out->resource_lock, v.String());
   }
   if (YamlField v = f.Child("resourceName"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->resource_name, v.String());
+    KSCORE_ASSIGN_OR_RETURN(out->resource_name, v.String());
     out->resource_name_set = !out->resource_name.empty();
     if (out->resource_name.empty()) out->resource_name = "kube-scheduler";
   }
   if (YamlField v = f.Child("resourceNamespace"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->resource_namespace, v.String());
+    KSCORE_ASSIGN_OR_RETURN(out->resource_namespace, v.String());
     if (out->resource_namespace.empty())
       out->resource_namespace = "kube-system";
   }
@@ -211,22 +204,22 @@ absl::Status ParseClientConnection(const YamlField& f,
     return s;
   }
   if (YamlField v = f.Child("kubeconfig"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->kubeconfig, v.String());
+    KSCORE_ASSIGN_OR_RETURN(out->kubeconfig, v.String());
   }
   if (YamlField v = f.Child("acceptContentTypes"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->accept_content_types, v.String());
+    KSCORE_ASSIGN_OR_RETURN(out->accept_content_types, v.String());
   }
   if (YamlField v = f.Child("contentType"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->content_type, v.String());
+    KSCORE_ASSIGN_OR_RETURN(out->content_type, v.String());
   }
   if (YamlField v = f.Child("qps"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(out->qps, v.Double());
+    KSCORE_ASSIGN_OR_RETURN(out->qps, v.Double());
     if (out->qps == 0) out->qps = 50;
     if (out->qps < 0) return v.Error("must be greater than or equal to 0");
   }
   if (YamlField v = f.Child("burst"); v.present()) {
     int64_t burst = 0;
-    KSCORE_ASSIGN_OR_RETURN_FIELD(burst, v.Int(0, INT32_MAX));
+    KSCORE_ASSIGN_OR_RETURN(burst, v.Int(0, INT32_MAX));
     out->burst = burst == 0 ? 100 : static_cast<int32_t>(burst);
   }
   return absl::OkStatus();
@@ -267,7 +260,7 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
   SchedulerConfig cfg;
   std::string api_version, kind;
   if (YamlField v = top.Child("apiVersion"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(api_version, v.String());
+    KSCORE_ASSIGN_OR_RETURN(api_version, v.String());
   }
   if (api_version != kApiVersion) {
     return top.Child("apiVersion")
@@ -275,7 +268,7 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
                             api_version, "\""));
   }
   if (YamlField v = top.Child("kind"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(kind, v.String());
+    KSCORE_ASSIGN_OR_RETURN(kind, v.String());
   }
   if (kind != kKind) {
     return top.Child("kind").Error(
@@ -283,7 +276,7 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
   }
   if (YamlField v = top.Child("parallelism"); v.present()) {
     int64_t p = 0;
-    KSCORE_ASSIGN_OR_RETURN_FIELD(p, v.Int(INT32_MIN, INT32_MAX));
+    KSCORE_ASSIGN_OR_RETURN(p, v.Int(INT32_MIN, INT32_MAX));
     if (p <= 0) {
       return v.Error(
           absl::StrCat("Invalid value: ", p,
@@ -302,29 +295,29 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
     return s;
   }
   if (YamlField v = top.Child("enableProfiling"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.enable_profiling, v.Bool());
+    KSCORE_ASSIGN_OR_RETURN(cfg.enable_profiling, v.Bool());
   }
   if (YamlField v = top.Child("enableContentionProfiling"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.enable_contention_profiling, v.Bool());
+    KSCORE_ASSIGN_OR_RETURN(cfg.enable_contention_profiling, v.Bool());
   }
   if (YamlField v = top.Child("delayCacheUntilActive"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.delay_cache_until_active, v.Bool());
+    KSCORE_ASSIGN_OR_RETURN(cfg.delay_cache_until_active, v.Bool());
   }
   if (YamlField v = top.Child("percentageOfNodesToScore"); v.present()) {
     int64_t p = 0;
-    KSCORE_ASSIGN_OR_RETURN_FIELD(p, v.Int(0, 100));
+    KSCORE_ASSIGN_OR_RETURN(p, v.Int(0, 100));
     cfg.percentage_of_nodes_to_score = static_cast<int32_t>(p);
   }
   if (YamlField v = top.Child("podInitialBackoffSeconds"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.pod_initial_backoff_seconds,
-                                  v.Int(INT64_MIN, INT64_MAX));
+    KSCORE_ASSIGN_OR_RETURN(cfg.pod_initial_backoff_seconds,
+                            v.Int(INT64_MIN, INT64_MAX));
     if (cfg.pod_initial_backoff_seconds <= 0) {
       return v.Error("must be greater than 0");
     }
   }
   if (YamlField v = top.Child("podMaxBackoffSeconds"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN_FIELD(cfg.pod_max_backoff_seconds,
-                                  v.Int(INT64_MIN, INT64_MAX));
+    KSCORE_ASSIGN_OR_RETURN(cfg.pod_max_backoff_seconds,
+                            v.Int(INT64_MIN, INT64_MAX));
   }
   if (cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds) {
     return top.Child("podMaxBackoffSeconds")
