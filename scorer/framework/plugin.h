@@ -2,6 +2,7 @@
 #define KSCORE_SCORER_FRAMEWORK_PLUGIN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,14 @@ class PreFilterPlugin : public virtual Plugin {
   // needed for this pod), UnschedulableAndUnresolvable, or Error.
   virtual PluginStatus PreFilter(CycleState& state,
                                  const pb::Pod& pod) const = 0;
+  // kube-scheduler's PreFilterResult, asked after PreFilter succeeded: the
+  // only nodes the pod can go to, or nullopt for every node. The framework
+  // runs no Filter on the other nodes and reports them as "node(s) didn't
+  // satisfy plugin(s) [Name]".
+  virtual std::optional<std::vector<std::string>> PreFilterNodeNames(
+      const CycleState& /*state*/, const pb::Pod& /*pod*/) const {
+    return std::nullopt;
+  }
 };
 
 class FilterPlugin : public virtual Plugin {

@@ -16,6 +16,36 @@ namespace {
 // PreFilter plugins that returned Skip: their Filter does not run this cycle.
 // Kept in CycleState so a Filter call on another replica honours it.
 constexpr absl::string_view kSkipFilterKey = "kscore.SkipFilter";
+constexpr absl::string_view kPreFilterResultKey = "kscore.PreFilterResult";
+
+// The merged PreFilterResult: the plugins that narrowed the nodes and the
+// nodes all of them allow. Encoded as "A,B" then "\n<node>" per node (node
+// names hold neither commas nor newlines).
+struct PreFilterNodes {
+  std::vector<std::string> plugins;  // sorted
+  absl::flat_hash_set<std::string> names;
+  std::string Encode() const {
+    std::string out = absl::StrJoin(plugins, ",");
+    for (const std::string& n : names) absl::StrAppend(&out, "\n", n);
+    return out;
+  }
+  static absl::StatusOr<PreFilterNodes> Decode(absl::string_view bytes) {
+    PreFilterNodes r;
+    std::vector<absl::string_view> parts = absl::StrSplit(bytes, '\n');
+    for (absl::string_view p : absl::StrSplit(parts[0], ',', absl::SkipEmpty()))
+      r.plugins.emplace_back(p);
+    if (r.plugins.empty()) {
+      return absl::InvalidArgumentError("no plugin named");
+    }
+    for (size_t i = 1; i < parts.size(); ++i) r.names.emplace(parts[i]);
+    return r;
+  }
+  // kube-scheduler's status for the nodes left out.
+  std::string Reason() const {
+    return absl::StrCat("node(s) didn't satisfy plugin(s) [",
+                        absl::StrJoin(plugins, " "), "]");
+  }
+};
 
 struct SkipSet {
   std::vector<std::string> names;
@@ -239,6 +269,37 @@ absl::Status PluginError(const PluginStatus& s, absl::string_view plugin) {
   return absl::InvalidArgumentError(absl::StrCat(
       "plugin \"", plugin,
       "\": ", s.reasons.empty() ? "error" : absl::StrJoin(s.reasons, "; ")));
+}
+
+// Narrows `result` to the nodes `p`'s PreFilterResult allows; the status
+// when none is left.
+std::optional<PluginStatus> MergePreFilterNodes(
+    const PreFilterPlugin& p, const CycleState& state, const pb::Pod& pod,
+    std::optional<PreFilterNodes>& result) {
+  std::optional<std::vector<std::string>> names =
+      p.PreFilterNodeNames(state, pod);
+  if (!names.has_value()) return std::nullopt;
+  absl::flat_hash_set<std::string> allowed(names->begin(), names->end());
+  if (!result.has_value()) {
+    result.emplace();
+    result->names = std::move(allowed);
+  } else {
+    absl::erase_if(result->names, [&allowed](const std::string& n) {
+      return !allowed.contains(n);
+    });
+  }
+  result->plugins.emplace_back(p.Name());
+  std::sort(result->plugins.begin(), result->plugins.end());
+  if (!result->names.empty()) return std::nullopt;
+  // As kube-scheduler: no node is left that every plugin allows.
+  PluginStatus s = PluginStatus::UnschedulableAndUnresolvable(
+      result->plugins.size() == 1
+          ? absl::StrCat("node(s) didn't satisfy plugin ", result->plugins[0])
+          : absl::StrCat("node(s) didn't satisfy plugin(s) [",
+                         absl::StrJoin(result->plugins, " "),
+                         "] simultaneously"));
+  s.plugin = std::string(p.Name());
+  return s;
 }
 
 }  // namespace
@@ -592,6 +653,7 @@ absl::StatusOr<PluginStatus> Profile::RunPreFilter(CycleState& state,
     }
   }
   SkipSet skip;
+  std::optional<PreFilterNodes> result;
   for (const PreFilterPlugin* p : pre_filter_) {
     PluginStatus s = p->PreFilter(state, pod);
     if (s.code == Code::kError) return PluginError(s, p->Name());
@@ -603,8 +665,13 @@ absl::StatusOr<PluginStatus> Profile::RunPreFilter(CycleState& state,
       s.plugin = std::string(p->Name());
       return s;
     }
+    if (std::optional<PluginStatus> none =
+            MergePreFilterNodes(*p, state, pod, result)) {
+      return *none;
+    }
   }
   state.Write(kSkipFilterKey, std::move(skip));
+  if (result.has_value()) state.Write(kPreFilterResultKey, *std::move(result));
   return PluginStatus::Success();
 }
 
@@ -627,8 +694,22 @@ absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
   } else {
     active = filter_;
   }
+  // Nodes outside the PreFilterResult are not filtered: kube-scheduler
+  // reports them all alike, whatever other filters would say.
+  const PreFilterNodes* allowed = nullptr;
+  if (absl::StatusOr<const PreFilterNodes*> r =
+          state.Read<PreFilterNodes>(kPreFilterResultKey);
+      r.ok()) {
+    allowed = *r;
+  } else if (!absl::IsNotFound(r.status())) {
+    return r.status();
+  }
   std::vector<PluginStatus> out(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
+    if (allowed != nullptr && !allowed->names.contains(nodes[i]->name())) {
+      out[i] = PluginStatus::UnschedulableAndUnresolvable(allowed->Reason());
+      continue;
+    }
     for (const FilterPlugin* f : active) {
       PluginStatus s = f->Filter(state, pod, *nodes[i]);
       if (s.ok()) continue;

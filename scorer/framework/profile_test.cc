@@ -691,5 +691,63 @@ TEST(ProfileTest, FilterWithoutPreFilterStateIsInvalidArgument) {
               HasSubstr("run PreFilter first"));
 }
 
+// A PreFilterResult (NodeAffinity's metadata.name terms, as DaemonSet pods
+// use; NodeName's spec.nodeName) leaves the other nodes unfiltered: they
+// are reported as kube-scheduler reports them, not with another filter's
+// reason, even in a later batch that only carries the state.
+TEST(ProfileTest, NodesOutsideThePreFilterResultAreReportedAsUpstream) {
+  auto set = Build("profiles:\n- schedulerName: default-scheduler\n");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const pb::Pod pod =
+      MakePod()
+          .RequiredTerm(
+              {}, {::kscore::testing::Req("metadata.name", "In", {"pinned"})})
+          .Obj();
+  std::vector<pb::Node> nodes = {
+      MakeNode().Name("tainted").Taint("k", "v", "NoSchedule").Obj(),
+      MakeNode().Name("pinned").Obj(),
+      MakeNode().Name("cordoned").Unschedulable().Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1], &nodes[2]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->feasible, ElementsAre(1));
+  for (int i : {0, 2}) {
+    EXPECT_EQ(ev->filter[i].code, Code::kUnschedulableAndUnresolvable);
+    EXPECT_EQ(ev->filter[i].reasons,
+              std::vector<std::string>{
+                  "node(s) didn't satisfy plugin(s) [NodeAffinity]"});
+  }
+  // A later batch decodes the result from the carried state.
+  CycleState later(state.bytes());
+  std::vector<const pb::Node*> second = {&nodes[0]};
+  absl::StatusOr<std::vector<PluginStatus>> f =
+      Only(**set).RunFilter(later, pod, second);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)[0].reasons,
+            std::vector<std::string>{
+                "node(s) didn't satisfy plugin(s) [NodeAffinity]"});
+}
+
+// spec.nodeName and required affinity naming different nodes leave no node:
+// PreFilter fails in both plugins' names, as kube-scheduler's does.
+TEST(ProfileTest, DisjointPreFilterResultsFailPreFilter) {
+  auto set = Build("profiles:\n- schedulerName: default-scheduler\n");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const pb::Pod pod =
+      MakePod()
+          .NodeName("a")
+          .RequiredTerm({},
+                        {::kscore::testing::Req("metadata.name", "In", {"b"})})
+          .Obj();
+  CycleState state;
+  absl::StatusOr<PluginStatus> s = Only(**set).RunPreFilter(state, pod);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->code, Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s->reasons,
+            std::vector<std::string>{"node(s) didn't satisfy plugin(s) "
+                                     "[NodeAffinity NodeName] simultaneously"});
+}
+
 }  // namespace
 }  // namespace kscore::framework

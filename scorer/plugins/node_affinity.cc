@@ -250,6 +250,15 @@ PluginStatus NodeAffinity::PreFilter(CycleState& state,
   return PluginStatus::Success();
 }
 
+std::optional<std::vector<std::string>> NodeAffinity::PreFilterNodeNames(
+    const CycleState& state, const pb::Pod& /*pod*/) const {
+  absl::StatusOr<const PreFilterState*> s =
+      state.Read<PreFilterState>(kPreFilterStateKey);
+  if (!s.ok() || !(*s)->restricted) return std::nullopt;
+  return std::vector<std::string>((*s)->node_names.begin(),
+                                  (*s)->node_names.end());
+}
+
 PluginStatus NodeAffinity::Filter(const CycleState& state, const pb::Pod& pod,
                                   const pb::Node& node) const {
   const PreFilterState* s = nullptr;

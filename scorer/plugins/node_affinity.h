@@ -2,8 +2,10 @@
 #define KSCORE_SCORER_PLUGINS_NODE_AFFINITY_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
@@ -53,6 +55,11 @@ class NodeAffinity : public framework::PreFilterPlugin,
 
   // Skip when neither the pod (nodeSelector, required node affinity) nor
   // addedAffinity requires anything.
+  // When every required term pins metadata.name: those nodes only.
+  std::optional<std::vector<std::string>> PreFilterNodeNames(
+      const framework::CycleState& state,
+      const framework::pb::Pod& pod) const override;
+
   framework::PluginStatus PreFilter(
       framework::CycleState& state,
       const framework::pb::Pod& pod) const override;

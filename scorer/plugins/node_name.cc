@@ -8,6 +8,17 @@ using framework::CycleState;
 using framework::PluginStatus;
 namespace pb = framework::pb;
 
+PluginStatus NodeName::PreFilter(CycleState& /*state*/,
+                                 const pb::Pod& /*pod*/) const {
+  return PluginStatus::Success();
+}
+
+std::optional<std::vector<std::string>> NodeName::PreFilterNodeNames(
+    const CycleState& /*state*/, const pb::Pod& pod) const {
+  if (pod.node_name().empty()) return std::nullopt;
+  return std::vector<std::string>{pod.node_name()};
+}
+
 PluginStatus NodeName::Filter(const CycleState& /*state*/, const pb::Pod& pod,
                               const pb::Node& node) const {
   if (pod.node_name().empty() || pod.node_name() == node.name()) {

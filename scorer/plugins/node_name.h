@@ -2,6 +2,9 @@
 #define KSCORE_SCORER_PLUGINS_NODE_NAME_H_
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -11,13 +14,22 @@
 namespace kscore::plugins {
 
 // NodeName honours spec.nodeName: a pod that names a node fits only there.
-class NodeName : public framework::FilterPlugin {
+// Its PreFilterResult is that node, so no other node is filtered.
+class NodeName : public framework::PreFilterPlugin,
+                 public framework::FilterPlugin {
  public:
   static constexpr absl::string_view kName = "NodeName";
   static constexpr absl::string_view kReasonMismatch =
       "node(s) didn't match the requested node name";
 
   absl::string_view Name() const override { return kName; }
+
+  framework::PluginStatus PreFilter(
+      framework::CycleState& state,
+      const framework::pb::Pod& pod) const override;
+  std::optional<std::vector<std::string>> PreFilterNodeNames(
+      const framework::CycleState& state,
+      const framework::pb::Pod& pod) const override;
 
   framework::PluginStatus Filter(
       const framework::CycleState& state, const framework::pb::Pod& pod,

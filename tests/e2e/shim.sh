@@ -174,6 +174,32 @@ spec:
 YAML
 check "filters: a nodeSelector is honoured (tolerating pod lands on $N2)" \
   poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pod pinned -o jsonpath='{.spec.nodeName}')\" = $N2 ]"
+# A DaemonSet-style pod pinned by metadata.name to the cordoned node: the
+# other nodes are outside NodeAffinity's PreFilterResult and are reported as
+# kube-scheduler reports them, whatever their taints. Its twin under the
+# reference kube-scheduler must get the same message.
+for sched in concentrate-scheduler default-scheduler; do
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: ds-${sched}, labels: {app: ds-${sched}}}
+spec:
+  schedulerName: ${sched}
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchFields: [{key: metadata.name, operator: In, values: [${N1}]}]
+  containers: [{name: pause, image: pause:3.9}]
+YAML
+done
+want_ds="0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+check "prefilter result: the reference kube-scheduler says '$want_ds'" \
+  poll "$TIMEOUT" pending_with ds-default-scheduler "$want_ds"
+check "prefilter result: kscore says the same for the pinned pod" \
+  poll "$TIMEOUT" pending_with ds-concentrate-scheduler "$want_ds"
+info "kscore: $(events_for ds-concentrate-scheduler FailedScheduling | tail -1)"
+k delete pod ds-concentrate-scheduler ds-default-scheduler --wait=false >/dev/null
 k delete pod pinned --wait=false >/dev/null
 delete_app big
 k uncordon "$N1" >/dev/null
