@@ -8,11 +8,13 @@ namespace kscore::app {
 
 void ClusterEvents::OnPod(const PodPtr& pod) {
   if (!pod->node_name.empty()) {
+    SetGated(pod->key, false);
     cache_->UpsertAssignedPod(*pod);
     queue_->Delete(pod->key);
     return;
   }
   if (!serves_(pod->scheduler_name)) return;  // not ours: never touched
+  SetGated(pod->key, pod->gated && !pod->deleting);
   if (pod->deleting || pod->gated) {
     queue_->Delete(pod->key);
     return;
@@ -20,7 +22,22 @@ void ClusterEvents::OnPod(const PodPtr& pod) {
   queue_->AddOrUpdate(pod);
 }
 
+void ClusterEvents::SetGated(const std::string& key, bool gated) {
+  absl::MutexLock lock(&mu_);
+  if (gated) {
+    gated_.insert(key);
+  } else {
+    gated_.erase(key);
+  }
+}
+
+size_t ClusterEvents::gated() const {
+  absl::MutexLock lock(&mu_);
+  return gated_.size();
+}
+
 void ClusterEvents::OnPodDelete(const PodPtr& pod) {
+  SetGated(pod->key, false);
   const bool was_assigned = !cache_->NodeOf(pod->key).empty();
   cache_->RemovePod(pod->key);
   queue_->Delete(pod->key);

@@ -4,6 +4,9 @@
 #include <functional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/objects.h"
 #include "shim/kube/informer.h"
@@ -39,10 +42,18 @@ class ClusterEvents {
   kube::EventHandlers<cache::NodeInfo> NodeHandlers(
       std::function<void()> on_synced);
 
+  // Pending pods of served profiles held back by scheduling gates
+  // (scheduler_pending_pods{queue="gated"}).
+  size_t gated() const;
+
  private:
+  void SetGated(const std::string& key, bool gated);
+
   cache::Cache* cache_;
   queue::SchedulingQueue* queue_;
   std::function<bool(const std::string&)> serves_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_set<std::string> gated_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kscore::app

@@ -70,6 +70,20 @@ TEST_F(ClusterEventsTest, GatedOrDeletingPodsLeaveTheQueue) {
   EXPECT_FALSE(queue_.Contains("default/a"));
 }
 
+// scheduler_pending_pods{queue="gated"} counts gated pods of our profiles.
+TEST_F(ClusterEventsTest, GatedPodsAreCountedUntilUngatedOrGone) {
+  const nlohmann::json gates = {{"schedulingGates", {{{"name", "wait"}}}}};
+  events_.OnPod(Pod("a", "ours", "", gates));
+  events_.OnPod(Pod("b", "ours", "", gates));
+  events_.OnPod(Pod("c", "default-scheduler", "", gates));  // not ours
+  EXPECT_EQ(events_.gated(), 2u);
+  events_.OnPod(Pod("a", "ours"));  // gate removed: queued
+  EXPECT_EQ(events_.gated(), 1u);
+  EXPECT_TRUE(queue_.Contains("default/a"));
+  events_.OnPodDelete(Pod("b", "ours", "", gates));
+  EXPECT_EQ(events_.gated(), 0u);
+}
+
 TEST_F(ClusterEventsTest, AssignedPodsGoToTheCacheAndLeaveTheQueue) {
   events_.OnNode(Node("n1", 4000));
   events_.OnPod(Pod("a", "ours"));

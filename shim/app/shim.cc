@@ -52,8 +52,8 @@ namespace {
 // - the leader elector (with leader election): renews the Lease; its
 //   callbacks open the start gate or signal the main thread.
 // - civetweb's 4 threads: /healthz, /livez, /readyz (informers' atomics),
-//   /metrics (queue mutex, the scorer client's atomic counters, the
-//   Prometheus registry's own locks).
+//   /metrics (queue mutex, ClusterEvents' gated set, the scorer client's
+//   atomic counters, the Prometheus registry's own locks).
 // - gRPC's threads inside the scorer client (resolver, channel).
 // The start gate's mutex is taken by the informers' and the elector's
 // threads; it calls Scheduler::Start once, which starts the worker.
@@ -216,6 +216,8 @@ std::string Shim::MetricsText() {
         static_cast<double>(sizes.backoff));
   gauge(metrics_.pending, "queue", "unschedulable",
         static_cast<double>(sizes.unschedulable));
+  gauge(metrics_.pending, "queue", "gated",
+        static_cast<double>(events_.gated()));
   const auto& st = scorer_->stats();
   gauge(metrics_.scorer, "counter", "calls",
         static_cast<double>(st.calls.load()));

@@ -1,6 +1,17 @@
 #include "shim/scheduler/metrics.h"
 
 namespace kscore::scheduler {
+namespace {
+
+// Prometheus' ExponentialBuckets(start, factor, count), as upstream's.
+prometheus::Histogram::BucketBoundaries Exponential(double start, double factor,
+                                                    int count) {
+  prometheus::Histogram::BucketBoundaries b;
+  for (int i = 0; i < count; ++i, start *= factor) b.push_back(start);
+  return b;
+}
+
+}  // namespace
 
 Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
   attempts = &prometheus::BuildCounter()
@@ -16,8 +27,30 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
            .Register(*registry);
   pending = &prometheus::BuildGauge()
                  .Name("scheduler_pending_pods")
-                 .Help("Number of pending pods, by the queue type.")
+                 .Help(
+                     "Number of pending pods, by the queue type. 'active' "
+                     "means number of pods in activeQ; 'backoff' means "
+                     "number of pods in backoffQ; 'unschedulable' means "
+                     "number of pods in unschedulablePods that the "
+                     "scheduler attempted to schedule and failed; 'gated' "
+                     "is the number of unschedulable pods that the "
+                     "scheduler never attempted to schedule because they "
+                     "are gated.")
                  .Register(*registry);
+  sli_duration =
+      &prometheus::BuildHistogram()
+           .Name("scheduler_pod_scheduling_sli_duration_seconds")
+           .Help(
+               "E2e latency for a pod being scheduled, from the time the "
+               "pod enters the scheduling queue and might involve multiple "
+               "scheduling attempts.")
+           .Register(*registry);
+  pod_attempts =
+      &prometheus::BuildHistogram()
+           .Name("scheduler_pod_scheduling_attempts")
+           .Help("Number of attempts to successfully schedule a pod.")
+           .Register(*registry)
+           .Add({}, Exponential(1, 2, 5));
   binds = &prometheus::BuildCounter()
                .Name("kscore_binds_total")
                .Help("Bindings by result (bound, conflict, error).")
@@ -40,11 +73,19 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
 void Metrics::Attempt(const std::string& result, const std::string& profile,
                       double seconds) {
   attempts->Add({{"result", result}, {"profile", profile}}).Increment();
-  static const prometheus::Histogram::BucketBoundaries kBuckets = {
-      0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064,
-      0.128, 0.256, 0.512, 1.024, 2.048, 4.096};
+  static const prometheus::Histogram::BucketBoundaries kBuckets =
+      Exponential(0.001, 2, 15);
   attempt_duration->Add({{"result", result}, {"profile", profile}}, kBuckets)
       .Observe(seconds);
+}
+
+void Metrics::Scheduled(int attempts, double sli_seconds) {
+  pod_attempts->Observe(attempts);
+  static const prometheus::Histogram::BucketBoundaries kBuckets =
+      Exponential(0.01, 2, 20);
+  // Capped, as upstream's, against a high cardinality.
+  const std::string label = attempts >= 15 ? "15+" : std::to_string(attempts);
+  sli_duration->Add({{"attempts", label}}, kBuckets).Observe(sli_seconds);
 }
 
 }  // namespace kscore::scheduler

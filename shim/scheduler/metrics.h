@@ -19,11 +19,16 @@ struct Metrics {
   // result: scheduled | unschedulable | error
   void Attempt(const std::string& result, const std::string& profile,
                double seconds);
+  // A pod bound after `attempts` attempts, `sli_seconds` after its first
+  // (kube-scheduler's pod_scheduling_attempts and SLI duration).
+  void Scheduled(int attempts, double sli_seconds);
 
   std::shared_ptr<prometheus::Registry> registry;
   prometheus::Family<prometheus::Counter>* attempts;
   prometheus::Family<prometheus::Histogram>* attempt_duration;
   prometheus::Family<prometheus::Gauge>* pending;
+  prometheus::Family<prometheus::Histogram>* sli_duration;
+  prometheus::Histogram* pod_attempts;
   prometheus::Family<prometheus::Counter>* binds;
   prometheus::Family<prometheus::Gauge>* scorer;
   prometheus::Gauge* leader;

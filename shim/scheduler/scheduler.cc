@@ -113,6 +113,10 @@ void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
     metrics_->binds->Add({{"result", "bound"}}).Increment();
     metrics_->Attempt("scheduled", pod.scheduler_name,
                       absl::ToDoubleSeconds(absl::Now() - start));
+    if (qp.initial_attempt != absl::Time()) {
+      metrics_->Scheduled(
+          qp.attempts, absl::ToDoubleSeconds(absl::Now() - qp.initial_attempt));
+    }
     spdlog::info("bound pod {} to node {}", pod.key, node);
     feedback_->Scheduled(pod, node);
     queue_->Done(pod.key, pod.uid);

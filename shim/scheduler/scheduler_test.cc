@@ -1,6 +1,7 @@
 #include "shim/scheduler/scheduler.h"
 
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include "absl/cleanup/cleanup.h"
@@ -310,6 +311,36 @@ TEST(WriterTest, FeedbackTwoInFlightTheRestInOrder) {
   destroyer.join();
   std::move(answer_all).Cancel();
   EXPECT_EQ(client.Binds(), 7u);
+}
+
+// kube-scheduler's buckets and labels: attempt duration in 15 exponential
+// buckets from 1 ms, attempts in 1..16, the SLI by attempts capped at 15+.
+TEST(MetricsTest, UpstreamBucketsAndLabels) {
+  Metrics m;
+  m.Attempt("scheduled", "p", 0.003);
+  m.Scheduled(3, 1.5);
+  m.Scheduled(20, 30);
+  std::map<std::string, const prometheus::MetricFamily*> by_name;
+  std::vector<prometheus::MetricFamily> families = m.registry->Collect();
+  for (const auto& f : families) by_name[f.name] = &f;
+  const auto* attempt =
+      by_name.at("scheduler_scheduling_attempt_duration_seconds");
+  ASSERT_EQ(attempt->metric.size(), 1u);
+  // 15 bounds and +Inf; the last bound is 0.001 * 2^14.
+  const auto& buckets = attempt->metric[0].histogram.bucket;
+  ASSERT_EQ(buckets.size(), 16u);
+  EXPECT_DOUBLE_EQ(buckets[14].upper_bound, 16.384);
+  const auto* tries = by_name.at("scheduler_pod_scheduling_attempts");
+  EXPECT_EQ(tries->metric[0].histogram.sample_count, 2u);
+  EXPECT_EQ(tries->metric[0].histogram.bucket.size(), 6u);  // 1..16, +Inf
+  const auto* sli = by_name.at("scheduler_pod_scheduling_sli_duration_seconds");
+  std::vector<std::string> labels;
+  for (const auto& metric : sli->metric) {
+    ASSERT_EQ(metric.label.size(), 1u);
+    labels.push_back(metric.label[0].value);
+    EXPECT_EQ(metric.histogram.bucket.size(), 21u);  // 20 bounds, +Inf
+  }
+  EXPECT_THAT(labels, ::testing::UnorderedElementsAre("3", "15+"));
 }
 
 // A full feedback lane drops feedback and holds back no binding; bindings

@@ -54,6 +54,26 @@ start shim build/bin/shim --config "$WORK/shim.yaml" --kubeconfig "$KUBECONFIG_F
 deployment before 6 rule-scheduler
 check "before the rollout: 6 replicas bound by the default plugins" poll "$TIMEOUT" all_bound before 6
 check "before the rollout: not all on the labelled node ($(per_node before))" bash -c "! [[ '$(per_node before)' == '${N3}=6 ' ]]"
+# kube-scheduler's metric names, labels and buckets on the shim's /metrics.
+metrics_have() { curl -sf "http://$METRICS/metrics" | grep -qF "$1"; }
+check "metrics: pod_scheduling_attempts counts the 6 bound pods" \
+  poll "$TIMEOUT" metrics_have 'scheduler_pod_scheduling_attempts_count 6'
+check "metrics: the SLI duration is labelled by attempts" \
+  poll "$TIMEOUT" metrics_have 'scheduler_pod_scheduling_sli_duration_seconds_count{attempts="1"}'
+check "metrics: the attempt duration has upstream's 15 buckets (last 16.384)" \
+  poll "$TIMEOUT" metrics_have 'scheduler_scheduling_attempt_duration_seconds_bucket{profile="rule-scheduler",result="scheduled",le="16.384"}'
+k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: gated, labels: {app: gated}}
+spec:
+  schedulerName: rule-scheduler
+  schedulingGates: [{name: kscore.test/wait}]
+  containers: [{name: pause, image: pause:3.9}]
+YAML
+check "metrics: a gated pod counts in scheduler_pending_pods{queue=\"gated\"}" \
+  poll "$TIMEOUT" metrics_have 'scheduler_pending_pods{queue="gated"} 1'
+k delete pod gated --wait=false >/dev/null
 k run ghost --image=pause:3.9 --labels=app=ghost \
   --overrides='{"spec":{"schedulerName":"ghost-scheduler"}}' >/dev/null
 check "ghost-scheduler pod: FailedScheduling names the missing profile" \
