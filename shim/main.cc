@@ -6,11 +6,7 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/synchronization/mutex.h"
-#include "common/flags.h"
-#include "common/logging.h"
+#include "common/program.h"
 #include "shim/app/options.h"
 #include "shim/app/shim.h"
 #include "spdlog/spdlog.h"
@@ -24,8 +20,6 @@ ABSL_FLAG(
     std::string, scorer, "",
     "gRPC target of the scorer, e.g. dns:///scorer.kscore-system.svc:50051 or "
     "127.0.0.1:50051,127.0.0.1:50052 (required)");
-ABSL_FLAG(int, v, 0,
-          "Log verbosity as kube-scheduler's -v (4: per-pod decisions)");
 ABSL_FLAG(
     bool, leader_elect, true,
     "Elect a leader before scheduling (overrides leaderElection.leaderElect)");
@@ -49,16 +43,10 @@ ABSL_FLAG(int, bind_workers, 64,
           "kube-scheduler binds each pod in a goroutine of its own)");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  const kscore::common::KubeStyleArgs args = kscore::common::StartProgram(
+      argc, argv, "shim",
       "shim --config FILE --scorer TARGET [--kubeconfig FILE] [-v N] "
       "[--leader-elect]");
-  // Debian builds Abseil with Mutex deadlock detection on: a lock-order
-  // graph updated on every Lock, about 1% of a scoring call. Our locks
-  // are tested in CI builds; production does not pay for the check.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  kscore::common::KubeStyleArgs args(argc, argv);
-  absl::ParseCommandLine(args.argc(), args.argv.data());
-  kscore::common::SetUpLogging("shim", absl::GetFlag(FLAGS_v));
 
   kscore::app::Flags flags;
   flags.config = absl::GetFlag(FLAGS_config);

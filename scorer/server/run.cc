@@ -12,8 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/synchronization/mutex.h"
-#include "common/flags.h"
-#include "common/logging.h"
+#include "common/program.h"
 #include "google/protobuf/descriptor.h"
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -31,9 +30,6 @@ ABSL_FLAG(std::string, config, "",
           "(kubescheduler.config.k8s.io/v1) file");
 ABSL_FLAG(std::string, listen, "0.0.0.0:50051",
           "Address to serve gRPC on, host:port (port 0 picks a free one)");
-ABSL_FLAG(
-    int, v, 0,
-    "Log verbosity, as kube-scheduler's -v (2: info, 4: debug, 6: trace)");
 ABSL_FLAG(int, max_batch_nodes, 5000,
           "Largest batch of nodes one call may carry");
 ABSL_FLAG(
@@ -107,16 +103,10 @@ class CallMetrics final : public kscore::server::CallObserver {
 namespace kscore::server {
 
 int RunScorer(int argc, char** argv, framework::Registry registry) {
-  absl::SetProgramUsageMessage(
+  kscore::common::StartProgram(
+      argc, argv, "scorer",
       "scorer --config FILE [--listen ADDR] [--metrics-bind-address ADDR]\n"
       "Serves kscore.scorer.v1.Scorer for every profile in the config file.");
-  // Debian builds Abseil with Mutex deadlock detection on: a lock-order
-  // graph updated on every Lock, about 1% of a scoring call. Our locks
-  // are tested in CI builds; production does not pay for the check.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  kscore::common::KubeStyleArgs args(argc, argv);
-  absl::ParseCommandLine(args.argc(), args.argv.data());
-  kscore::common::SetUpLogging("scorer", absl::GetFlag(FLAGS_v));
 
   const std::string config_path = absl::GetFlag(FLAGS_config);
   if (config_path.empty()) {
