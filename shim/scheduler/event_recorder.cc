@@ -4,24 +4,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "shim/kube/protobuf_codec.h"
-#include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
 namespace {
-
-bool Failed(const absl::StatusOr<kube::Response>& r, const std::string& what) {
-  if (!r.ok()) {
-    spdlog::warn("{}: {}", what, std::string(r.status().message()));
-    return true;
-  }
-  if (r->status < 200 || r->status >= 300) {
-    spdlog::warn("{}: HTTP {}: {}", what, r->status,
-                 kube::ErrorBodyText(r->body).substr(0, 300));
-    return true;
-  }
-  return false;
-}
 
 // POSTs the event. Free of the recorder: a series' 404 answer may come
 // back while the shim stops (the writer outlives the recorder).
@@ -31,11 +16,12 @@ void CreateEvent(Writer* writer, bool protobuf, const kube::EventFields& e) {
   req.path = absl::StrCat("/apis/events.k8s.io/v1/namespaces/", e.namespace_,
                           "/events");
   req.body = kube::EventBody(protobuf, e);
-  writer->Send(
-      Writer::Lane::kFeedback, std::move(req),
-      [what = absl::StrCat("event for ", e.regarding.namespace_, "/",
-                           e.regarding.name)](
-          const absl::StatusOr<kube::Response>& r) { Failed(r, what); });
+  writer->Send(Writer::Lane::kFeedback, std::move(req),
+               [what = absl::StrCat("event for ", e.regarding.namespace_, "/",
+                                    e.regarding.name)](
+                   const absl::StatusOr<kube::Response>& r) {
+                 Writer::LogIfFailed(r, what);
+               });
 }
 
 }  // namespace
@@ -87,18 +73,18 @@ void EventRecorder::WriteSeries(const kube::EventFields& e) {
                           "/events/", e.name);
   req.body = kube::EventSeriesPatch(e);
   req.accept = "application/json";
-  writer_->Send(
-      Writer::Lane::kFeedback, std::move(req),
-      [writer = writer_, protobuf = protobuf_,
-       e](const absl::StatusOr<kube::Response>& r) {
-        if (r.ok() && r->status == 404) {
-          // The event is gone: create it with its series.
-          CreateEvent(writer, protobuf, e);
-          return;
-        }
-        Failed(r, absl::StrCat("event series for ", e.regarding.namespace_, "/",
-                               e.regarding.name));
-      });
+  writer_->Send(Writer::Lane::kFeedback, std::move(req),
+                [writer = writer_, protobuf = protobuf_,
+                 e](const absl::StatusOr<kube::Response>& r) {
+                  if (r.ok() && r->status == 404) {
+                    // The event is gone: create it with its series.
+                    CreateEvent(writer, protobuf, e);
+                    return;
+                  }
+                  Writer::LogIfFailed(r, absl::StrCat("event series for ",
+                                                      e.regarding.namespace_,
+                                                      "/", e.regarding.name));
+                });
 }
 
 void EventRecorder::Tick() {

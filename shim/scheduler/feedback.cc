@@ -6,9 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
-#include "shim/kube/protobuf_codec.h"
 #include "shim/kube/write_bodies.h"
-#include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
 namespace {
@@ -16,18 +14,6 @@ namespace {
 std::string RandomSuffix() {
   thread_local std::mt19937_64 rng(std::random_device{}());
   return absl::StrFormat("%016x", rng());
-}
-
-// Logs a failed write; `what` names it ("event for default/web-1").
-kube::Client::Done LogFailure(std::string what) {
-  return [what = std::move(what)](const absl::StatusOr<kube::Response>& r) {
-    if (!r.ok()) {
-      spdlog::warn("{}: {}", what, std::string(r.status().message()));
-    } else if (r->status < 200 || r->status >= 300) {
-      spdlog::warn("{}: HTTP {}: {}", what, r->status,
-                   kube::ErrorBodyText(r->body).substr(0, 300));
-    }
-  };
 }
 
 }  // namespace
@@ -83,7 +69,10 @@ void Feedback::MarkUnschedulable(const cache::PodInfo& pod,
   req.body = {patch.dump(), "application/strategic-merge-patch+json"};
   req.accept = "application/json";
   writer_->Send(Writer::Lane::kFeedback, std::move(req),
-                LogFailure(absl::StrCat("condition for ", pod.key)));
+                [what = absl::StrCat("condition for ", pod.key)](
+                    const absl::StatusOr<kube::Response>& r) {
+                  Writer::LogIfFailed(r, what);
+                });
 }
 
 }  // namespace kscore::scheduler

@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "shim/kube/protobuf_codec.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
@@ -48,5 +49,19 @@ bool Writer::Send(Lane lane, Request request, kube::Client::Done done) {
 }
 
 void Writer::WaitIdle(Lane lane) { LaneLimit(lane).WaitIdle(); }
+
+bool Writer::LogIfFailed(const absl::StatusOr<kube::Response>& r,
+                         const std::string& what) {
+  if (!r.ok()) {
+    spdlog::warn("{}: {}", what, std::string(r.status().message()));
+    return true;
+  }
+  if (r->status < 200 || r->status >= 300) {
+    spdlog::warn("{}: HTTP {}: {}", what, r->status,
+                 kube::ErrorBodyText(r->body).substr(0, 300));
+    return true;
+  }
+  return false;
+}
 
 }  // namespace kscore::scheduler

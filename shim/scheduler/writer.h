@@ -49,6 +49,11 @@ class Writer {
   bool Send(Lane lane, Request request, kube::Client::Done done);
   // Until nothing of `lane` is in flight or waiting.
   void WaitIdle(Lane lane);
+  // Logs a write that failed (transport error or non-2xx), naming it with
+  // `what` ("event for default/web-1"); true if it failed.
+  static bool LogIfFailed(const absl::StatusOr<kube::Response>& r,
+                          const std::string& what);
+
   // Feedback requests dropped so far (lane full, or waiting at shutdown).
   uint64_t dropped() const { return dropped_.load(); }
 
