@@ -28,6 +28,15 @@ absl::Status DurationFlag(const std::string& value, const char* name,
   return absl::OkStatus();
 }
 
+// "--a (5s) must be greater than --b (10s)" unless a > b.
+absl::Status Longer(absl::Duration a, const char* a_flag, absl::Duration b,
+                    const char* b_flag) {
+  if (a > b) return absl::OkStatus();
+  return FlagError(absl::StrCat("--", a_flag, " (", absl::FormatDuration(a),
+                                ") must be greater than --", b_flag, " (",
+                                absl::FormatDuration(b), ")"));
+}
+
 absl::Status ApplyLeaderElection(const Flags& flags, Options* o) {
   framework::LeaderElectionConfig& le = o->leader_election;
   if (flags.leader_elect.has_value()) le.leader_elect = *flags.leader_elect;
@@ -38,19 +47,13 @@ absl::Status ApplyLeaderElection(const Flags& flags, Options* o) {
   KSCORE_RETURN_IF_ERROR(DurationFlag(
       flags.retry_period, "leader-elect-retry-period", &le.retry_period));
   // The configuration checks its own values; flags may break the order.
-  if (le.leader_elect && le.lease_duration <= le.renew_deadline) {
-    return FlagError(
-        absl::StrCat("--leader-elect-lease-duration (",
-                     absl::FormatDuration(le.lease_duration),
-                     ") must be greater than --leader-elect-renew-deadline (",
-                     absl::FormatDuration(le.renew_deadline), ")"));
-  }
-  if (le.leader_elect && le.renew_deadline <= le.retry_period) {
-    return FlagError(
-        absl::StrCat("--leader-elect-renew-deadline (",
-                     absl::FormatDuration(le.renew_deadline),
-                     ") must be greater than --leader-elect-retry-period (",
-                     absl::FormatDuration(le.retry_period), ")"));
+  if (le.leader_elect) {
+    KSCORE_RETURN_IF_ERROR(
+        Longer(le.lease_duration, "leader-elect-lease-duration",
+               le.renew_deadline, "leader-elect-renew-deadline"));
+    KSCORE_RETURN_IF_ERROR(
+        Longer(le.renew_deadline, "leader-elect-renew-deadline",
+               le.retry_period, "leader-elect-retry-period"));
   }
   o->lease_name = flags.resource_name;
   if (o->lease_name.empty()) {
