@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "kscore/scorer/v1/scorer.pb.h"
 
 namespace kscore::framework {
 
@@ -56,8 +57,30 @@ class CycleState {
 
   const Bytes& bytes() const { return bytes_; }
 
+  // What the shim prepared for the pod's plan (empty when it has none). Set
+  // by the framework (Profile::BindCluster) before plugins run; the request
+  // owns it.
+  const ::kscore::scorer::v1::ClusterData& cluster() const {
+    return cluster_ != nullptr
+               ? *cluster_
+               : ::kscore::scorer::v1::ClusterData::default_instance();
+  }
+  // The index of a plugin's first query in the plan, or -1 when the plugin
+  // added none (or the cluster was not bound).
+  int QueryBase(absl::string_view plugin) const {
+    auto it = query_bases_.find(plugin);
+    return it == query_bases_.end() ? -1 : it->second;
+  }
+  void BindCluster(const ::kscore::scorer::v1::ClusterData* cluster,
+                   absl::flat_hash_map<std::string, int> query_bases) {
+    cluster_ = cluster;
+    query_bases_ = std::move(query_bases);
+  }
+
  private:
   Bytes bytes_;
+  const ::kscore::scorer::v1::ClusterData* cluster_ = nullptr;
+  absl::flat_hash_map<std::string, int> query_bases_;
   mutable absl::flat_hash_map<std::string, std::any> decoded_;
 };
 

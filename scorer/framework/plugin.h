@@ -45,6 +45,21 @@ class Plugin {
   // enables it at filter.
   virtual bool FiltersWheneverEnabled() const { return false; }
   virtual NodeLabelUse NodeLabels() const { return NodeLabelUse::kNever; }
+  // What the Pod message must carry beyond its spec for this plugin
+  // (pb::Profile::pod_data).
+  virtual std::vector<pb::PodData> PodDataNeeded() const { return {}; }
+  // True when AddToPlan may add anything: pods of the plugin's profiles then
+  // need a Plan (pb::Profile::plans).
+  virtual bool Plans() const { return false; }
+  // Appends the plugin's questions about the cluster for this pod to
+  // plan.queries and the existing-term kinds it reads to
+  // plan.existing_terms; sets plan.score_needs_all_feasible if its Score
+  // depends on every feasible node at once. Deterministic in the pod: the
+  // answers come back in ClusterData and Node at the same positions, from
+  // CycleState::QueryBase(Name()) on. Malformed input adds nothing here; the
+  // plugin reports it from PreFilter or PreScore as kube-scheduler does.
+  virtual void AddToPlan(const pb::Pod& /*pod*/,
+                         pb::PlanResponse& /*plan*/) const {}
 };
 
 class PreFilterPlugin : public virtual Plugin {

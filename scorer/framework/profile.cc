@@ -562,8 +562,21 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   for (const auto& list : lists) {
     for (const Plugin* p : list) {
       prof->node_labels_ = std::max(prof->node_labels_, p->NodeLabels());
+      if (std::find(prof->planners_.begin(), prof->planners_.end(), p) !=
+          prof->planners_.end()) {
+        continue;
+      }
+      prof->planners_.push_back(p);
+      prof->plans_ = prof->plans_ || p->Plans();
+      for (pb::PodData d : p->PodDataNeeded()) {
+        if (std::find(prof->pod_data_.begin(), prof->pod_data_.end(), d) ==
+            prof->pod_data_.end()) {
+          prof->pod_data_.push_back(d);
+        }
+      }
     }
   }
+  std::sort(prof->pod_data_.begin(), prof->pod_data_.end());
   for (Plugin* p : lists[3]) {
     for (std::string& key : p->LabelCountKeys()) {
       if (std::find(prof->label_count_keys_.begin(),
@@ -780,6 +793,69 @@ absl::Status Profile::RunNormalizeScore(const CycleState& state,
   return absl::OkStatus();
 }
 
+namespace {
+pb::PlanResponse BuildPlan(absl::Span<const Plugin* const> planners,
+                           const pb::Pod& pod,
+                           absl::flat_hash_map<std::string, int>* bases) {
+  pb::PlanResponse plan;
+  for (const Plugin* p : planners) {
+    const int before = plan.queries_size();
+    p->AddToPlan(pod, plan);
+    if (bases != nullptr && plan.queries_size() > before) {
+      (*bases)[std::string(p->Name())] = before;
+    }
+  }
+  // Each kind once, in enum order.
+  std::vector<int> kinds(plan.existing_terms().begin(),
+                         plan.existing_terms().end());
+  std::sort(kinds.begin(), kinds.end());
+  kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
+  plan.clear_existing_terms();
+  for (int k : kinds) plan.add_existing_terms(static_cast<pb::TermKind>(k));
+  return plan;
+}
+}  // namespace
+
+pb::PlanResponse Profile::Plan(const pb::Pod& pod) const {
+  if (!plans_) return {};
+  return BuildPlan(planners_, pod, nullptr);
+}
+
+absl::Status Profile::BindCluster(
+    CycleState& state, const pb::Pod& pod, const pb::ClusterData& cluster,
+    absl::Span<const pb::Node* const> nodes) const {
+  absl::flat_hash_map<std::string, int> bases;
+  const int queries =
+      plans_ ? BuildPlan(planners_, pod, &bases).queries_size() : 0;
+  if (cluster.answers_size() != queries) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cluster.answers has ", cluster.answers_size(),
+                     " entries, the pod's plan has ", queries,
+                     " queries (ask Plan with the same pod and profile)"));
+  }
+  const int terms = cluster.existing_terms_size();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const pb::Node& n = *nodes[i];
+    if (n.query_counts_size() != queries &&
+        !(n.query_counts_size() == 0 && queries == 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nodes[", i, "].query_counts has ", n.query_counts_size(),
+          " entries, the pod's plan has ", queries, " queries"));
+    }
+    for (int j = 0; j < n.term_counts_size(); ++j) {
+      const int t = n.term_counts(j).term();
+      if (t < 0 || t >= terms) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("nodes[", i, "].term_counts[", j, "].term: ", t,
+                         " is not an index into cluster.existing_terms (",
+                         terms, " entries)"));
+      }
+    }
+  }
+  state.BindCluster(&cluster, std::move(bases));
+  return absl::OkStatus();
+}
+
 const ScorePlugin* Profile::FindScorePlugin(absl::string_view name) const {
   for (const ScorePlugin* p : score_) {
     if (p->Name() == name) return p;
@@ -796,7 +872,7 @@ int32_t Profile::WeightOf(absl::string_view name) const {
 
 absl::StatusOr<Evaluation> Profile::Evaluate(
     CycleState& state, const pb::Pod& pod,
-    absl::Span<const pb::Node* const> nodes, bool normalize) const {
+    absl::Span<const pb::Node* const> nodes, EvaluateMode mode) const {
   Evaluation ev;
   absl::StatusOr<PluginStatus> pre = RunPreFilter(state, pod);
   if (!pre.ok()) return pre.status();
@@ -815,7 +891,7 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
       feasible.push_back(nodes[i]);
     }
   }
-  if (feasible.empty()) return ev;
+  if (feasible.empty() || mode == EvaluateMode::kFilterOnly) return ev;
 
   absl::StatusOr<std::vector<std::string>> skipped =
       RunPreScore(state, pod, feasible);
@@ -824,7 +900,7 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
   absl::StatusOr<ScoreTable> table = RunScore(state, pod, feasible, ev.skipped);
   if (!table.ok()) return table.status();
   ev.scores = *std::move(table);
-  if (normalize) {
+  if (mode == EvaluateMode::kFull) {
     if (absl::Status s = RunNormalizeScore(state, pod, ev.scores); !s.ok()) {
       return s;
     }

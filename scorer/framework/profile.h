@@ -36,6 +36,10 @@ struct Evaluation {
   ScoreTable scores;                 // over `feasible`
 };
 
+// How far Evaluate goes for a batch: everything, raw scores only (the
+// caller normalises across batches), or PreFilter and Filter only.
+enum class EvaluateMode { kFull, kRawScores, kFilterOnly };
+
 // One scheduling profile: the plugins enabled at each extension point (after
 // merging with kube-scheduler's defaults and expanding multiPoint), their
 // weights, and the code that runs them in order. Immutable after Create, so
@@ -64,6 +68,20 @@ class Profile {
   // Whether a request for this pod must carry node labels.
   bool NeedsNodeLabels(const pb::Pod& pod) const;
   std::vector<PluginInfo> Describe() const;
+  // What the Pod message must carry (pb::Profile::pod_data), and whether
+  // pods need a Plan.
+  const std::vector<pb::PodData>& pod_data() const { return pod_data_; }
+  bool plans() const { return plans_; }
+  // The pod's plan: every enabled plugin's queries, in a fixed order.
+  pb::PlanResponse Plan(const pb::Pod& pod) const;
+  // Checks that `cluster` and the nodes answer the pod's plan (one answer
+  // and one Node.query_counts entry per query, existing terms' indices in
+  // range; a node may carry no counts when the plan has no query) and makes
+  // them the plugins' view through `state`. INVALID_ARGUMENT names the
+  // field. `cluster` must outlive the state's use.
+  absl::Status BindCluster(CycleState& state, const pb::Pod& pod,
+                           const pb::ClusterData& cluster,
+                           absl::Span<const pb::Node* const> nodes) const;
   // Plugins not run whose gates refuse the pods that need them.
   std::vector<std::string> GateNames() const;
   // Plugin names at one of the points the scorer runs (PreFilter, Filter,
@@ -93,11 +111,18 @@ class Profile {
   const ScorePlugin* FindScorePlugin(absl::string_view name) const;
   int32_t WeightOf(absl::string_view name) const;
 
-  // All of the above for one batch; with normalize false, table.normalized
-  // and table.total stay empty (the caller normalises across batches).
+  // All of the above for one batch, as far as `mode` says: with kRawScores
+  // table.normalized and table.total stay empty, with kFilterOnly the whole
+  // table does.
   absl::StatusOr<Evaluation> Evaluate(CycleState& state, const pb::Pod& pod,
                                       absl::Span<const pb::Node* const> nodes,
-                                      bool normalize) const;
+                                      EvaluateMode mode) const;
+  absl::StatusOr<Evaluation> Evaluate(CycleState& state, const pb::Pod& pod,
+                                      absl::Span<const pb::Node* const> nodes,
+                                      bool normalize) const {
+    return Evaluate(state, pod, nodes,
+                    normalize ? EvaluateMode::kFull : EvaluateMode::kRawScores);
+  }
 
  private:
   Profile() = default;
@@ -115,6 +140,10 @@ class Profile {
   std::vector<std::pair<std::string, PodGate>> gates_;
   std::vector<std::string> label_count_keys_;
   NodeLabelUse node_labels_ = NodeLabelUse::kNever;
+  std::vector<pb::PodData> pod_data_;
+  bool plans_ = false;
+  // Every distinct enabled plugin, in the order plans are built.
+  std::vector<const Plugin*> planners_;
 };
 
 }  // namespace kscore::framework

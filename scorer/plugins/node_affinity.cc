@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scorer/framework/normalize.h"
+#include "scorer/framework/selectors.h"
 #include "scorer/framework/validation.h"
 
 namespace kscore::plugins {
@@ -19,136 +20,15 @@ namespace {
 
 constexpr absl::string_view kNodeNameField = "metadata.name";
 
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9');
-}
+using framework::IsEmptyTerm;
+using framework::MatchesNodeSelector;
 
-// validation.IsValidLabelValue: empty, or at most 63 characters of
-// [A-Za-z0-9_.-] starting and ending with an alphanumeric character.
-bool IsValidLabelValue(absl::string_view v) {
-  if (v.empty()) return true;
-  if (v.size() > 63 || !IsAlnum(v.front()) || !IsAlnum(v.back())) return false;
-  return std::all_of(v.begin(), v.end(), [](char c) {
-    return IsAlnum(c) || c == '-' || c == '_' || c == '.';
-  });
-}
-
-// strconv.ParseInt(s, 10, 64): optional sign, decimal digits, no overflow.
-bool ParseInt64(absl::string_view s, int64_t& out) {
-  bool negative = false;
-  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
-    negative = s.front() == '-';
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return false;
-  uint64_t v = 0;
-  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (limit - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  out = negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-  return true;
-}
-
-// labels.NewRequirement's checks, which kube-scheduler applies when it parses
-// a term; a term that fails them matches no node.
-std::string CheckLabelRequirement(const pb::NodeSelectorRequirement& r) {
-  if (std::string why = framework::CheckLabelKey(r.key()); !why.empty()) {
-    return absl::StrCat("key \"", r.key(), "\": ", why);
-  }
-  const std::string& op = r.operator_();
-  if (op == "In" || op == "NotIn") {
-    if (r.values().empty()) {
-      return "for 'in', 'notin' operators, values set can't be empty";
-    }
-  } else if (op == "Exists" || op == "DoesNotExist") {
-    if (!r.values().empty()) {
-      return "values set must be empty for exists and does not exist";
-    }
-  } else if (op == "Gt" || op == "Lt") {
-    int64_t unused = 0;
-    if (r.values_size() != 1 || !ParseInt64(r.values(0), unused)) {
-      return "for 'Gt', 'Lt' operators, exactly one integer value is required";
-    }
-  } else {
-    return absl::StrCat("unsupported operator \"", op, "\"");
-  }
-  for (const std::string& v : r.values()) {
-    if (!IsValidLabelValue(v)) {
-      return absl::StrCat("invalid label value \"", v, "\"");
-    }
-  }
-  return "";
-}
-
-std::string CheckFieldRequirement(const pb::NodeSelectorRequirement& r) {
-  if (r.operator_() != "In" && r.operator_() != "NotIn") {
-    return absl::StrCat("unsupported field operator \"", r.operator_(), "\"");
-  }
-  if (r.values_size() != 1) return "field values must have one element";
-  return "";
-}
-
-// "" if the term can match nodes, otherwise why not. An empty term matches
-// no node.
 std::string CheckTerm(const pb::NodeSelectorTerm& term) {
-  if (term.match_expressions().empty() && term.match_fields().empty()) {
-    return "empty term";
-  }
-  for (int i = 0; i < term.match_expressions_size(); ++i) {
-    std::string why = CheckLabelRequirement(term.match_expressions(i));
-    if (!why.empty()) return absl::StrCat("matchExpressions[", i, "]: ", why);
-  }
-  for (int i = 0; i < term.match_fields_size(); ++i) {
-    std::string why = CheckFieldRequirement(term.match_fields(i));
-    if (!why.empty()) return absl::StrCat("matchFields[", i, "]: ", why);
-  }
-  return "";
+  return framework::CheckNodeSelectorTerm(term);
 }
 
-bool HasValue(const pb::NodeSelectorRequirement& r, const std::string& v) {
-  return std::find(r.values().begin(), r.values().end(), v) != r.values().end();
-}
-
-// labels.Requirement.Matches, for a well-formed requirement.
-bool LabelMatches(const pb::NodeSelectorRequirement& r, const pb::Node& node) {
-  auto it = node.labels().find(r.key());
-  const bool exists = it != node.labels().end();
-  const std::string& op = r.operator_();
-  if (op == "In") return exists && HasValue(r, it->second);
-  if (op == "NotIn") return !exists || !HasValue(r, it->second);
-  if (op == "Exists") return exists;
-  if (op == "DoesNotExist") return !exists;
-  int64_t have = 0, want = 0;
-  if (!exists || !ParseInt64(it->second, have) ||
-      !ParseInt64(r.values(0), want)) {
-    return false;
-  }
-  return op == "Gt" ? have > want : have < want;
-}
-
-// A well-formed term: requirements ANDed. Field requirements only know
-// metadata.name, and are ignored for a node without a name.
 bool TermMatches(const pb::NodeSelectorTerm& term, const pb::Node& node) {
-  for (const pb::NodeSelectorRequirement& r : term.match_expressions()) {
-    if (!LabelMatches(r, node)) return false;
-  }
-  if (node.name().empty()) return true;
-  for (const pb::NodeSelectorRequirement& r : term.match_fields()) {
-    const bool equal =
-        (r.key() == kNodeNameField ? node.name() : std::string()) ==
-        r.values(0);
-    if (equal != (r.operator_() == "In")) return false;
-  }
-  return true;
-}
-
-bool IsEmptyTerm(const pb::NodeSelectorTerm& term) {
-  return term.match_expressions().empty() && term.match_fields().empty();
+  return framework::NodeSelectorTermMatches(term, node);
 }
 
 // Whether a preferred term counts: kube-scheduler drops zero weights and
@@ -158,16 +38,7 @@ bool Counts(const pb::PreferredSchedulingTerm& t) {
 }
 
 bool HasRequired(const pb::Pod& pod) {
-  return pod.node_affinity().has_required() ||
-         !pod.node_affinity().required().empty();
-}
-
-bool MatchesNodeSelector(const pb::Pod& pod, const pb::Node& node) {
-  for (const auto& [key, value] : pod.node_selector()) {
-    auto it = node.labels().find(key);
-    if (it == node.labels().end() || it->second != value) return false;
-  }
-  return true;
+  return framework::HasRequiredNodeAffinity(pod);
 }
 
 }  // namespace

@@ -8,26 +8,6 @@ using framework::CycleState;
 using framework::PluginStatus;
 namespace pb = framework::pb;
 
-bool ToleratesTaint(const pb::Toleration& toleration, absl::string_view key,
-                    absl::string_view value, absl::string_view effect) {
-  if (!toleration.effect().empty() && toleration.effect() != effect) {
-    return false;
-  }
-  if (!toleration.key().empty() && toleration.key() != key) return false;
-  const std::string& op = toleration.operator_();
-  if (op.empty() || op == "Equal") return toleration.value() == value;
-  return op == "Exists";
-}
-
-bool TolerationsTolerateTaint(
-    const google::protobuf::RepeatedPtrField<pb::Toleration>& tolerations,
-    absl::string_view key, absl::string_view value, absl::string_view effect) {
-  for (const pb::Toleration& t : tolerations) {
-    if (ToleratesTaint(t, key, value, effect)) return true;
-  }
-  return false;
-}
-
 std::string TaintToleration::State::Encode() const {
   pb::Pod pod;
   for (const pb::Toleration& t : tolerations) *pod.add_tolerations() = t;

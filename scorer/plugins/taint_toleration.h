@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/repeated_ptr_field.h"
 #include "scorer/framework/plugin.h"
+#include "scorer/framework/selectors.h"
 #include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
@@ -17,17 +18,10 @@ inline constexpr absl::string_view kEffectNoSchedule = "NoSchedule";
 inline constexpr absl::string_view kEffectPreferNoSchedule = "PreferNoSchedule";
 inline constexpr absl::string_view kEffectNoExecute = "NoExecute";
 
-// Toleration.ToleratesTaint: an empty effect or key in the toleration matches
-// any; operator Exists matches any value, Equal (or empty) the same value.
-// Gt/Lt never match: kube-scheduler's TaintTolerationComparisonOperators
-// feature gate is alpha and off by default.
-bool ToleratesTaint(const framework::pb::Toleration& toleration,
-                    absl::string_view key, absl::string_view value,
-                    absl::string_view effect);
-bool TolerationsTolerateTaint(
-    const google::protobuf::RepeatedPtrField<framework::pb::Toleration>&
-        tolerations,
-    absl::string_view key, absl::string_view value, absl::string_view effect);
+// The toleration rules live in the framework (selectors.h): the shim uses
+// them too, to answer queries that honour the pod's taints.
+using framework::ToleratesTaint;
+using framework::TolerationsTolerateTaint;
 
 // TaintToleration keeps pods off nodes with NoSchedule/NoExecute taints they
 // do not tolerate, and prefers nodes with fewer untolerated PreferNoSchedule

@@ -245,6 +245,8 @@ grpc::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
       for (const std::string& k : profile->label_count_keys()) {
         p->add_label_count_keys(k);
       }
+      for (pb::PodData d : profile->pod_data()) p->add_pod_data(d);
+      p->set_plans(profile->plans());
       for (const Profile::PluginInfo& info : profile->Describe()) {
         pb::PluginInfo* pi = p->add_plugins();
         pi->set_name(info.name);
@@ -258,12 +260,31 @@ grpc::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
   });
 }
 
+grpc::Status ScorerService::DoPlan(const pb::PlanRequest* req,
+                                   pb::PlanResponse* resp) {
+  return Counted("Plan", [&] {
+    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
+    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
+                            common::ToGrpcStatus);
+    *resp = profile->Plan(req->pod());
+    return grpc::Status::OK;
+  });
+}
+
 grpc::Status ScorerService::DoPreFilter(const pb::PreFilterRequest* req,
                                         pb::PreFilterResponse* resp) {
   return Counted("PreFilter", [&] {
     KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
                             common::ToGrpcStatus);
     CycleState state;
+    if (absl::Status s =
+            profile->BindCluster(state, req->pod(), req->cluster(), {});
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     KSCORE_ASSIGN_OR_RETURN(auto status,
                             profile->RunPreFilter(state, req->pod()),
                             common::ToGrpcStatus);
@@ -282,6 +303,11 @@ grpc::Status ScorerService::DoFilter(const pb::FilterRequest* req,
                             Nodes(req->nodes(), options_.max_batch_nodes),
                             common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
+    if (absl::Status s =
+            profile->BindCluster(state, req->pod(), req->cluster(), nodes);
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     KSCORE_ASSIGN_OR_RETURN(auto statuses,
                             profile->RunFilter(state, req->pod(), nodes),
                             common::ToGrpcStatus);
@@ -299,6 +325,11 @@ grpc::Status ScorerService::DoPreScore(const pb::PreScoreRequest* req,
                             Nodes(req->nodes(), options_.max_batch_nodes),
                             common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
+    if (absl::Status s =
+            profile->BindCluster(state, req->pod(), req->cluster(), nodes);
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     KSCORE_ASSIGN_OR_RETURN(auto skipped,
                             profile->RunPreScore(state, req->pod(), nodes),
                             common::ToGrpcStatus);
@@ -317,6 +348,11 @@ grpc::Status ScorerService::DoScore(const pb::ScoreRequest* req,
                             Nodes(req->nodes(), options_.max_batch_nodes),
                             common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
+    if (absl::Status s =
+            profile->BindCluster(state, req->pod(), req->cluster(), nodes);
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     std::vector<std::string> skipped(req->skipped().begin(),
                                      req->skipped().end());
     KSCORE_ASSIGN_OR_RETURN(
@@ -375,6 +411,11 @@ grpc::Status ScorerService::DoNormalizeScore(
       for (int k = 0; k < ns.raw_size(); ++k) table.raw[k].push_back(ns.raw(k));
     }
     CycleState state = StateFrom(req->cycle_state());
+    if (absl::Status s =
+            profile->BindCluster(state, req->pod(), req->cluster(), {});
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     if (absl::Status s = profile->RunNormalizeScore(state, req->pod(), table);
         !s.ok()) {
       return common::ToGrpcStatus(s);
@@ -417,15 +458,23 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
                             Nodes(req->nodes(), options_.max_batch_nodes),
                             common::ToGrpcStatus);
     CycleState state;
-    KSCORE_ASSIGN_OR_RETURN(
-        auto ev,
-        profile->Evaluate(state, req->pod(), nodes, !req->skip_normalize()),
-        common::ToGrpcStatus);
+    if (absl::Status s =
+            profile->BindCluster(state, req->pod(), req->cluster(), nodes);
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
+    const framework::EvaluateMode mode =
+        req->filter_only()      ? framework::EvaluateMode::kFilterOnly
+        : req->skip_normalize() ? framework::EvaluateMode::kRawScores
+                                : framework::EvaluateMode::kFull;
+    KSCORE_ASSIGN_OR_RETURN(auto ev,
+                            profile->Evaluate(state, req->pod(), nodes, mode),
+                            common::ToGrpcStatus);
     ToProto(ev.pre_filter, resp->mutable_status());
     StateTo(state, resp->mutable_cycle_state());
     if (!ev.pre_filter.ok()) return grpc::Status::OK;
     if (req->detail() == pb::DETAIL_TOTALS) {
-      TotalsTo(ev, !req->skip_normalize(), resp);
+      TotalsTo(ev, mode == framework::EvaluateMode::kFull, resp);
       return grpc::Status::OK;
     }
     resp->mutable_filter()->Reserve(static_cast<int>(ev.filter.size()));

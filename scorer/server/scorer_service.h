@@ -40,6 +40,11 @@ class ScorerService final : public pb::Scorer::CallbackService {
       pb::ListProfilesResponse* resp) override {
     return Finish(ctx, DoListProfiles(req, resp));
   }
+  grpc::ServerUnaryReactor* Plan(grpc::CallbackServerContext* ctx,
+                                 const pb::PlanRequest* req,
+                                 pb::PlanResponse* resp) override {
+    return Finish(ctx, DoPlan(req, resp));
+  }
   grpc::ServerUnaryReactor* PreFilter(grpc::CallbackServerContext* ctx,
                                       const pb::PreFilterRequest* req,
                                       pb::PreFilterResponse* resp) override {
@@ -83,6 +88,7 @@ class ScorerService final : public pb::Scorer::CallbackService {
   }
   grpc::Status DoListProfiles(const pb::ListProfilesRequest* req,
                               pb::ListProfilesResponse* resp);
+  grpc::Status DoPlan(const pb::PlanRequest* req, pb::PlanResponse* resp);
   grpc::Status DoPreFilter(const pb::PreFilterRequest* req,
                            pb::PreFilterResponse* resp);
   grpc::Status DoFilter(const pb::FilterRequest* req, pb::FilterResponse* resp);
