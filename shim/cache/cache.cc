@@ -86,8 +86,9 @@ Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
   return *slot;
 }
 
-void Cache::UpsertNode(pb::Node node) {
+void Cache::UpsertNode(pb::Node node, std::vector<NodeImage> images) {
   absl::MutexLock lock(&mu_);
+  index_.UpsertNode(node, std::move(images));
   NodeEntry& e = EntryLocked(node.name());
   const std::string zone = ZoneKey(node.labels());
   if (!e.present || e.zone != zone) {
@@ -105,6 +106,7 @@ void Cache::RemoveNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   auto it = nodes_.find(name);
   if (it == nodes_.end() || !it->second->present) return;
+  index_.RemoveNode(name);
   UnplaceLocked(it->second.get());
   if (it->second->pod_count == 0) {
     nodes_.erase(it);
@@ -185,6 +187,7 @@ void Cache::SubtractLocked(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   const PodEntry& entry = it->second;
+  index_.RemovePod(entry.ref);
   auto nit = nodes_.find(entry.node);
   if (nit != nodes_.end()) {
     NodeEntry& n = *nit->second;
@@ -241,7 +244,9 @@ Entry MakeEntry(const PodInfo& pod, const std::string& node, bool assumed) {
 void Cache::UpsertAssignedPod(const PodInfo& pod) {
   absl::MutexLock lock(&mu_);
   SubtractLocked(pod.key);
-  AddLocked(pod.key, MakeEntry<PodEntry>(pod, pod.node_name, false));
+  PodEntry e = MakeEntry<PodEntry>(pod, pod.node_name, false);
+  e.ref = index_.AddPod(pod, pod.node_name);
+  AddLocked(pod.key, std::move(e));
 }
 
 void Cache::RemovePod(const std::string& key) {
@@ -252,7 +257,9 @@ void Cache::RemovePod(const std::string& key) {
 bool Cache::AssumePod(const PodInfo& pod, const std::string& node) {
   absl::MutexLock lock(&mu_);
   if (pods_.contains(pod.key)) return false;
-  AddLocked(pod.key, MakeEntry<PodEntry>(pod, node, true));
+  PodEntry e = MakeEntry<PodEntry>(pod, node, true);
+  e.ref = index_.AddPod(pod, node);
+  AddLocked(pod.key, std::move(e));
   return true;
 }
 
@@ -285,23 +292,15 @@ size_t Cache::PodCount() const {
   return pods_.size();
 }
 
-size_t Cache::AppendCandidates(const PodInfo& incoming,
-                               const std::vector<std::string>& label_keys,
-                               size_t start, size_t count, bool with_labels,
-                               int field_number, std::string* out,
-                               std::vector<std::string>* names) const {
-  using google::protobuf::io::CodedOutputStream;
-  absl::MutexLock lock(&mu_);
-  RebuildOrderLocked();
-  const size_t n = order_.size();
-  if (n == 0) return 0;
-  count = std::min(count, n);
-  // The incoming pod's own values for the keys the plugins count.
-  // Only values some node has a count for matter.
-  struct Wanted {
-    const absl::flat_hash_map<const NodeEntry*, int64_t>* by_node;
-    pb::LabelCount label_count;  // key and value; count set per node
-  };
+struct Cache::Wanted {
+  const absl::flat_hash_map<const NodeEntry*, int64_t>* by_node;
+  pb::LabelCount label_count;  // key and value; count set per node
+};
+
+std::vector<Cache::Wanted> Cache::WantedLocked(
+    const PodInfo& incoming, const std::vector<std::string>& label_keys) const {
+  // The incoming pod's own values for the keys the plugins count. Only
+  // values some node has a count for matter.
   std::vector<Wanted> wanted;
   for (const std::string& k : label_keys) {
     auto it = incoming.pod.labels().find(k);
@@ -314,12 +313,55 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
     w.label_count.set_value(it->second);
     wanted.push_back(std::move(w));
   }
+  return wanted;
+}
+
+void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
+                            const std::vector<Wanted>& wanted,
+                            const ClusterIndex::Prepared* prepared,
+                            uint32_t tag, std::string* out,
+                            std::vector<std::string>* names) const {
+  using google::protobuf::io::CodedOutputStream;
+  pb::Node extra;  // label counts and plan answers only
+  for (const Wanted& w : wanted) {
+    auto it = w.by_node->find(entry);  // the pointer, not the entry
+    if (it == w.by_node->end()) continue;
+    pb::LabelCount* lc = extra.add_label_counts();
+    *lc = w.label_count;
+    lc->set_count(it->second);
+  }
+  const absl::string_view name = NameIn(fixed);  // every Node has one
+  if (prepared != nullptr && !prepared->empty()) {
+    index_.NodeParts(*prepared, std::string(name), &extra);
+  }
+  std::string extra_wire;
+  if (extra.ByteSizeLong() > 0) extra.SerializeToString(&extra_wire);
+  const size_t len = fixed.size() + extra_wire.size();
+  uint8_t head[2 * 5];
+  uint8_t* p = CodedOutputStream::WriteVarint32ToArray(tag, head);
+  p = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(len), p);
+  out->append(reinterpret_cast<const char*>(head),
+              static_cast<size_t>(p - head));
+  out->append(fixed.data(), fixed.size());
+  out->append(extra_wire);
+  if (names != nullptr) names->emplace_back(name.data(), name.size());
+}
+
+size_t Cache::AppendCandidates(const PodInfo& incoming,
+                               const std::vector<std::string>& label_keys,
+                               size_t start, size_t count, bool with_labels,
+                               int field_number, std::string* out,
+                               std::vector<std::string>* names,
+                               const ClusterIndex::Prepared* prepared) const {
+  absl::MutexLock lock(&mu_);
+  RebuildOrderLocked();
+  const size_t n = order_.size();
+  if (n == 0) return 0;
+  count = std::min(count, n);
+  const std::vector<Wanted> wanted = WantedLocked(incoming, label_keys);
   const uint32_t tag =
       static_cast<uint32_t>(field_number) << 3 | 2;  // length-delimited
-  uint8_t head[2 * 5];
   constexpr size_t kAhead = 8;  // entries fetched ahead when they are read
-  pb::Node counts;              // only label_counts set
-  std::string counts_wire;
   const int variant = with_labels ? 1 : 0;
   out->reserve(out->size() + count * 64);
   for (size_t i = 0; i < count; ++i) {
@@ -337,39 +379,96 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
       }
       fixed = order_[at]->wire[variant];
     }
-    counts.clear_label_counts();
-    for (Wanted& w : wanted) {
-      auto it = w.by_node->find(order_[at]);  // the pointer, not the entry
-      if (it == w.by_node->end()) continue;
-      w.label_count.set_count(it->second);
-      *counts.add_label_counts() = w.label_count;
-    }
-    counts_wire.clear();
-    if (counts.label_counts_size() > 0) counts.SerializeToString(&counts_wire);
-    const size_t len = fixed.size() + counts_wire.size();
-    uint8_t* p = CodedOutputStream::WriteVarint32ToArray(tag, head);
-    p = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(len), p);
-    out->append(reinterpret_cast<const char*>(head),
-                static_cast<size_t>(p - head));
-    out->append(fixed.data(), fixed.size());
-    out->append(counts_wire);
-    if (names != nullptr) {
-      const absl::string_view name = NameIn(fixed);  // every Node has one
-      names->emplace_back(name.data(), name.size());
-    }
+    AppendOneLocked(order_[at], fixed, wanted, prepared, tag, out, names);
   }
   return count;
+}
+
+size_t Cache::AppendNamed(const PodInfo& incoming,
+                          const std::vector<std::string>& label_keys,
+                          const std::vector<std::string>& nodes,
+                          bool with_labels, int field_number, std::string* out,
+                          std::vector<std::string>* names,
+                          const ClusterIndex::Prepared* prepared) const {
+  absl::MutexLock lock(&mu_);
+  const std::vector<Wanted> wanted = WantedLocked(incoming, label_keys);
+  const uint32_t tag = static_cast<uint32_t>(field_number) << 3 | 2;
+  size_t appended = 0;
+  for (const std::string& name : nodes) {
+    auto it = nodes_.find(name);
+    if (it == nodes_.end() || !it->second->present) continue;
+    AppendOneLocked(it->second.get(), it->second->wire[with_labels ? 1 : 0],
+                    wanted, prepared, tag, out, names);
+    ++appended;
+  }
+  return appended;
+}
+
+void Cache::UpsertNamespace(const std::string& name,
+                            const framework::LabelMap& labels) {
+  absl::MutexLock lock(&mu_);
+  index_.UpsertNamespace(name, labels);
+}
+
+void Cache::RemoveNamespace(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  index_.RemoveNamespace(name);
+}
+
+void Cache::UpsertWorkload(WorkloadKind kind, const std::string& ns,
+                           const std::string& name, bool has_selector,
+                           const pb::LabelSelector& selector) {
+  absl::MutexLock lock(&mu_);
+  index_.UpsertWorkload(kind, ns, name, has_selector, selector);
+}
+
+void Cache::RemoveWorkload(WorkloadKind kind, const std::string& ns,
+                           const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  index_.RemoveWorkload(kind, ns, name);
+}
+
+pb::Pod Cache::PodFor(const PodInfo& pod,
+                      const std::vector<pb::PodData>& pod_data) const {
+  pb::Pod out = pod.pod;
+  const auto wants = [&](pb::PodData d) {
+    return std::find(pod_data.begin(), pod_data.end(), d) != pod_data.end();
+  };
+  if (!wants(pb::POD_DATA_IMAGES)) {
+    out.clear_images();
+    out.clear_image_volumes();
+  }
+  if (!wants(pb::POD_DATA_NAMESPACE_LABELS) &&
+      !wants(pb::POD_DATA_WORKLOAD_SELECTORS)) {
+    return out;
+  }
+  absl::MutexLock lock(&mu_);
+  if (wants(pb::POD_DATA_NAMESPACE_LABELS)) {
+    *out.mutable_namespace_labels() = index_.NamespaceLabels(pod.namespace_);
+  }
+  if (wants(pb::POD_DATA_WORKLOAD_SELECTORS)) {
+    *out.mutable_workload_selectors() = index_.WorkloadSelectorsFor(pod);
+  }
+  return out;
+}
+
+std::shared_ptr<const ClusterIndex::Prepared> Cache::Prepare(
+    const pb::Pod& pod, const pb::PlanResponse& plan) const {
+  absl::MutexLock lock(&mu_);
+  return std::make_shared<const ClusterIndex::Prepared>(
+      index_.Prepare(pod, plan));
 }
 
 size_t Cache::FillCandidates(const PodInfo& incoming,
                              const std::vector<std::string>& label_keys,
                              size_t start, size_t count,
                              google::protobuf::RepeatedPtrField<pb::Node>* out,
-                             bool with_labels) const {
+                             bool with_labels,
+                             const ClusterIndex::Prepared* prepared) const {
   std::string wire;
-  size_t appended =
-      AppendCandidates(incoming, label_keys, start, count, with_labels,
-                       pb::EvaluateRequest::kNodesFieldNumber, &wire);
+  size_t appended = AppendCandidates(
+      incoming, label_keys, start, count, with_labels,
+      pb::EvaluateRequest::kNodesFieldNumber, &wire, nullptr, prepared);
   pb::EvaluateRequest parsed;
   if (!parsed.ParseFromString(wire)) return 0;
   for (pb::Node& node : *parsed.mutable_nodes()) out->Add(std::move(node));

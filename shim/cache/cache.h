@@ -9,6 +9,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "shim/cache/cluster_index.h"
 #include "shim/cache/objects.h"
 
 namespace kscore::cache {
@@ -19,7 +20,7 @@ namespace kscore::cache {
 // Thread-safe.
 class Cache {
  public:
-  void UpsertNode(pb::Node node);
+  void UpsertNode(pb::Node node, std::vector<NodeImage> images = {});
   void RemoveNode(const std::string& name);
 
   // A pod the API server says is assigned (spec.nodeName set). Replaces an
@@ -37,6 +38,26 @@ class Cache {
   std::string NodeOf(const std::string& key) const;
 
   size_t NodeCount() const;
+
+  // Namespaces' labels and the Services and controllers whose selectors
+  // kube-scheduler's default spreading reads (ClusterIndex).
+  void UpsertNamespace(const std::string& name, const framework::LabelMap& l);
+  void RemoveNamespace(const std::string& name);
+  void UpsertWorkload(WorkloadKind kind, const std::string& ns,
+                      const std::string& name, bool has_selector,
+                      const pb::LabelSelector& selector);
+  void RemoveWorkload(WorkloadKind kind, const std::string& ns,
+                      const std::string& name);
+
+  // The pod message a profile's requests carry: the pod's own, with what
+  // pod_data asks for added (namespace labels, workload selectors) or left
+  // out (images).
+  pb::Pod PodFor(const PodInfo& pod,
+                 const std::vector<pb::PodData>& pod_data) const;
+
+  // Answers a pod's plan (ClusterIndex::Prepare) from the current state.
+  std::shared_ptr<const ClusterIndex::Prepared> Prepare(
+      const pb::Pod& pod, const pb::PlanResponse& plan) const;
 
   // kube-scheduler's zone of a node (GetZoneKey): region and zone from the
   // topology labels (or their failure-domain.beta ones), "" without both.
@@ -56,11 +77,21 @@ class Cache {
   // Each node's bytes are kept encoded (its static part when the Node
   // changes, its aggregates when a pod on it does), so a cycle copies bytes
   // instead of building and encoding hundreds of messages.
-  size_t AppendCandidates(const PodInfo& incoming,
-                          const std::vector<std::string>& label_keys,
-                          size_t start, size_t count, bool with_labels,
-                          int field_number, std::string* out,
-                          std::vector<std::string>* names = nullptr) const;
+  //
+  // With `prepared`, each node also carries its part of the answers to the
+  // pod's plan (query_counts, term_counts, images).
+  size_t AppendCandidates(
+      const PodInfo& incoming, const std::vector<std::string>& label_keys,
+      size_t start, size_t count, bool with_labels, int field_number,
+      std::string* out, std::vector<std::string>* names = nullptr,
+      const ClusterIndex::Prepared* prepared = nullptr) const;
+  // The same for the named nodes (those still present), in that order.
+  size_t AppendNamed(const PodInfo& incoming,
+                     const std::vector<std::string>& label_keys,
+                     const std::vector<std::string>& nodes, bool with_labels,
+                     int field_number, std::string* out,
+                     std::vector<std::string>* names,
+                     const ClusterIndex::Prepared* prepared) const;
 
   // The same candidates as messages (AppendCandidates, parsed back): for
   // tests and tools.
@@ -68,7 +99,8 @@ class Cache {
                         const std::vector<std::string>& label_keys,
                         size_t start, size_t count,
                         google::protobuf::RepeatedPtrField<pb::Node>* out,
-                        bool with_labels = true) const;
+                        bool with_labels = true,
+                        const ClusterIndex::Prepared* prepared = nullptr) const;
 
  private:
   // What a pod contributes to its node; kept so updates and deletes can
@@ -82,6 +114,7 @@ class Cache {
     pb::Resources non_zero;
     std::vector<pb::HostPort> host_ports;
     std::vector<std::pair<std::string, std::string>> labels;
+    ClusterIndex::PodRef ref;  // what the cluster index counted
   };
   struct NodeEntry {
     bool present = false;  // a Node object exists (pods may arrive first)
@@ -142,6 +175,18 @@ class Cache {
   static constexpr size_t kSlot = 128;
   mutable std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
+  ClusterIndex index_ ABSL_GUARDED_BY(mu_);
+  // One candidate's bytes: `fixed` (its encoding from the slab or entry)
+  // followed by the label counts and plan answers for the incoming pod.
+  struct Wanted;
+  void AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
+                       const std::vector<Wanted>& wanted,
+                       const ClusterIndex::Prepared* prepared, uint32_t tag,
+                       std::string* out, std::vector<std::string>* names) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<Wanted> WantedLocked(
+      const PodInfo& incoming, const std::vector<std::string>& label_keys) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // "namespace\0key\0value" -> node -> count of countable pods there with
   // that label. Kept cache-wide rather than per node: a cycle looks up the
   // incoming pod's value once and then asks a map of a few nodes, without

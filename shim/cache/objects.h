@@ -57,6 +57,12 @@ struct PodInfo {
   pb::Resources non_zero;
   std::vector<pb::HostPort> host_ports;
 
+  // The ownerReference with controller: true, if any.
+  std::string controller_api_version;
+  std::string controller_kind;
+  std::string controller_name;
+  std::string controller_uid;
+
   bool terminated() const { return phase == "Succeeded" || phase == "Failed"; }
 };
 

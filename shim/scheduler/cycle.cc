@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/arena.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
@@ -39,18 +41,81 @@ Failure FilterError(const pb::Status& s) {
                    "\" filter plugin: ", absl::StrJoin(s.reasons(), ", ")));
 }
 
-// The bytes every request of a cycle starts with: profile, pod, detail and
-// the configuration hash the cycle is planned with.
-std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile) {
+// The bytes every request of a cycle starts with: profile, pod, detail,
+// the configuration hash the cycle is planned with and the plan's answers.
+std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
+                        const CyclePlan& plan) {
   pb::EvaluateRequest h;
   h.set_profile(pod.scheduler_name);
-  *h.mutable_pod() = pod.pod;
+  *h.mutable_pod() = plan.pod;
   h.set_detail(pb::DETAIL_TOTALS);
   h.set_config_hash(profile.config_hash);
+  if (plan.prepared != nullptr) *h.mutable_cluster() = plan.prepared->cluster;
   return h.SerializeAsString();
 }
 
+// The plan cache's key: what a plan depends on.
+std::string PlanKey(const ProfileInfo& profile, const pb::Pod& pod) {
+  pb::Pod anonymous = pod;
+  anonymous.clear_name();
+  anonymous.clear_uid();
+  std::string key =
+      absl::StrCat(profile.scheduler_name, "/", profile.config_hash, "/");
+  google::protobuf::io::StringOutputStream stream(&key);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  anonymous.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return key;
+}
+
 }  // namespace
+
+absl::StatusOr<pb::PlanResponse> PlanCache::Get(const ProfileInfo& profile,
+                                                const pb::Pod& pod,
+                                                scorer_client::Scorer& scorer) {
+  const std::string key = PlanKey(profile, pod);
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+  }
+  pb::PlanRequest req;
+  req.set_profile(profile.scheduler_name);
+  *req.mutable_pod() = pod;
+  req.set_config_hash(profile.config_hash);
+  absl::StatusOr<pb::PlanResponse> plan = scorer.Plan(req);
+  if (!plan.ok()) return plan.status();
+  absl::MutexLock lock(&mu_);
+  if (plans_.size() >= capacity_) plans_.clear();  // templates churned
+  plans_.emplace(key, *plan);
+  return plan;
+}
+
+size_t PlanCache::size() const {
+  absl::MutexLock lock(&mu_);
+  return plans_.size();
+}
+
+absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
+                                       scorer_client::Scorer& scorer) {
+  CyclePlan out;
+  out.pod = in.cache->PodFor(*in.pod, in.profile->pod_data);
+  if (!in.profile->plans) return out;
+  absl::StatusOr<pb::PlanResponse> plan;
+  if (in.plans != nullptr) {
+    plan = in.plans->Get(*in.profile, out.pod, scorer);
+  } else {
+    pb::PlanRequest req;
+    req.set_profile(in.profile->scheduler_name);
+    *req.mutable_pod() = out.pod;
+    req.set_config_hash(in.profile->config_hash);
+    plan = scorer.Plan(req);
+  }
+  if (!plan.ok()) return plan.status();
+  out.plan = *std::move(plan);
+  out.prepared = in.cache->Prepare(out.pod, out.plan);
+  return out;
+}
 
 size_t NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes) {
   constexpr size_t kMinFeasibleNodesToFind = 100;
@@ -131,15 +196,18 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
 }
 
 std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
+                                       const CyclePlan& plan,
                                        scorer_client::Scorer& scorer,
                                        Evaluation& ev) {
   const cache::PodInfo& pod = *in.pod;
   const size_t batch = std::max<size_t>(1, in.batch_size);
-  const bool with_labels = in.profile->NeedsNodeLabels(pod.pod);
-  const std::string head = RequestHead(pod, *in.profile);
+  const bool with_labels = in.profile->NeedsNodeLabels(plan.pod);
+  const std::string head = RequestHead(pod, *in.profile, plan);
   pb::EvaluateRequest skip;
   skip.set_skip_normalize(true);
+  if (plan.plan.score_needs_all_feasible()) skip.set_filter_only(true);
   const std::string skip_normalize = skip.SerializeAsString();
+  const cache::ClusterIndex::Prepared* prepared = plan.prepared.get();
   while (ev.processed < w.all_nodes && ev.feasible.size() < w.to_find) {
     // As many nodes as feasible ones are still to find (kube-scheduler's
     // window), in batches of at most `batch`.
@@ -149,6 +217,7 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
     // first, one batch, and enough nodes that no second round is possible
     // unless some are rejected (then Normalize runs over the raw scores).
     const bool single = ev.calls == 0 && want <= batch;
+    if (!single) ev.filtered_only = plan.plan.score_needs_all_feasible();
     std::vector<std::string> requests;
     std::vector<size_t> bases;  // index in ev.names of each request's first
     for (size_t off = 0; off < want; off += batch) {
@@ -159,7 +228,7 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
       in.cache->AppendCandidates(
           pod, in.profile->label_count_keys, w.first + ev.processed + off,
           std::min(batch, want - off), with_labels,
-          pb::EvaluateRequest::kNodesFieldNumber, &req, &ev.names);
+          pb::EvaluateRequest::kNodesFieldNumber, &req, &ev.names, prepared);
     }
     ev.processed += want;
     google::protobuf::Arena arena;
@@ -177,7 +246,39 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
   return std::nullopt;
 }
 
-std::optional<Failure> Normalize(const CycleInput& in,
+std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
+                                             const CyclePlan& plan,
+                                             scorer_client::Scorer& scorer,
+                                             Evaluation& ev) {
+  if (!ev.filtered_only || ev.feasible.empty()) return std::nullopt;
+  std::vector<std::string> feasible;
+  feasible.reserve(ev.feasible.size());
+  for (size_t i : ev.feasible) feasible.push_back(ev.names[i]);
+  std::string req = RequestHead(*in.pod, *in.profile, plan);
+  std::vector<std::string> names;
+  in.cache->AppendNamed(*in.pod, in.profile->label_count_keys, feasible,
+                        in.profile->NeedsNodeLabels(plan.pod),
+                        pb::EvaluateRequest::kNodesFieldNumber, &req, &names,
+                        plan.prepared.get());
+  ++ev.calls;
+  google::protobuf::Arena arena;
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
+      scorer.EvaluateAll({req}, &arena);
+  if (!results.front().ok()) return ScorerFailure(results.front().status());
+  // From here the cycle is this call's: the nodes still feasible, their
+  // scores and totals. Nodes it rejects (the cluster moved meanwhile) add
+  // their reasons to the ones already counted.
+  ev.names = std::move(names);
+  ev.feasible.clear();
+  ev.plugins.clear();
+  ev.raw.clear();
+  ev.totals.clear();
+  ev.cycle_state.clear();
+  ev.filtered_only = false;
+  return CollectResponse(**results.front(), 0, ev.names.size(), true, ev);
+}
+
+std::optional<Failure> Normalize(const CycleInput& in, const CyclePlan& plan,
                                  scorer_client::Scorer& scorer,
                                  Evaluation& ev) {
   if (ev.totals.size() == ev.feasible.size()) return std::nullopt;
@@ -187,7 +288,8 @@ std::optional<Failure> Normalize(const CycleInput& in,
   }
   pb::NormalizeScoreRequest req;
   req.set_profile(in.pod->scheduler_name);
-  *req.mutable_pod() = in.pod->pod;
+  *req.mutable_pod() = plan.pod;
+  if (plan.prepared != nullptr) *req.mutable_cluster() = plan.prepared->cluster;
   *req.mutable_cycle_state() = ev.cycle_state;
   req.set_config_hash(in.profile->config_hash);
   for (const std::string& p : ev.plugins) req.add_plugins(p);
@@ -250,16 +352,22 @@ CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
     return {.failure =
                 Failure::Unschedulable("no nodes available to schedule pods")};
   }
+  absl::StatusOr<CyclePlan> plan = PrepareCycle(in, scorer);
+  if (!plan.ok()) return {.failure = ScorerFailure(plan.status())};
   Evaluation ev(w.all_nodes);
-  if (std::optional<Failure> f = EvaluateBatches(in, w, scorer, ev)) {
+  if (std::optional<Failure> f = EvaluateBatches(in, w, *plan, scorer, ev)) {
     return {.failure = std::move(f)};
   }
   CycleResult result{.next_start = (w.first + ev.processed) % w.all_nodes};
+  if (std::optional<Failure> f = FinishWithAllFeasible(in, *plan, scorer, ev)) {
+    result.failure = std::move(f);
+    return result;
+  }
   if (ev.feasible.empty()) {
     result.failure = Failure::Unschedulable(ev.fit_error.Message());
     return result;
   }
-  if (std::optional<Failure> f = Normalize(in, scorer, ev)) {
+  if (std::optional<Failure> f = Normalize(in, *plan, scorer, ev)) {
     result.failure = std::move(f);
     return result;
   }

@@ -7,12 +7,17 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "google/protobuf/map.h"
 #include "scorer/framework/fit_error.h"
@@ -52,6 +57,24 @@ struct CycleResult {
   bool ok() const { return !failure.has_value(); }
 };
 
+// Plans (pb::PlanResponse) by pod template: a plan depends only on the
+// profile, the configuration and the pod message without its identity, so
+// the replicas of a workload share one Plan call. Bounded; thread-safe.
+class PlanCache {
+ public:
+  explicit PlanCache(size_t capacity = 4096) : capacity_(capacity) {}
+  absl::StatusOr<pb::PlanResponse> Get(const ProfileInfo& profile,
+                                       const pb::Pod& pod,
+                                       scorer_client::Scorer& scorer);
+  size_t size() const;
+
+ private:
+  const size_t capacity_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, pb::PlanResponse> plans_
+      ABSL_GUARDED_BY(mu_);
+};
+
 struct CycleInput {
   const cache::PodInfo* pod = nullptr;
   const ProfileInfo* profile = nullptr;
@@ -59,7 +82,20 @@ struct CycleInput {
   size_t batch_size = 500;  // nodes per scorer call
   size_t start = 0;         // round-robin position (taken mod node count)
   std::mt19937_64* rng = nullptr;  // breaks ties between the best nodes
+  PlanCache* plans = nullptr;      // when null, every cycle asks Plan
 };
+
+// What a cycle sends beyond the candidates: the pod message for the
+// profile, and for a pod with a plan the answers to it.
+struct CyclePlan {
+  pb::Pod pod;
+  pb::PlanResponse plan;
+  std::shared_ptr<const cache::ClusterIndex::Prepared> prepared;
+};
+
+// Builds the pod message, asks for (or reuses) the plan and answers it.
+absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
+                                       scorer_client::Scorer& scorer);
 
 // Seam 1, the window: how many feasible nodes to find, among how many, from
 // which node on.
@@ -90,13 +126,22 @@ struct Evaluation {
   framework::FitErrorBuilder fit_error;  // the rejected nodes' reasons
   size_t processed = 0;                  // candidates sent
   size_t calls = 0;                      // Evaluate calls made
+  bool filtered_only = false;  // the calls ran Filter only (no scores yet)
 };
 
 // Sends the window's candidates in batches of in.batch_size, more rounds
 // while nodes are rejected and the window is not exhausted, into `ev`.
+// With a plan whose score needs every feasible node, a cycle of several
+// calls filters only, then FinishWithAllFeasible scores the feasible nodes
+// in one call.
 std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
+                                       const CyclePlan& plan,
                                        scorer_client::Scorer& scorer,
                                        Evaluation& ev);
+std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
+                                             const CyclePlan& plan,
+                                             scorer_client::Scorer& scorer,
+                                             Evaluation& ev);
 
 // Reads one Evaluate answer for the candidates [base, end) of ev.names;
 // `single` when it is the cycle's only call (its totals are the cycle's).
@@ -107,7 +152,7 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
 // Seam 3: totals for every feasible node. A cycle of several calls has its
 // raw scores normalised together in one NormalizeScore call; without a
 // score plugin every node totals 0.
-std::optional<Failure> Normalize(const CycleInput& in,
+std::optional<Failure> Normalize(const CycleInput& in, const CyclePlan& plan,
                                  scorer_client::Scorer& scorer, Evaluation& ev);
 
 // Seam 4: the index (into totals) of the highest total, ties broken

@@ -379,5 +379,89 @@ TEST(ScorerFailureTest, TransportOrAnswer) {
       ElementsAre("scorer unavailable: x", "plugin \"A\": y"));
 }
 
+// A profile with a plan: the plan is asked once per pod template, its
+// answers ride on every request, and when the score needs every feasible
+// node a cycle of several calls filters first and scores the feasible nodes
+// in one last call.
+TEST(RunCyclePlanTest, PlannedPodsFilterInBatchesThenScoreAllFeasible) {
+  cache::Cache cache;
+  AddNodes(cache, 5);
+  cache::PodInfo neighbour = Pod();
+  neighbour.name = "n";
+  neighbour.key = "default/n";
+  neighbour.node_name = NodeName(1);
+  (*neighbour.pod.mutable_labels())["app"] = "web";
+  cache.UpsertAssignedPod(neighbour);
+  FakeScorer scorer;
+  scorer.rejected[NodeName(3)] = "nope";
+  scorer.raw[NodeName(4)] = 9;
+  pb::PodQuery* q = scorer.plan.add_queries();
+  pb::PodMatcher* m = q->add_all_of();
+  m->add_namespaces("default");
+  (*m->mutable_selector()->mutable_match_labels())["app"] = "web";
+  scorer.plan.set_score_needs_all_feasible(true);
+  ProfileInfo profile;
+  profile.scheduler_name = "test-scheduler";
+  profile.percentage_of_nodes_to_score = 100;
+  profile.config_hash = "h1";
+  profile.plans = true;
+  PlanCache plans;
+  std::mt19937_64 rng(1);
+  const cache::PodInfo pod = Pod();
+  const CycleInput in{.pod = &pod,
+                      .profile = &profile,
+                      .cache = &cache,
+                      .batch_size = 2,
+                      .start = 0,
+                      .rng = &rng,
+                      .plans = &plans};
+  CycleResult r = RunCycle(in, scorer);
+  ASSERT_TRUE(r.ok()) << r.failure->message;
+  EXPECT_EQ(r.node, NodeName(4));
+  ASSERT_EQ(scorer.planned.size(), 1u);
+  EXPECT_EQ(scorer.planned[0].config_hash(), "h1");
+  // Three filter-only calls of at most 2 nodes, then one of the 4 feasible.
+  ASSERT_EQ(scorer.evaluated.size(), 4u);
+  for (size_t i = 0; i < 3; ++i) {
+    const pb::EvaluateRequest& req = scorer.evaluated[i];
+    EXPECT_TRUE(req.filter_only()) << i;
+    ASSERT_EQ(req.cluster().answers_size(), 1);
+    EXPECT_EQ(req.cluster().answers(0).total(), 1);
+    for (const pb::Node& n : req.nodes()) {
+      EXPECT_EQ(n.query_counts_size(), 1) << n.name();
+    }
+  }
+  const pb::EvaluateRequest& last = scorer.evaluated[3];
+  EXPECT_FALSE(last.filter_only());
+  EXPECT_FALSE(last.skip_normalize());
+  std::vector<std::string> names;
+  for (const pb::Node& n : last.nodes()) names.push_back(n.name());
+  EXPECT_THAT(names,
+              ElementsAre(NodeName(0), NodeName(1), NodeName(2), NodeName(4)));
+  EXPECT_THAT(last.nodes(1).query_counts(), ElementsAre(1));
+  EXPECT_TRUE(scorer.normalized.empty());
+
+  // The next pod of the same template reuses the plan.
+  cache::PodInfo twin = Pod();
+  twin.name = "p2";
+  twin.pod.set_name("p2");
+  twin.uid = "u2";
+  twin.pod.set_uid("u2");
+  const CycleInput in2{.pod = &twin,
+                       .profile = &profile,
+                       .cache = &cache,
+                       .batch_size = 500,
+                       .start = 0,
+                       .rng = &rng,
+                       .plans = &plans};
+  r = RunCycle(in2, scorer);
+  ASSERT_TRUE(r.ok()) << r.failure->message;
+  EXPECT_EQ(scorer.planned.size(), 1u);
+  EXPECT_EQ(plans.size(), 1u);
+  // One batch: one call that scores, no filter-only pass.
+  EXPECT_EQ(scorer.evaluated.size(), 5u);
+  EXPECT_FALSE(scorer.evaluated[4].filter_only());
+}
+
 }  // namespace
 }  // namespace kscore::scheduler

@@ -75,6 +75,13 @@ class FakeScorer : public scorer_client::Scorer {
     return pb::ListProfilesResponse();
   }
 
+  pb::PlanResponse plan;  // what Plan answers
+  std::vector<pb::PlanRequest> planned;
+  absl::StatusOr<pb::PlanResponse> Plan(const pb::PlanRequest& req) override {
+    planned.push_back(req);
+    return plan;
+  }
+
  private:
   void Answer(const pb::EvaluateRequest& req, pb::EvaluateResponse& resp) {
     if (!pre_filter_reject.empty()) {
@@ -82,7 +89,10 @@ class FakeScorer : public scorer_client::Scorer {
       resp.mutable_status()->add_reasons(pre_filter_reject);
       return;
     }
-    for (const std::string& p : plugins) resp.add_plugins(p);
+    // Filter only: the rejections, no scores.
+    const std::vector<std::string> scoring =
+        req.filter_only() ? std::vector<std::string>() : plugins;
+    for (const std::string& p : scoring) resp.add_plugins(p);
     for (int i = 0; i < req.nodes_size(); ++i) {
       const std::string& name = req.nodes(i).name();
       if (auto it = rejected.find(name); it != rejected.end()) {
@@ -93,8 +103,8 @@ class FakeScorer : public scorer_client::Scorer {
         continue;
       }
       const int64_t score = raw.contains(name) ? raw.at(name) : 0;
-      for (size_t p = 0; p < plugins.size(); ++p) resp.add_raw(score);
-      if (req.skip_normalize()) continue;
+      for (size_t p = 0; p < scoring.size(); ++p) resp.add_raw(score);
+      if (req.skip_normalize() || req.filter_only()) continue;
       if (plugins.empty()) {
         resp.add_totals(0);
       } else {

@@ -106,6 +106,10 @@ std::string Profiles::Adopt(
                                   p.label_count_keys().end());
     info->percentage_of_nodes_to_score = p.percentage_of_nodes_to_score();
     info->node_labels = p.node_labels();
+    for (int d : p.pod_data()) {
+      info->pod_data.push_back(static_cast<pb::PodData>(d));
+    }
+    info->plans = p.plans();
     info->config_hash = answers.front().config_hash();
     known_[p.scheduler_name()] = std::move(info);
   }

@@ -29,6 +29,10 @@ struct ProfileInfo {
   // The scorer's configuration hash: every request carries it, so a replica
   // with another configuration refuses the call instead of answering.
   std::string config_hash;
+  // What the Pod message carries beyond its spec, and whether pods need a
+  // Plan (cluster-wide data) before their cycle.
+  std::vector<pb::PodData> pod_data;
+  bool plans = false;
 
   // Whether requests for this pod must carry node labels.
   bool NeedsNodeLabels(const pb::Pod& pod) const;

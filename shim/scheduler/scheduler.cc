@@ -71,7 +71,8 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
        .cache = cache_,
        .batch_size = static_cast<size_t>(std::max(1, options_.batch_size)),
        .start = next_start_.load(),
-       .rng = &rng},
+       .rng = &rng,
+       .plans = &plans_},
       *scorer_);
   if (r.next_start.has_value()) next_start_.store(*r.next_start);
   if (!r.ok()) {

@@ -69,6 +69,8 @@ class Scheduler {
   Writer* writer_;
   Feedback* feedback_;
   Metrics* metrics_;
+  // Plans by pod template, shared by the workers.
+  PlanCache plans_;
   std::atomic<size_t> next_start_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;

@@ -33,6 +33,9 @@ class Scorer {
   virtual absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request) = 0;
   virtual absl::StatusOr<pb::ListProfilesResponse> ListProfiles() = 0;
+  // What a pod's cycle needs from the whole cluster (pb::Profile::plans).
+  virtual absl::StatusOr<pb::PlanResponse> Plan(
+      const pb::PlanRequest& request) = 0;
 };
 
 }  // namespace kscore::scorer_client

@@ -169,4 +169,19 @@ absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
   return common::ToAbslStatus(st, "scorer: ");
 }
 
+absl::StatusOr<pb::PlanResponse> ScorerClient::Plan(
+    const pb::PlanRequest& request) {
+  grpc::Status st;
+  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
+    pb::PlanResponse resp;
+    stats_.calls++;
+    stats_.request_bytes += request.ByteSizeLong();
+    st = stubs_[NextReplica()]->Plan(Context().get(), request, &resp);
+    if (st.ok()) return resp;
+    stats_.failures++;
+    if (!Retryable(st.error_code())) break;
+  }
+  return common::ToAbslStatus(st, "scorer: ");
+}
+
 }  // namespace kscore::scorer_client

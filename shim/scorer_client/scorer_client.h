@@ -50,6 +50,8 @@ class ScorerClient : public Scorer {
       google::protobuf::Arena* arena) override;
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request) override;
+  absl::StatusOr<pb::PlanResponse> Plan(
+      const pb::PlanRequest& request) override;
 
   const Stats& stats() const { return stats_; }
   // Addresses called in turn (1 for a target that resolves to several).

@@ -1,0 +1,414 @@
+#include "shim/cache/cluster_index.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "shim/cache/objects.h"
+
+namespace kscore::cache {
+namespace {
+
+using framework::LabelMap;
+
+// "namespace\0k1=v1\0k2=v2..." with keys sorted: one per distinct label set.
+std::string SignatureKey(const std::string& ns, const LabelMap& labels) {
+  std::vector<std::pair<std::string, std::string>> sorted(labels.begin(),
+                                                          labels.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::string key = ns;
+  for (const auto& [k, v] : sorted) {
+    key.push_back('\0');
+    absl::StrAppend(&key, k, "=", v);
+  }
+  return key;
+}
+
+// Deterministic bytes of a message (map fields sorted), for identity.
+std::string Deterministic(const google::protobuf::MessageLite& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+const std::string* Label(const pb::Node& node, const std::string& key) {
+  auto it = node.labels().find(key);
+  return it == node.labels().end() ? nullptr : &it->second;
+}
+
+// The existing terms a pod carries, one entry per occurrence.
+std::vector<pb::ExistingTerm> TermsOf(const pb::Pod& pod) {
+  std::vector<pb::ExistingTerm> out;
+  auto add = [&](pb::TermKind kind, const pb::PodAffinityTerm& t, int32_t w) {
+    pb::ExistingTerm& e = out.emplace_back();
+    e.set_kind(kind);
+    *e.mutable_term() = t;
+    e.set_weight(w);
+    e.set_namespace_(pod.namespace_());
+  };
+  for (const pb::PodAffinityTerm& t : pod.pod_affinity().required()) {
+    add(pb::TERM_KIND_REQUIRED_AFFINITY, t, 0);
+  }
+  for (const pb::PodAffinityTerm& t : pod.pod_anti_affinity().required()) {
+    add(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY, t, 0);
+  }
+  for (const pb::WeightedPodAffinityTerm& t : pod.pod_affinity().preferred()) {
+    add(pb::TERM_KIND_PREFERRED_AFFINITY, t.term(), t.weight());
+  }
+  for (const pb::WeightedPodAffinityTerm& t :
+       pod.pod_anti_affinity().preferred()) {
+    add(pb::TERM_KIND_PREFERRED_ANTI_AFFINITY, t.term(), t.weight());
+  }
+  return out;
+}
+
+template <typename Map>
+void Subtract(Map& m, const std::string& key, int64_t by) {
+  auto it = m.find(key);
+  if (it == m.end()) return;
+  if ((it->second -= by) <= 0) m.erase(it);
+}
+
+}  // namespace
+
+ClusterIndex::~ClusterIndex() = default;
+
+void ClusterIndex::UpsertNode(const pb::Node& node,
+                              std::vector<NodeImage> images) {
+  NodeData& d = nodes_[node.name()];
+  for (const auto& [name, _] : d.images) Subtract(image_nodes_, name, 1);
+  d.images.clear();
+  d.node.Clear();
+  d.node.set_name(node.name());
+  *d.node.mutable_labels() = node.labels();
+  *d.node.mutable_taints() = node.taints();
+  for (const NodeImage& image : images) {
+    for (const std::string& name : image.names) {
+      d.images[name] = image.size_bytes;
+    }
+  }
+  for (const auto& [name, _] : d.images) ++image_nodes_[name];
+}
+
+void ClusterIndex::RemoveNode(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return;
+  for (const auto& [image, _] : it->second.images) {
+    Subtract(image_nodes_, image, 1);
+  }
+  nodes_.erase(it);
+}
+
+ClusterIndex::PodRef ClusterIndex::AddPod(const PodInfo& pod,
+                                          const std::string& node) {
+  PodRef ref;
+  ref.node = node;
+  ref.deleting = pod.deleting;
+  if (pod.terminated()) return ref;
+  const std::string key = SignatureKey(pod.namespace_, pod.pod.labels());
+  std::unique_ptr<Signature>& sig = signatures_[key];
+  if (sig == nullptr) {
+    sig = std::make_unique<Signature>();
+    sig->ns = pod.namespace_;
+    sig->labels = pod.pod.labels();
+    by_namespace_[pod.namespace_].insert(sig.get());
+  }
+  Counts& c = sig->nodes[node];
+  ++c.all;
+  if (!pod.deleting) ++c.live;
+  ++sig->pods;
+  ref.signature = sig.get();
+  for (pb::ExistingTerm& e : TermsOf(pod.pod)) {
+    std::unique_ptr<Term>& t = terms_[Deterministic(e)];
+    if (t == nullptr) {
+      t = std::make_unique<Term>();
+      t->term = std::move(e);
+    }
+    ++t->nodes[node];
+    ++t->pods;
+    ref.terms.push_back(t.get());
+  }
+  return ref;
+}
+
+void ClusterIndex::RemovePod(const PodRef& ref) {
+  if (Signature* sig = ref.signature; sig != nullptr) {
+    auto it = sig->nodes.find(ref.node);
+    if (it != sig->nodes.end()) {
+      --it->second.all;
+      if (!ref.deleting) --it->second.live;
+      if (it->second.all <= 0) sig->nodes.erase(it);
+    }
+    if (--sig->pods <= 0) {
+      auto ns = by_namespace_.find(sig->ns);
+      if (ns != by_namespace_.end()) {
+        ns->second.erase(sig);
+        if (ns->second.empty()) by_namespace_.erase(ns);
+      }
+      signatures_.erase(SignatureKey(sig->ns, sig->labels));
+    }
+  }
+  for (Term* t : ref.terms) {
+    Subtract(t->nodes, ref.node, 1);
+    if (--t->pods <= 0) terms_.erase(Deterministic(t->term));
+  }
+}
+
+void ClusterIndex::UpsertNamespace(const std::string& name,
+                                   const LabelMap& labels) {
+  namespaces_[name] = labels;
+}
+
+void ClusterIndex::RemoveNamespace(const std::string& name) {
+  namespaces_.erase(name);
+}
+
+void ClusterIndex::UpsertWorkload(WorkloadKind kind, const std::string& ns,
+                                  const std::string& name, bool has_selector,
+                                  const pb::LabelSelector& selector) {
+  if (kind == WorkloadKind::kService) {
+    if (has_selector) {
+      services_[ns][name] = selector;
+    } else {
+      RemoveWorkload(kind, ns, name);
+    }
+    return;
+  }
+  std::optional<pb::LabelSelector>& slot =
+      controllers_[static_cast<int>(kind)][absl::StrCat(ns, "/", name)];
+  slot.reset();
+  if (has_selector) slot = selector;
+}
+
+void ClusterIndex::RemoveWorkload(WorkloadKind kind, const std::string& ns,
+                                  const std::string& name) {
+  if (kind == WorkloadKind::kService) {
+    auto it = services_.find(ns);
+    if (it == services_.end()) return;
+    it->second.erase(name);
+    if (it->second.empty()) services_.erase(it);
+    return;
+  }
+  auto it = controllers_.find(static_cast<int>(kind));
+  if (it != controllers_.end()) it->second.erase(absl::StrCat(ns, "/", name));
+}
+
+const LabelMap& ClusterIndex::NamespaceLabels(const std::string& ns) const {
+  static const LabelMap* const kEmpty = new LabelMap();
+  auto it = namespaces_.find(ns);
+  return it == namespaces_.end() ? *kEmpty : it->second;
+}
+
+pb::WorkloadSelectors ClusterIndex::WorkloadSelectorsFor(
+    const PodInfo& pod) const {
+  pb::WorkloadSelectors out;
+  if (auto it = services_.find(pod.namespace_); it != services_.end()) {
+    // Sorted by name, so the message (and the plan cache key) is stable.
+    std::vector<const std::pair<const std::string, pb::LabelSelector>*> hits;
+    for (const auto& entry : it->second) {
+      if (framework::LabelSelectorMatches(entry.second, pod.pod.labels())) {
+        hits.push_back(&entry);
+      }
+    }
+    std::sort(hits.begin(), hits.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
+    for (const auto* h : hits) *out.add_services() = h->second;
+  }
+  // helper.DefaultSelector compares the owner's group/version and kind.
+  WorkloadKind kind;
+  if (pod.controller_api_version == "v1" &&
+      pod.controller_kind == "ReplicationController") {
+    kind = WorkloadKind::kReplicationController;
+  } else if (pod.controller_api_version == "apps/v1" &&
+             pod.controller_kind == "ReplicaSet") {
+    kind = WorkloadKind::kReplicaSet;
+  } else if (pod.controller_api_version == "apps/v1" &&
+             pod.controller_kind == "StatefulSet") {
+    kind = WorkloadKind::kStatefulSet;
+  } else {
+    return out;
+  }
+  auto by_kind = controllers_.find(static_cast<int>(kind));
+  if (by_kind == controllers_.end()) return out;
+  auto it = by_kind->second.find(
+      absl::StrCat(pod.namespace_, "/", pod.controller_name));
+  if (it == by_kind->second.end()) return out;
+  out.set_controller_kind(pod.controller_kind);
+  if (it->second.has_value()) *out.mutable_controller() = *it->second;
+  return out;
+}
+
+bool ClusterIndex::Matches(const pb::PodMatcher& m, const Signature& s) const {
+  if (!m.has_selector()) return false;
+  bool in_namespace = std::find(m.namespaces().begin(), m.namespaces().end(),
+                                s.ns) != m.namespaces().end();
+  if (!in_namespace && m.has_namespace_selector()) {
+    in_namespace = framework::LabelSelectorMatches(m.namespace_selector(),
+                                                   NamespaceLabels(s.ns));
+  }
+  return in_namespace &&
+         framework::LabelSelectorMatches(m.selector(), s.labels);
+}
+
+ClusterIndex::Prepared ClusterIndex::Prepare(
+    const pb::Pod& pod, const pb::PlanResponse& plan) const {
+  Prepared out;
+  out.cluster.set_node_count(static_cast<int32_t>(nodes_.size()));
+  for (const pb::PodQuery& q : plan.queries()) {
+    Prepared::Query& pq = out.queries.emplace_back();
+    pq.key = q.topology_key();
+    pb::QueryAnswer* answer = out.cluster.add_answers();
+    // Whether a node's pods count, worked out once per node.
+    absl::flat_hash_map<const NodeData*, bool> passes;
+    auto counted = [&](const NodeData& n) {
+      auto [it, fresh] = passes.try_emplace(&n, false);
+      if (!fresh) return it->second;
+      const pb::NodeFilter& f = q.nodes();
+      bool ok = pq.key.empty() || Label(n.node, pq.key) != nullptr;
+      for (int i = 0; ok && i < f.required_keys_size(); ++i) {
+        ok = Label(n.node, f.required_keys(i)) != nullptr;
+      }
+      ok = ok && (!f.pod_node_affinity() ||
+                  framework::MatchesRequiredNodeAffinity(pod, n.node));
+      ok = ok && (!f.pod_taints() ||
+                  framework::ToleratesNoScheduleTaints(pod, n.node));
+      it->second = ok;
+      return ok;
+    };
+    // Only signatures that can match the first matcher's namespaces are
+    // looked at, unless a namespace selector widens them.
+    std::vector<const Signature*> candidates;
+    const bool any_ns_selector = std::any_of(
+        q.all_of().begin(), q.all_of().end(),
+        [](const pb::PodMatcher& m) { return m.has_namespace_selector(); });
+    if (q.all_of().empty()) {
+      // No matcher: no pod counts.
+    } else if (any_ns_selector) {
+      for (const auto& [_, sig] : signatures_) candidates.push_back(sig.get());
+    } else {
+      for (const std::string& ns : q.all_of(0).namespaces()) {
+        auto it = by_namespace_.find(ns);
+        if (it == by_namespace_.end()) continue;
+        candidates.insert(candidates.end(), it->second.begin(),
+                          it->second.end());
+      }
+    }
+    int64_t total = 0;
+    for (const Signature* sig : candidates) {
+      if (!std::all_of(
+              q.all_of().begin(), q.all_of().end(),
+              [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
+        continue;
+      }
+      for (const auto& [node, c] : sig->nodes) {
+        const int64_t count = q.include_terminating() ? c.all : c.live;
+        if (count == 0) continue;
+        auto n = nodes_.find(node);
+        if (n == nodes_.end()) continue;  // no Node object: not in snapshot
+        if (pq.key.empty()) {
+          pq.counts[node] += count;
+        } else {
+          if (!counted(n->second)) continue;
+          pq.counts[*Label(n->second.node, pq.key)] += count;
+        }
+        total += count;
+      }
+    }
+    answer->set_total(total);
+    if (q.want_domains() && !pq.key.empty()) {
+      absl::flat_hash_set<absl::string_view> domains;
+      int64_t min = std::numeric_limits<int64_t>::max();
+      for (const auto& [_, n] : nodes_) {
+        if (!counted(n)) continue;
+        const std::string& value = *Label(n.node, pq.key);
+        if (!domains.insert(value).second) continue;
+        auto it = pq.counts.find(value);
+        min = std::min<int64_t>(min, it == pq.counts.end() ? 0 : it->second);
+      }
+      answer->set_domains(static_cast<int32_t>(domains.size()));
+      answer->set_min_count(domains.empty() ? 0 : min);
+    }
+  }
+  absl::flat_hash_set<int> kinds(plan.existing_terms().begin(),
+                                 plan.existing_terms().end());
+  if (!kinds.empty()) {
+    // In a stable order (by identity), so requests are reproducible.
+    std::vector<std::pair<const std::string*, const Term*>> terms;
+    for (const auto& [key, t] : terms_) {
+      if (kinds.contains(t->term.kind())) terms.emplace_back(&key, t.get());
+    }
+    std::sort(terms.begin(), terms.end(),
+              [](const auto& a, const auto& b) { return *a.first < *b.first; });
+    for (const auto& [_, t] : terms) {
+      Prepared::TermDomains& d = out.terms.emplace_back();
+      d.index = out.cluster.existing_terms_size();
+      d.key = t->term.term().topology_key();
+      int64_t total = 0;
+      for (const auto& [node, count] : t->nodes) {
+        auto n = nodes_.find(node);
+        if (n == nodes_.end()) continue;
+        const std::string* value = Label(n->second.node, d.key);
+        if (value == nullptr) continue;
+        d.by_domain[*value] += count;
+        total += count;
+      }
+      pb::ExistingTerm* e = out.cluster.add_existing_terms();
+      *e = t->term;
+      e->set_total(total);
+    }
+  }
+  for (const std::string& image : pod.images()) {
+    std::string name = framework::NormalizedImageName(image);
+    if (std::find(out.images.begin(), out.images.end(), name) ==
+        out.images.end()) {
+      out.images.push_back(std::move(name));
+    }
+  }
+  return out;
+}
+
+void ClusterIndex::NodeParts(const Prepared& prepared, const std::string& node,
+                             pb::Node* out) const {
+  auto it = nodes_.find(node);
+  const NodeData* n = it == nodes_.end() ? nullptr : &it->second;
+  for (const Prepared::Query& q : prepared.queries) {
+    int64_t count = 0;
+    if (q.key.empty()) {
+      auto c = q.counts.find(node);
+      if (c != q.counts.end()) count = c->second;
+    } else if (const std::string* v =
+                   n == nullptr ? nullptr : Label(n->node, q.key)) {
+      auto c = q.counts.find(*v);
+      if (c != q.counts.end()) count = c->second;
+    }
+    out->add_query_counts(count);
+  }
+  if (n == nullptr) return;
+  for (const Prepared::TermDomains& t : prepared.terms) {
+    const std::string* v = Label(n->node, t.key);
+    if (v == nullptr) continue;
+    auto c = t.by_domain.find(*v);
+    if (c == t.by_domain.end() || c->second <= 0) continue;
+    pb::TermCount* tc = out->add_term_counts();
+    tc->set_term(t.index);
+    tc->set_count(c->second);
+  }
+  for (const std::string& name : prepared.images) {
+    auto img = n->images.find(name);
+    if (img == n->images.end()) continue;
+    pb::ImageState* s = out->add_images();
+    s->set_name(name);
+    s->set_size_bytes(img->second);
+    auto nodes = image_nodes_.find(name);
+    s->set_num_nodes(nodes == image_nodes_.end() ? 0 : nodes->second);
+  }
+}
+
+}  // namespace kscore::cache

@@ -1,0 +1,167 @@
+#ifndef KSCORE_SHIM_CACHE_CLUSTER_INDEX_H_
+#define KSCORE_SHIM_CACHE_CLUSTER_INDEX_H_
+
+// The cluster-wide facts a pod's plan (pb::PlanResponse) asks about, kept
+// incrementally so a cycle answers its queries in O(distinct label sets +
+// matching pods + distinct terms), never by walking every pod:
+// - pods by (namespace, labels) signature, with per-node counts;
+// - the distinct (anti-)affinity terms of pods on nodes, with per-node
+//   counts;
+// - node labels, taints and images; namespace labels; the selectors of the
+//   Services and controllers that kube-scheduler's default spreading reads.
+// The index only counts and matches selectors, with the framework's
+// selector semantics (scorer/framework/selectors.h), as the API server
+// answers a list with a label selector; what the counts mean is the
+// plugins' rule, in the scorer.
+//
+// Not thread-safe: the Cache owns it and calls it under its lock.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "kscore/scorer/v1/scorer.pb.h"
+#include "scorer/framework/selectors.h"
+
+namespace kscore::cache {
+
+namespace pb = ::kscore::scorer::v1;
+
+struct PodInfo;
+
+// An image of a node (status.images[]): every name it goes by, and its size.
+struct NodeImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+// The controllers default spreading reads, and Services.
+enum class WorkloadKind {
+  kService,
+  kReplicaSet,
+  kStatefulSet,
+  kReplicationController
+};
+
+class ClusterIndex {
+ private:
+  struct Signature;
+  struct Term;
+
+ public:
+  // What a pod added, so removing it subtracts exactly that.
+  struct PodRef {
+    Signature* signature = nullptr;  // null for terminated pods
+    std::vector<Term*> terms;
+    std::string node;
+    bool deleting = false;
+  };
+
+  // The answers to one pod's plan: computed once per cycle (Prepare), then
+  // read for every candidate node (NodeParts). Holds values, not pointers
+  // into the index, so it stays valid while the cache changes.
+  struct Prepared {
+    pb::ClusterData cluster;
+    struct Query {
+      std::string key;                                   // empty: per node
+      absl::flat_hash_map<std::string, int64_t> counts;  // domain or node
+    };
+    std::vector<Query> queries;
+    struct TermDomains {
+      int32_t index = 0;
+      std::string key;
+      absl::flat_hash_map<std::string, int64_t> by_domain;
+    };
+    std::vector<TermDomains> terms;
+    std::vector<std::string> images;  // the pod's, normalised, distinct
+    bool empty() const {
+      return queries.empty() && terms.empty() && images.empty();
+    }
+  };
+
+  ClusterIndex() = default;
+  ClusterIndex(const ClusterIndex&) = delete;
+  ClusterIndex& operator=(const ClusterIndex&) = delete;
+  ~ClusterIndex();
+
+  void UpsertNode(const pb::Node& node, std::vector<NodeImage> images);
+  void RemoveNode(const std::string& name);
+  size_t node_count() const { return nodes_.size(); }
+
+  // A pod on `node` (bound or assumed). Terminated pods are not counted.
+  PodRef AddPod(const PodInfo& pod, const std::string& node);
+  void RemovePod(const PodRef& ref);
+
+  void UpsertNamespace(const std::string& name, const framework::LabelMap& l);
+  void RemoveNamespace(const std::string& name);
+  // A Service's selector (match_labels; has_selector false for a Service
+  // without one, which selects no pod) or a controller's.
+  void UpsertWorkload(WorkloadKind kind, const std::string& ns,
+                      const std::string& name, bool has_selector,
+                      const pb::LabelSelector& selector);
+  void RemoveWorkload(WorkloadKind kind, const std::string& ns,
+                      const std::string& name);
+
+  // The labels of a namespace (empty when unknown).
+  const framework::LabelMap& NamespaceLabels(const std::string& ns) const;
+  // helper.DefaultSelector's inputs for the pod: the selectors of the
+  // Services of its namespace that select it, and its controller's.
+  pb::WorkloadSelectors WorkloadSelectorsFor(const PodInfo& pod) const;
+
+  // Answers the plan for `pod` (the message as sent, with its namespace
+  // labels when the profile asks for them) and prepares the per-node parts.
+  Prepared Prepare(const pb::Pod& pod, const pb::PlanResponse& plan) const;
+  // The per-node parts of the answers for one candidate: query_counts,
+  // term_counts and images, into `out` (which has nothing else set).
+  void NodeParts(const Prepared& prepared, const std::string& node,
+                 pb::Node* out) const;
+
+ private:
+  struct NodeData {
+    pb::Node node;  // name, labels, taints: what node filters read
+    absl::flat_hash_map<std::string, int64_t> images;  // name -> size
+  };
+  struct Counts {
+    int64_t all = 0;
+    int64_t live = 0;  // not being deleted
+  };
+  struct Signature {
+    std::string ns;
+    framework::LabelMap labels;
+    absl::flat_hash_map<std::string, Counts> nodes;
+    int64_t pods = 0;
+  };
+  struct Term {
+    pb::ExistingTerm term;  // without total
+    absl::flat_hash_map<std::string, int64_t> nodes;
+    int64_t pods = 0;
+  };
+
+  bool Matches(const pb::PodMatcher& m, const Signature& s) const;
+
+  absl::flat_hash_map<std::string, NodeData> nodes_;
+  // Nodes that have an image by that name.
+  absl::flat_hash_map<std::string, int32_t> image_nodes_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Signature>> signatures_;
+  absl::flat_hash_map<std::string, absl::flat_hash_set<Signature*>>
+      by_namespace_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Term>> terms_;
+  absl::flat_hash_map<std::string, framework::LabelMap> namespaces_;
+  // Services with a selector: namespace -> name -> selector.
+  absl::flat_hash_map<std::string,
+                      absl::flat_hash_map<std::string, pb::LabelSelector>>
+      services_;
+  // Controllers: kind -> "namespace/name" -> selector (unset when it has
+  // none).
+  absl::flat_hash_map<
+      int, absl::flat_hash_map<std::string, std::optional<pb::LabelSelector>>>
+      controllers_;
+};
+
+}  // namespace kscore::cache
+
+#endif  // KSCORE_SHIM_CACHE_CLUSTER_INDEX_H_
