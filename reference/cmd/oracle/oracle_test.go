@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
@@ -20,6 +22,10 @@ import (
 
 func TestMain(m *testing.M) {
 	metrics.Register()
+	// Config defaulting logs through the global logger; tests log through
+	// their own context.
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
 	os.Exit(m.Run())
 }
 
