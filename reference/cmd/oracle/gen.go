@@ -446,6 +446,7 @@ func (g *generator) incoming(app string) *v1.Pod {
 				port.HostPort = port.ContainerPort
 			}
 		}
+		dedupeHostPorts(&p.Spec)
 	}
 	if chance(r, 0.04) {
 		p.Spec.Volumes = append(p.Spec.Volumes, v1.Volume{Name: "scratch", VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}})
@@ -472,6 +473,7 @@ func (g *generator) podSpec(grp *group, boost float64) v1.PodSpec {
 		c.RestartPolicy = ptr.To(v1.ContainerRestartPolicyAlways)
 		spec.InitContainers = append(spec.InitContainers, c)
 	}
+	dedupeHostPorts(&spec)
 	if chance(r, 0.05) {
 		spec.Overhead = v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("64Mi")}
 	}
@@ -528,6 +530,33 @@ func (g *generator) podSpec(grp *group, boost float64) v1.PodSpec {
 		spec.TopologySpreadConstraints = g.spreadConstraints(grp)
 	}
 	return spec
+}
+
+// dedupeHostPorts drops the host ports a pod asks for twice (same port
+// and protocol), which the API server rejects.
+func dedupeHostPorts(spec *v1.PodSpec) {
+	type key struct {
+		port     int32
+		protocol v1.Protocol
+	}
+	seen := map[key]bool{}
+	for _, cs := range [][]v1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			ports := cs[i].Ports[:0]
+			for _, p := range cs[i].Ports {
+				k := key{p.HostPort, p.Protocol}
+				if p.HostPort != 0 && seen[k] {
+					continue
+				}
+				seen[k] = true
+				ports = append(ports, p)
+			}
+			if len(ports) == 0 {
+				ports = nil
+			}
+			cs[i].Ports = ports
+		}
+	}
 }
 
 func quantity(r *rand.Rand, options []string) (resource.Quantity, bool) {
