@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 )
 
@@ -478,16 +479,12 @@ func (g *generator) podSpec(grp *group, boost float64) v1.PodSpec {
 		spec.Overhead = v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("64Mi")}
 	}
 	if chance(r, 0.05) {
-		// Pod-level requests, at least the containers' sum.
-		cpu, mem := resource.MustParse("500m"), resource.MustParse("512Mi")
-		for _, c := range spec.Containers {
-			if q, ok := c.Resources.Requests[v1.ResourceCPU]; ok {
-				cpu.Add(q)
-			}
-			if q, ok := c.Resources.Requests[v1.ResourceMemory]; ok {
-				mem.Add(q)
-			}
-		}
+		// Pod-level requests, at least what the containers request (the
+		// API server checks), with some room.
+		containers := resourcehelper.AggregateContainerRequests(&v1.Pod{Spec: spec}, resourcehelper.PodResourcesOptions{})
+		cpu, mem := resource.MustParse(pick(r, []string{"0", "500m"})), resource.MustParse(pick(r, []string{"0", "512Mi"}))
+		cpu.Add(containers[v1.ResourceCPU])
+		mem.Add(containers[v1.ResourceMemory])
 		spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: cpu, v1.ResourceMemory: mem}}
 	}
 	if chance(r, 0.1*boost) {
