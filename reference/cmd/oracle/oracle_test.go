@@ -8,14 +8,23 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	podutil "k8s.io/kubernetes/pkg/api/pod"
+	"k8s.io/kubernetes/pkg/apis/core"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 )
@@ -291,6 +300,43 @@ func TestCompare(t *testing.T) {
 	if !errors.Is(err, errMismatch) || !strings.Contains(out, "no answer for this case") ||
 		!strings.Contains(out, "an answer for case 99") {
 		t.Errorf("missing and unknown cases: %v\n%s", err, out)
+	}
+}
+
+// The generated pods and nodes are ones the API server accepts (defaulted
+// and validated as it does), with the alpha gates on that two of the
+// specs NodeDeclaredFeatures reads need.
+func TestGeneratedObjectsAreValid(t *testing.T) {
+	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+		features.UserNamespacesHostNetworkSupport: true,
+		features.VolumeBindMountOptions:           true,
+	})
+	for i := range 150 {
+		seed := caseSeed(3, i)
+		in := generate(seed)
+		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
+			p = p.DeepCopy()
+			legacyscheme.Scheme.Default(p)
+			internal := &core.Pod{}
+			if err := legacyscheme.Scheme.Convert(p, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&internal.Spec, nil, &internal.ObjectMeta, nil)
+			if errs := corevalidation.ValidatePodCreate(internal, opts); len(errs) > 0 {
+				t.Errorf("seed %d: pod %s: %v", seed, p.Name, errs.ToAggregate())
+			}
+		}
+		for _, n := range in.Nodes {
+			n = n.DeepCopy()
+			legacyscheme.Scheme.Default(n)
+			internal := &core.Node{}
+			if err := legacyscheme.Scheme.Convert(n, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			if errs := corevalidation.ValidateNode(internal); len(errs) > 0 {
+				t.Errorf("seed %d: node %s: %v", seed, n.Name, errs.ToAggregate())
+			}
+		}
 	}
 }
 
