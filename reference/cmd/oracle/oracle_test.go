@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	podutil "k8s.io/kubernetes/pkg/api/pod"
+	"k8s.io/kubernetes/pkg/apis/core"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+)
+
+func TestMain(m *testing.M) {
+	metrics.Register()
+	// Config defaulting logs through the global logger; tests log through
+	// their own context.
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+	os.Exit(m.Run())
+}
+
+// The generator's profile when it varies nothing.
+const stockProfile = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: kscore-default
+  percentageOfNodesToScore: 100
+  plugins:
+    multiPoint:
+      disabled:
+      - name: VolumeBinding
+      - name: VolumeRestrictions
+      - name: VolumeZone
+      - name: NodeVolumeLimits
+      - name: DynamicResources
+      - name: DefaultPreemption
+`
+
+var capacity = map[v1.ResourceName]string{"cpu": "4", "memory": "8Gi", "pods": "110"}
+
+func zoneNode(name, zone string) *v1.Node {
+	return st.MakeNode().Name(name).Label(labelHostname, name).Label(labelZone, zone).Capacity(capacity).Obj()
+}
+
+func runningPod(name, node string) *st.PodWrapper {
+	return st.MakePod().Name(name).Namespace("default").UID(name).Node(node).Phase(v1.PodRunning).
+		Container("registry.k8s.io/pause:3.10").Req(map[v1.ResourceName]string{"cpu": "1", "memory": "1Gi"})
+}
+
+func emptyInput() *Input {
+	return &Input{
+		Pods: []*v1.Pod{}, Services: []*v1.Service{}, ReplicaSets: []*appsv1.ReplicaSet{},
+		StatefulSets: []*appsv1.StatefulSet{}, ReplicationControllers: []*v1.ReplicationController{},
+		Namespaces: []*v1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "default", Labels: map[string]string{v1.LabelMetadataName: "default"}}}},
+		Profile:    stockProfile,
+	}
+}
+
+func evaluateJSON(t *testing.T, in *Input) string {
+	t.Helper()
+	_, ctx := ktesting.NewTestContext(t)
+	want, err := evaluate(ctx, in)
+	if err != nil {
+		t.Fatalf("evaluate: %v", err)
+	}
+	out, err := json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func checkJSON(t *testing.T, got, want string) {
+	t.Helper()
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(want)); err != nil {
+		t.Fatalf("the expected JSON: %v", err)
+	}
+	var gotCompact bytes.Buffer
+	if err := json.Compact(&gotCompact, []byte(got)); err != nil {
+		t.Fatal(err)
+	}
+	if gotCompact.String() != compact.String() {
+		t.Errorf("upstream answers\n%s\nthe test expects\n%s", got, want)
+	}
+}
+
+// One case whose answer is known: a hard zone spread constraint rejects
+// zone-a (two web pods there, one in zone-b), an existing pod's required
+// anti-affinity rejects n4, and the pod's node affinity by name leaves n5
+// out in PreFilter. Only n3 is left, and it is scored.
+func TestKnownAnswer(t *testing.T) {
+	in := emptyInput()
+	in.Nodes = []*v1.Node{
+		zoneNode("n1", "zone-a"), zoneNode("n2", "zone-a"),
+		zoneNode("n3", "zone-b"), zoneNode("n4", "zone-b"), zoneNode("n5", "zone-c"),
+	}
+	web := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	in.Pods = []*v1.Pod{
+		runningPod("web-1", "n1").Label("app", "web").Obj(),
+		runningPod("web-2", "n2").Label("app", "web").Obj(),
+		runningPod("web-3", "n3").Label("app", "web").Obj(),
+		runningPod("guard", "n4").Label("app", "guard").
+			PodAntiAffinity(labelHostname, web, st.PodAntiAffinityWithRequiredReq).Obj(),
+	}
+	in.Pod = st.MakePod().Name("incoming").Namespace("default").UID("incoming").Label("app", "web").
+		Container("registry.k8s.io/pause:3.10").Req(map[v1.ResourceName]string{"cpu": "1", "memory": "1Gi"}).
+		SpreadConstraint(1, labelZone, v1.DoNotSchedule, web, nil, nil, nil, nil).
+		NodeAffinity(&v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: st.MakeNodeSelector().
+			In(metav1.ObjectNameField, []string{"n1"}, st.NodeSelectorTypeMatchFields).
+			In(metav1.ObjectNameField, []string{"n2"}, st.NodeSelectorTypeMatchFields).
+			In(metav1.ObjectNameField, []string{"n3"}, st.NodeSelectorTypeMatchFields).
+			In(metav1.ObjectNameField, []string{"n4"}, st.NodeSelectorTypeMatchFields).Obj()}).Obj()
+
+	checkJSON(t, evaluateJSON(t, in), `{
+  "preFilter": {"code": "Success", "plugin": "", "reasons": []},
+  "nodes": [
+    {"name": "n1", "filter": {"code": "Unschedulable", "plugin": "PodTopologySpread",
+      "reasons": ["node(s) didn't match pod topology spread constraints"]}},
+    {"name": "n2", "filter": {"code": "Unschedulable", "plugin": "PodTopologySpread",
+      "reasons": ["node(s) didn't match pod topology spread constraints"]}},
+    {"name": "n3", "filter": {"code": "Success", "plugin": "", "reasons": []},
+      "scores": {
+        "ImageLocality": {"raw": 0, "normalized": 0},
+        "NodeResourcesBalancedAllocation": {"raw": 72, "normalized": 72},
+        "NodeResourcesFit": {"raw": 57, "normalized": 57},
+        "TaintToleration": {"raw": 0, "normalized": 100}}},
+    {"name": "n4", "filter": {"code": "Unschedulable", "plugin": "InterPodAffinity",
+      "reasons": ["node(s) didn't satisfy existing pods anti-affinity rules"]}},
+    {"name": "n5", "filter": {"code": "UnschedulableAndUnresolvable", "plugin": "NodeAffinity",
+      "reasons": ["node(s) didn't satisfy plugin(s) [NodeAffinity]"]}}
+  ],
+  "skipped": ["InterPodAffinity", "NodeAffinity", "PodTopologySpread"],
+  "weights": {"ImageLocality": 1, "InterPodAffinity": 2, "NodeAffinity": 2,
+    "NodeResourcesBalancedAllocation": 1, "NodeResourcesFit": 1, "PodTopologySpread": 2, "TaintToleration": 3}
+}`)
+}
+
+// spec.nodeName and node affinity by name that name different nodes leave
+// none: PreFilter fails, in no plugin's name (the framework's own status).
+func TestPreFilterFails(t *testing.T) {
+	in := emptyInput()
+	in.Nodes = []*v1.Node{zoneNode("n1", "zone-a"), zoneNode("n2", "zone-a")}
+	in.Pod = st.MakePod().Name("incoming").Namespace("default").UID("incoming").Node("n1").
+		Container("registry.k8s.io/pause:3.10").
+		NodeAffinityIn(metav1.ObjectNameField, []string{"n2"}, st.NodeSelectorTypeMatchFields).Obj()
+	checkJSON(t, evaluateJSON(t, in), `{
+  "preFilter": {"code": "UnschedulableAndUnresolvable", "plugin": "",
+    "reasons": ["node(s) didn't satisfy plugin(s) [NodeAffinity NodeName] simultaneously"]},
+  "nodes": [], "skipped": [],
+  "weights": {"ImageLocality": 1, "InterPodAffinity": 2, "NodeAffinity": 2,
+    "NodeResourcesBalancedAllocation": 1, "NodeResourcesFit": 1, "PodTopologySpread": 2, "TaintToleration": 3}
+}`)
+}
+
+func genBytes(t *testing.T, seed uint64, n int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := gen(context.Background(), &b, seed, n); err != nil {
+		t.Fatalf("gen: %v", err)
+	}
+	return b.Bytes()
+}
+
+// The same seed gives the same bytes, and `run` remakes any case from the
+// seed the case prints.
+func TestDeterministic(t *testing.T) {
+	const n = 25
+	first, second := genBytes(t, 42, n), genBytes(t, 42, n)
+	if !bytes.Equal(first, second) {
+		t.Fatal("two runs with seed 42 differ")
+	}
+	lines := bytes.Split(bytes.TrimSpace(first), []byte("\n"))
+	if len(lines) != n {
+		t.Fatalf("%d lines, want %d", len(lines), n)
+	}
+	if bytes.Equal(genBytes(t, 43, 1), lines[0]) {
+		t.Error("seeds 42 and 43 make the same first case")
+	}
+	var c struct {
+		Seed uint64 `json:"seed"`
+	}
+	if err := json.Unmarshal(lines[7], &c); err != nil {
+		t.Fatal(err)
+	}
+	again, err := makeCase(context.Background(), c.Seed, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := json.Marshal(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(line, lines[7]) {
+		t.Errorf("case 7 remade from its seed %d differs from the generated one", c.Seed)
+	}
+}
+
+// compare passes kscore's answers that are upstream's, and reports a
+// changed score, a missing case and an unknown one.
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases.jsonl")
+	if err := os.WriteFile(cases, genBytes(t, 5, 12), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	err := eachLine(cases, func(_ int, line []byte) error {
+		var c map[string]any
+		if err := json.Unmarshal(line, &c); err != nil {
+			return err
+		}
+		// Half the answers in each form compare accepts.
+		if len(got)%2 == 0 {
+			got = append(got, map[string]any{"index": c["index"], "want": c["want"]})
+		} else {
+			w := c["want"].(map[string]any)
+			w["index"] = c["index"]
+			got = append(got, w)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(answers []map[string]any) string {
+		var b bytes.Buffer
+		for _, a := range answers {
+			line, err := json.Marshal(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		path := filepath.Join(dir, "got.jsonl")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	run := func(answers []map[string]any) (string, error) {
+		var out bytes.Buffer
+		err := compareCmd([]string{"--cases", cases, "--got", write(answers)}, &out)
+		return out.String(), err
+	}
+
+	out, err := run(got)
+	if err != nil || !strings.HasSuffix(out, "oracle: 12 cases, 12 matched\n") {
+		t.Fatalf("upstream's own answers: %v\n%s", err, out)
+	}
+
+	// Change one score of one feasible node.
+	changed := false
+	for _, a := range got {
+		w := a
+		if inner, ok := a["want"].(map[string]any); ok {
+			w = inner
+		}
+		for _, n := range w["nodes"].([]any) {
+			scores, ok := n.(map[string]any)["scores"].(map[string]any)
+			if !ok || changed {
+				continue
+			}
+			s := scores["TaintToleration"].(map[string]any)
+			s["normalized"] = s["normalized"].(float64) + 1
+			changed = true
+		}
+	}
+	if !changed {
+		t.Fatal("no case has a feasible node")
+	}
+	out, err = run(got)
+	if !errors.Is(err, errMismatch) || !strings.Contains(out, ".scores.TaintToleration: want {") ||
+		!strings.Contains(out, "  input: {") || !strings.HasSuffix(out, "oracle: 12 cases, 11 matched\n") {
+		t.Errorf("a changed score: %v\n%s", err, out)
+	}
+
+	got[0]["index"] = 99
+	out, err = run(got[:len(got)-1])
+	if !errors.Is(err, errMismatch) || !strings.Contains(out, "no answer for this case") ||
+		!strings.Contains(out, "an answer for case 99") {
+		t.Errorf("missing and unknown cases: %v\n%s", err, out)
+	}
+}
+
+// The generated pods and nodes are ones the API server accepts (defaulted
+// and validated as it does), with the alpha gates on that two of the
+// specs NodeDeclaredFeatures reads need.
+func TestGeneratedObjectsAreValid(t *testing.T) {
+	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+		features.UserNamespacesHostNetworkSupport: true,
+		features.VolumeBindMountOptions:           true,
+	})
+	for i := range 150 {
+		seed := caseSeed(3, i)
+		in := generate(seed)
+		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
+			p = p.DeepCopy()
+			legacyscheme.Scheme.Default(p)
+			internal := &core.Pod{}
+			if err := legacyscheme.Scheme.Convert(p, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&internal.Spec, nil, &internal.ObjectMeta, nil)
+			if errs := corevalidation.ValidatePodCreate(internal, opts); len(errs) > 0 {
+				t.Errorf("seed %d: pod %s: %v", seed, p.Name, errs.ToAggregate())
+			}
+		}
+		for _, n := range in.Nodes {
+			n = n.DeepCopy()
+			legacyscheme.Scheme.Default(n)
+			internal := &core.Node{}
+			if err := legacyscheme.Scheme.Convert(n, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			if errs := corevalidation.ValidateNode(internal); len(errs) > 0 {
+				t.Errorf("seed %d: node %s: %v", seed, n.Name, errs.ToAggregate())
+			}
+		}
+	}
+}
+
+func BenchmarkCase(b *testing.B) {
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		if _, err := makeCase(ctx, caseSeed(1, i), i); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// decodeProfile turns a KubeSchedulerConfiguration YAML into its one
+// profile as kube-scheduler does (cmd/kube-scheduler/app/options
+// loadConfig): the scheme's UniversalDecoder, which applies the v1 defaults
+// (default plugins merged with the profile's, default plugin args), then
+// upstream's validation.
+func decodeProfile(data string) (*config.KubeSchedulerConfiguration, error) {
+	obj, gvk, err := scheme.Codecs.UniversalDecoder().Decode([]byte(data), nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the profile: %w", err)
+	}
+	cfg, ok := obj.(*config.KubeSchedulerConfiguration)
+	if !ok {
+		return nil, fmt.Errorf("the profile decodes as %s, not KubeSchedulerConfiguration", gvk)
+	}
+	cfg.TypeMeta.APIVersion = gvk.GroupVersion().String()
+	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
+		return nil, fmt.Errorf("validating the profile: %w", err)
+	}
+	if len(cfg.Profiles) != 1 {
+		return nil, fmt.Errorf("the configuration has %d profiles, want 1", len(cfg.Profiles))
+	}
+	return cfg, nil
+}
+
+// The client behind the informer factories. The informers are never
+// started: each case's objects go straight into their indexers, which is
+// what the plugins' listers read.
+var client = fake.NewSimpleClientset()
+
+// newInformerFactory holds the case's namespaces, services and workload
+// controllers, for InterPodAffinity (namespaceSelector) and
+// PodTopologySpread (default constraints' selectors).
+func newInformerFactory(in *Input) (informers.SharedInformerFactory, error) {
+	f := informers.NewSharedInformerFactory(client, 0)
+	add := func(idx cache.Indexer, obj any) error { return idx.Add(obj) }
+	for _, o := range in.Namespaces {
+		if err := add(f.Core().V1().Namespaces().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.Services {
+		if err := add(f.Core().V1().Services().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.ReplicationControllers {
+		if err := add(f.Core().V1().ReplicationControllers().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.ReplicaSets {
+		if err := add(f.Apps().V1().ReplicaSets().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.StatefulSets {
+		if err := add(f.Apps().V1().StatefulSets().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func statusOf(s *fwk.Status) Status {
+	if s == nil {
+		return Status{Code: fwk.Success.String(), Reasons: []string{}}
+	}
+	out := Status{Code: s.Code().String(), Plugin: s.Plugin(), Reasons: s.Reasons()}
+	if out.Reasons == nil {
+		out.Reasons = []string{}
+	}
+	return out
+}
+
+// evaluate runs kube-scheduler's framework, built from the case's profile
+// with the in-tree registry, over the case: PreFilter once, Filter on every
+// node (no sampling, no early stop), then PreScore, Score and
+// NormalizeScore over the nodes that passed.
+func evaluate(ctx context.Context, in *Input) (*Want, error) {
+	cfg, err := decodeProfile(in.Profile)
+	if err != nil {
+		return nil, err
+	}
+	factory, err := newInformerFactory(in)
+	if err != nil {
+		return nil, err
+	}
+	snapshot := schedcache.NewSnapshot(in.Pods, in.Nodes)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), &cfg.Profiles[0],
+		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithInformerFactory(factory),
+		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithParallelism(int(cfg.Parallelism)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building the framework: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+
+	want := &Want{Nodes: []NodeResult{}, Skipped: []string{}, Weights: map[string]int64{}}
+	scorePlugins := sets.New[string]()
+	for _, p := range f.ListPlugins().Score.Enabled {
+		want.Weights[p.Name] = int64(p.Weight)
+		scorePlugins.Insert(p.Name)
+	}
+
+	pod := in.Pod
+	state := framework.NewCycleState()
+	preRes, s, withNodes := f.RunPreFilterPlugins(ctx, state, pod)
+	want.PreFilter = statusOf(s)
+	if !s.IsSuccess() {
+		return want, nil
+	}
+
+	// The nodes a PreFilterResult leaves out get the status findNodesThatFitPod
+	// (schedule_one.go) gives them; it names no plugin, so the plugins that
+	// narrowed the set are named here, joined by ",".
+	excluded := Status{
+		Code:    fwk.UnschedulableAndUnresolvable.String(),
+		Plugin:  strings.Join(sets.List(withNodes), ","),
+		Reasons: []string{fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(withNodes))},
+	}
+	var feasible []fwk.NodeInfo
+	var feasibleAt []int
+	for _, n := range in.Nodes {
+		r := NodeResult{Name: n.Name}
+		if !preRes.AllNodes() && !preRes.NodeNames.Has(n.Name) {
+			r.Filter = excluded
+		} else {
+			ni, err := snapshot.Get(n.Name)
+			if err != nil {
+				return nil, err
+			}
+			r.Filter = statusOf(f.RunFilterPlugins(ctx, state, pod, ni))
+			if r.Filter.Code == fwk.Success.String() {
+				feasible = append(feasible, ni)
+				feasibleAt = append(feasibleAt, len(want.Nodes))
+			}
+		}
+		want.Nodes = append(want.Nodes, r)
+	}
+	if len(feasible) == 0 {
+		return want, nil
+	}
+
+	if s := f.RunPreScorePlugins(ctx, state, pod, feasible); !s.IsSuccess() {
+		return nil, fmt.Errorf("PreScore: %w", s.AsError())
+	}
+	for name := range state.GetSkipScorePlugins() {
+		if scorePlugins.Has(name) {
+			want.Skipped = append(want.Skipped, name)
+		}
+	}
+	sort.Strings(want.Skipped)
+	scores, s := f.RunScorePlugins(ctx, state, pod, feasible)
+	if !s.IsSuccess() {
+		return nil, fmt.Errorf("Score: %w", s.AsError())
+	}
+	for i, ns := range scores {
+		r := &want.Nodes[feasibleAt[i]]
+		r.Scores = map[string]Score{}
+		for j, raw := range ns.RawScores {
+			weighted := ns.Scores[j]
+			if weighted.Name != raw.Name {
+				return nil, fmt.Errorf("node %s: raw score %d is %s, weighted is %s", ns.Name, j, raw.Name, weighted.Name)
+			}
+			r.Scores[raw.Name] = Score{Raw: raw.Score, Normalized: weighted.Score / want.Weights[raw.Name]}
+		}
+	}
+	return want, nil
+}
