@@ -34,6 +34,11 @@ kscore_build() {
   local root="$1"
   local werror="${KSCORE_WERROR:-OFF}"
   if [ -n "${CI:-}" ]; then werror=ON; fi
-  cmake -G Ninja -S "$root" -B "$root/build" -DKSCORE_WERROR="$werror" >&2
+  local launcher=()
+  # ccache, when the machine has it, makes rebuilds of other checkouts cheap.
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -G Ninja -S "$root" -B "$root/build" -DKSCORE_WERROR="$werror" "${launcher[@]}" >&2
   ninja -C "$root/build" >&2
 }
