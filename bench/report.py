@@ -110,6 +110,9 @@ def merge(reps):
     m["bound"] = min(r["bound"] for r in reps)
     m["timed_out"] = any(r.get("timed_out") for r in reps)
     m["repeats"] = [r["throughput"] for r in reps]
+    broken = [r for r in reps if r.get("check_ok") is False]
+    if broken:  # a constraint broken in any repetition is broken
+        m["check_ok"], m["check"] = False, broken[0].get("check")
     return m
 
 
@@ -179,8 +182,6 @@ def table(args):
         verdict = {True: "held", False: "BROKEN"}.get(r.get("check_ok"), "unknown")
         out.append(f"- {names.get(r['run'], r['run']).format(k=args.scorers)} at {r['nodes']} nodes: "
                    f"{text}constraint {verdict}: {check}.")
-    if shape != "basic" and runs:
-        out.append("")
     # Placement agreement of (b) and (c): pods-per-node histograms.
     for n in sorted({r["nodes"] for r in runs}):
         b, c = by.get(("b", n)), by.get(("c", n))
