@@ -58,7 +58,7 @@
 # and d into the raw dir), KSCORE_BENCH_PPROF=ce (a Go CPU profile of the API server, 20 s or
 # KSCORE_BENCH_PPROF_SECONDS,
 # from the start of runs c and e, into the raw dir; read with: go tool pprof -top RAW/LETTER-N.apiserver.pprof),
-# KSCORE_BENCH_KEEP=1 (leave the cluster up on exit),
+# KSCORE_BENCH_KEEP=1 (leave the last run's cluster up on exit, with its pods, for inspection),
 # KSCORE_BENCH_SHIM_FLAGS (extra shim flags for runs c and d, e.g. "--bind-workers 16").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -417,8 +417,12 @@ main() {
       done
     done
   done
-  hack/cluster.sh down >/dev/null 2>&1 || true
-  CLUSTER_UP=0
+  if [[ "${KSCORE_BENCH_KEEP:-0}" == 1 ]]; then
+    log "KSCORE_BENCH_KEEP=1: the last run's cluster stays up (KSCORE_CLUSTER_DIR=${KSCORE_CLUSTER_DIR} hack/cluster.sh down)"
+  else
+    hack/cluster.sh down >/dev/null 2>&1 || true
+    CLUSTER_UP=0
+  fi
   ((MICRO)) && micro
 
   existing=()
