@@ -180,6 +180,8 @@ def table(args):
                 if init else "")
         check = r.get("check") or "not checked (timed out?)"
         verdict = {True: "held", False: "BROKEN"}.get(r.get("check_ok"), "unknown")
+        if r["run"] in ("e", "f"):
+            verdict += " (the floor reads no constraint: only its round robin decides)"
         out.append(f"- {names.get(r['run'], r['run']).format(k=args.scorers)} at {r['nodes']} nodes: "
                    f"{text}constraint {verdict}: {check}.")
     # Placement agreement of (b) and (c): pods-per-node histograms.
