@@ -20,6 +20,35 @@ NAMES = {
     "e": "(e) floor: trivial binder",
     "f": "(f) floor + Scheduled events",
 }
+# spread / antiaffinity: (c) and (d) run kube-scheduler's stock default profile too.
+STOCK_NAMES = {
+    "c": "(c) shim + 1 scorer, stock profile (kscore-default)",
+    "d": "(d) shim + {k} scorers, stock profile (kscore-default)",
+}
+
+# hack/bench.sh --shape: what the shape is, and upstream's sizes and CI threshold for context
+# (k8s.io/kubernetes v1.37.2 test/integration/scheduler_perf/*/performance-config.yaml; the
+# threshold is the least average SchedulingThroughput its ci-benchmark-scheduler-perf job
+# accepts, measured in-process against an integration API server on CI's machines: context, not
+# a bar for this machine).
+SHAPES = {
+    "basic": ("basic (SchedulingBasic-like)",
+              "pods in groups of 10 sharing an `app` label, 100m / 500Mi each, no init pods",
+              "upstream SchedulingBasic 5000Nodes: 1000 init + 1000 measured pods, no threshold; "
+              "5000Nodes_10000Pods (1000 init + 10000 measured): threshold 680 pods/s"),
+    "spread": ("spread (upstream scheduler_perf TopologySpreading)",
+               "nodes labelled topology.kubernetes.io/zone moon-1/2/3 round robin; init pods "
+               "pod-default.yaml (namespace-1); measured pods `color: blue` with a "
+               "topologySpreadConstraint maxSkew 5 over the zone, DoNotSchedule (namespace-2)",
+               "upstream 5000Nodes: 5000 nodes, 5000 init + 2000 measured pods, no threshold; "
+               "5000Nodes_5000Pods (5000 init + 5000 measured): threshold 460 pods/s"),
+    "antiaffinity": ("antiaffinity (upstream scheduler_perf SchedulingPodAntiAffinity)",
+                     "nodes without a zone label; init (sched-0) and measured (sched-1) pods all "
+                     "`color: green` with required podAntiAffinity against `color: green` over "
+                     "kubernetes.io/hostname in both namespaces: one per node",
+                     "upstream 5000Nodes: 5000 nodes, 1000 init + 1000 measured pods, no threshold; "
+                     "5000Nodes_2000Pods (1000 init + 2000 measured): threshold 180 pods/s"),
+}
 
 
 def micro(files):
@@ -81,6 +110,9 @@ def merge(reps):
     m["bound"] = min(r["bound"] for r in reps)
     m["timed_out"] = any(r.get("timed_out") for r in reps)
     m["repeats"] = [r["throughput"] for r in reps]
+    broken = [r for r in reps if r.get("check_ok") is False]
+    if broken:  # a constraint broken in any repetition is broken
+        m["check_ok"], m["check"] = False, broken[0].get("check")
     return m
 
 
@@ -91,6 +123,12 @@ def table(args):
         groups[(r["run"], r["nodes"])].append(r)
     runs = [merge(reps) for reps in groups.values()]
     by = {(r["run"], r["nodes"]): r for r in runs}
+    shapes = {r.get("shape", "basic") for r in runs} | {args.shape}
+    if len(shapes) > 1:
+        sys.exit(f"report.py: runs of several shapes in one table: {sorted(shapes)}")
+    shape = args.shape
+    title, what, upstream = SHAPES.get(shape, (shape, "", ""))
+    names = dict(NAMES, **(STOCK_NAMES if shape != "basic" else {}))
     out = []
     out.append(f"Machine: {args.host}. Load (1/5/15 min) before/after each run in the last column.")
     if args.others:
@@ -105,6 +143,12 @@ def table(args):
         out.append("")
         out.extend(open(args.micro).read().rstrip().splitlines())
     out.append("")
+    out.append(f"### Shape: {title}")
+    out.append("")
+    out.append(f"{what}." + (f" Init pods per run (scheduled by the scheduler under test, not measured): "
+                             f"{args.init_pods}." if shape != "basic" else ""))
+    out.append(f"For context, {upstream}.")
+    out.append("")
     out.append("| run | nodes | pods bound | throughput pods/s | p50 ms | p90 ms | p99 ms "
                "| sched CPU s | sched peak RSS MiB | apiserver CPU s | wire B/pod | nodes/group "
                "| load before → after |")
@@ -112,18 +156,34 @@ def table(args):
     # Rows of repeated runs: medians over the repetitions (peak RSS: the highest).
     for r in sorted(runs, key=lambda r: (r["nodes"], r["run"])):
         lat = r.get("latency_ms", {})
-        name = NAMES.get(r["run"], r["run"]).format(k=args.scorers)
+        name = names.get(r["run"], r["run"]).format(k=args.scorers)
+        if r.get("check_ok") is False:
+            name += " CONSTRAINT BROKEN"
         if r.get("timed_out"):
             name += " TIMED OUT"
         if r.get("repeats"):
             name += f" (median of {len(r['repeats'])}: " + ", ".join(f"{t:.1f}" for t in r["repeats"]) + ")"
         wire = f"{r['wire_bytes_per_pod']:.0f}" if r.get("wire_bytes") else "–"
+        npg = f"{r['nodes_per_group']:.2f}" if shape == "basic" else "–"
         out.append(
             f"| {name} | {r['nodes']} | {r['bound']}/{r['pods']} | {r['throughput']:.1f} "
             f"| {lat.get('p50', 0):.0f} | {lat.get('p90', 0):.0f} | {lat.get('p99', 0):.0f} "
             f"| {r['sched_cpu_s']:.1f} | {r['sched_hwm_mib']:.0f} | {r['apiserver_cpu_s']:.1f} "
-            f"| {wire} | {r['nodes_per_group']:.2f} | {r['load_before']} → {r['load_after']} |")
+            f"| {wire} | {npg} | {r['load_before']} → {r['load_after']} |")
     out.append("")
+    # spread / antiaffinity: the init pods, and whether the placement honoured the constraint.
+    for r in sorted(runs, key=lambda r: (r["nodes"], r["run"])):
+        if shape == "basic":
+            break
+        init = r.get("init")
+        text = (f"init {init['bound']}/{init['pods']} pods bound in {init['wall_seconds']:.1f} s; "
+                if init else "")
+        check = r.get("check") or "not checked (timed out?)"
+        verdict = {True: "held", False: "BROKEN"}.get(r.get("check_ok"), "unknown")
+        if r["run"] in ("e", "f"):
+            verdict += " (the floor reads no constraint: only its round robin decides)"
+        out.append(f"- {names.get(r['run'], r['run']).format(k=args.scorers)} at {r['nodes']} nodes: "
+                   f"{text}constraint {verdict}: {check}.")
     # Placement agreement of (b) and (c): pods-per-node histograms.
     for n in sorted({r["nodes"] for r in runs}):
         b, c = by.get(("b", n)), by.get(("c", n))
@@ -193,6 +253,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("cmd")
     p.add_argument("--scorers", default="3")
+    p.add_argument("--shape", default="basic", choices=sorted(SHAPES))
+    p.add_argument("--init-pods", default="0")
     p.add_argument("--host", default="")
     p.add_argument("--others", default="")
     p.add_argument("--micro", default="")

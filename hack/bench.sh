@@ -5,10 +5,34 @@
 # `app` label (requests 100m / 500Mi each), measured until every pod is bound.
 #
 # Usage:
-#   hack/bench.sh [--nodes N] [--pods M] [--scorers K] [--runs a,b,c,d,e[,f]] [--repeat R] [--no-micro]
+#   hack/bench.sh [--shape S] [--nodes N] [--pods M] [--init I] [--scorers K] [--runs a,b,c,d,e[,f]]
+#                 [--repeat R] [--no-micro]
 #   hack/bench.sh --sweep [--scorers K]     N in 100, 1000, 5000 with M = 2N; writes a PNG
 # --repeat R runs the whole list R times, interleaved, and reports medians (default 2; 1 for
 # --sweep).
+#
+# --shape picks the workload (default basic):
+#   basic         the SchedulingBasic-like shape above
+#   spread        upstream scheduler_perf's TopologySpreading: nodes labelled
+#                 topology.kubernetes.io/zone moon-1/moon-2/moon-3 round robin (4 CPU, 32Gi,
+#                 110 pods: templates/node-default.yaml); I init pods (pod-default.yaml, in
+#                 namespace-1), then the M measured pods (label color: blue, a
+#                 topologySpreadConstraint maxSkew 5 over the zone, DoNotSchedule, selecting
+#                 color: blue; namespace-2). Upstream's 5000Nodes: 5000 init, 2000 measured.
+#   antiaffinity  upstream's SchedulingPodAntiAffinity: nodes without a zone label; I init
+#                 pods (namespace sched-0) then the M measured pods (sched-1), all labelled
+#                 color: green with required podAntiAffinity against color: green over
+#                 kubernetes.io/hostname in both namespaces: one such pod per node, so I + M
+#                 must not exceed N. Upstream's 5000Nodes: 1000 init, 1000 measured.
+# For both, the init pods are created and scheduled first by the scheduler under test (as
+# upstream's unmeasured createPods op), then the control plane settles, then the M measured
+# pods are timed; --init I defaults to upstream's 5000Nodes ratio to the node count (spread
+# I = N, antiaffinity I = N/5), --nodes and --pods are taken as given (defaults 1000/2000). The
+# profile is kube-scheduler's stock default one on both sides: (a) as always, (c)/(d) the shim
+# and scorers with a profile named kscore-default and nothing else in it; (b) (Concentrate on
+# kube-scheduler) is skipped. The measured run reads the placement back and the table says
+# whether the constraint held. Example:
+#   hack/bench.sh --shape spread --nodes 5000 --pods 2000 --runs a,c --repeat 1
 #
 # Runs (one after the other, each on a fresh control plane with the same N nodes, so that
 # no run pays for the previous one's leftovers: deleted pods, events, a grown etcd):
@@ -34,15 +58,17 @@
 # and d into the raw dir), KSCORE_BENCH_PPROF=ce (a Go CPU profile of the API server, 20 s or
 # KSCORE_BENCH_PPROF_SECONDS,
 # from the start of runs c and e, into the raw dir; read with: go tool pprof -top RAW/LETTER-N.apiserver.pprof),
-# KSCORE_BENCH_KEEP=1 (leave the cluster up on exit),
+# KSCORE_BENCH_KEEP=1 (leave the last run's cluster up on exit, with its pods, for inspection),
 # KSCORE_BENCH_SHIM_FLAGS (extra shim flags for runs c and d, e.g. "--bind-workers 16").
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
-NODES=1000 PODS=2000 SCORERS=3 RUNS=a,b,c,d,e SWEEP=0 MICRO=1 REPEAT=""
+NODES=1000 PODS=2000 SCORERS=3 RUNS=a,b,c,d,e SWEEP=0 MICRO=1 REPEAT="" SHAPE=basic INIT=""
 while (($#)); do
   case "$1" in
+    --shape) SHAPE="$2"; shift 2 ;;
+    --init) INIT="$2"; shift 2 ;;
     --nodes) NODES="$2"; shift 2 ;;
     --pods) PODS="$2"; shift 2 ;;
     --scorers) SCORERS="$2"; shift 2 ;;
@@ -60,6 +86,18 @@ log() { echo "bench: $(date +%T) $*" >&2; }
 [[ -n "${REPEAT}" ]] || REPEAT=$( ((SWEEP)) && echo 1 || echo 2)
 [[ "${REPEAT}" =~ ^[1-9]$ ]] || { echo "bench: --repeat takes 1..9, not '${REPEAT}'" >&2; exit 2; }
 die() { echo "bench: ERROR: $*" >&2; exit 1; }
+# Workload shape (see the header): node labels, init pods, profile.
+NODE_FLAGS=()
+case "${SHAPE}" in
+  basic) [[ -z "${INIT}" ]] || die "--init is for --shape spread|antiaffinity" ;;
+  spread) NODE_FLAGS=(--zones moon-1,moon-2,moon-3 --memory 32Gi); : "${INIT:=${NODES}}" ;;
+  antiaffinity) NODE_FLAGS=(--zones "" --memory 32Gi); : "${INIT:=$((NODES / 5))}"
+    ((INIT + PODS <= NODES)) || die "antiaffinity places one pod per node: --init ${INIT} + --pods ${PODS} exceeds --nodes ${NODES}" ;;
+  *) die "--shape takes basic, spread or antiaffinity, not '${SHAPE}'" ;;
+esac
+INIT="${INIT:-0}"
+[[ "${INIT}" =~ ^[0-9]+$ ]] || die "--init takes a count, not '${INIT}'"
+((SWEEP == 0)) || [[ "${SHAPE}" == basic ]] || die "--sweep runs the basic shape only"
 
 WORK="${KSCORE_BENCH_DIR:-/tmp/kscore-bench}"
 RESULTS="${ROOT}/bench/results"
@@ -180,12 +218,18 @@ cluster_up() {  # cluster_up N — cluster with N nodes (kscore-node-1 + bench-n
   APISERVER_PID="$(cat "${KSCORE_CLUSTER_DIR}/pids/kube-apiserver.pid")"
   ETCD_PID="$(cat "${KSCORE_CLUSTER_DIR}/pids/etcd.pid")"
   HAVE_NODES=1
+  if [[ "${SHAPE}" != basic ]]; then
+    # Every node from kbench with the shape's labels and capacity: kscore-node-1 (zone-a,
+    # 16Gi) would be a fourth zone of one node, and the skew is counted per zone.
+    "${BIN}/kubectl" --kubeconfig "${KC}" delete node kscore-node-1 >/dev/null
+    HAVE_NODES=0
+  fi
   add_nodes "$1"
 }
 add_nodes() {  # add_nodes N — grow the cluster to N nodes
   ((HAVE_NODES < $1)) || return 0
   log "creating nodes $((HAVE_NODES + 1))..$1"
-  "${KBENCH}" nodes --kubeconfig "${KC}" --from $((HAVE_NODES + 1)) --to $(($1 + 1))
+  "${KBENCH}" nodes --kubeconfig "${KC}" --from $((HAVE_NODES + 1)) --to $(($1 + 1)) "${NODE_FLAGS[@]}"
   HAVE_NODES=$1
   local n
   n="$("${BIN}/kubectl" --kubeconfig "${KC}" get nodes --no-headers | grep -c ' Ready ')"
@@ -208,6 +252,15 @@ profiles:
 - schedulerName: default-scheduler
 EOF
   { cat examples/config/concentrate.yaml; echo "${cc}"; } >"${WORK}/concentrate.yaml"
+  # spread / antiaffinity: kube-scheduler's stock default profile under another name, for
+  # the shim and the scorers (runs c, d).
+  cat >"${WORK}/kscore-default.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+${cc}
+profiles:
+- schedulerName: kscore-default
+EOF
 }
 
 # ------------------------------------------------------------------ one run
@@ -224,16 +277,17 @@ run_one() {
       wait_until 60 curl -fsk "https://127.0.0.1:${port}/readyz" || die "kube-scheduler (${r}) not ready; ${RAW}/ks-${r}.log"
       ;;
     c|d)
-      sched=concentrate-scheduler
+      sched=concentrate-scheduler; local cfg="${WORK}/concentrate.yaml"
+      [[ "${SHAPE}" != basic ]] && { sched=kscore-default; cfg="${WORK}/kscore-default.yaml"; }
       local k=1; [[ "${r}" == d ]] && k="${SCORERS}"
       for i in $(seq 1 "${k}"); do
         port="$(free_port)"
-        start "scorer-${r}${i}" "${SCORER_BIN}" --config "${WORK}/concentrate.yaml" --listen "127.0.0.1:${port}"
+        start "scorer-${r}${i}" "${SCORER_BIN}" --config "${cfg}" --listen "127.0.0.1:${port}"
         procs+=("scorer-${r}${i}"); addrs+=("127.0.0.1:${port}")
         wait_until 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/${port}" || die "scorer did not listen; ${RAW}/scorer-${r}${i}.log"
       done
       port="$(free_port)"; metrics="http://127.0.0.1:${port}/metrics"
-      start "shim-${r}" "${SHIM_BIN}" --config "${WORK}/concentrate.yaml" --kubeconfig "${KC}" \
+      start "shim-${r}" "${SHIM_BIN}" --config "${cfg}" --kubeconfig "${KC}" \
         --scorer "$(IFS=,; echo "${addrs[*]}")" --leader-elect=false --bind-address "127.0.0.1:${port}" \
         ${KSCORE_BENCH_SHIM_FLAGS:-}
       procs+=("shim-${r}")
@@ -251,12 +305,25 @@ run_one() {
     *) die "unknown run '${r}'" ;;
   esac
   sleep 2  # let start-up work (initial lists, cache fill) finish outside the measurement
+  if ((INIT > 0)); then
+    # The shape's init pods, scheduled by the scheduler under test, not measured; the
+    # control plane settles again before the measured pods.
+    log "run ${r}: ${INIT} ${SHAPE} init pods (not measured), scheduler ${sched}"
+    "${KBENCH}" run --kubeconfig "${KC}" --shape "${SHAPE}" --init --pods "${INIT}" --scheduler "${sched}" \
+      --run "${r}-init" --timeout "$((120 + INIT / 10))s" --out "${RAW}/${r}-${n}${t}.init.kbench.json" \
+      2>"${RAW}/${r}-${n}${t}.init.kbench.log" || {
+      tail -n 3 "${RAW}/${r}-${n}${t}.init.kbench.log" >&2
+      stop "${procs[@]}"
+      log "run ${r}: init pods not all bound (${RAW}/${r}-${n}${t}.init.kbench.log)"
+      return 1
+    }
+  fi
   settle
   local p c0=0 c1=0 a0 a1 e0 e1 hwm=0
   for p in "${procs[@]}"; do c0=$((c0 + $(cpu_ticks "${PIDS[$p]}"))); done
   a0="$(cpu_ticks "${APISERVER_PID}")"; e0="$(cpu_ticks "${ETCD_PID}")"
   local load; load="$(cut -d' ' -f1-3 /proc/loadavg)"
-  log "run ${r}: ${m} pods on ${n} nodes, scheduler ${sched} (load ${load})"
+  log "run ${r}: ${m} ${SHAPE} pods on ${n} nodes, scheduler ${sched} (load ${load})"
   local rc=0 perf_pid=""
   if [[ "${KSCORE_BENCH_PERF:-}" == *"${r}"* ]] && command -v perf >/dev/null; then
     # Optional CPU profile of this run's scheduler processes (software clock: this VM
@@ -271,7 +338,7 @@ run_one() {
       >"${RAW}/${r}-${n}${t}.apiserver.pprof" 2>"${RAW}/${r}-${n}${t}.pprof.log" &
     pprof_pid=$!
   fi
-  "${KBENCH}" run --kubeconfig "${KC}" --pods "${m}" --scheduler "${sched}" --run "${r}" \
+  "${KBENCH}" run --kubeconfig "${KC}" --shape "${SHAPE}" --pods "${m}" --scheduler "${sched}" --run "${r}" \
     --timeout "$((120 + m / 10))s" --out "${RAW}/${r}-${n}${t}.kbench.json" 2> >(tee "${RAW}/${r}-${n}${t}.kbench.log" >&2) || rc=$?
   if [[ -n "${pprof_pid}" ]]; then wait "${pprof_pid}" || log "API server profile failed: ${RAW}/${r}-${n}${t}.pprof.log"; fi
   if [[ -n "${perf_pid}" ]]; then kill -INT "${perf_pid}" 2>/dev/null || true; wait "${perf_pid}" 2>/dev/null || true; fi
@@ -297,6 +364,12 @@ d.update(run="${r}", nodes_requested=${n}, sched_cpu_s=(${c1} - ${c0}) / ${TCK},
          sched_hwm_mib=${hwm} / 1024, wire_bytes=float("${req:-0}" or 0) + float("${resp:-0}" or 0),
          processes=${#procs[@]}, hwm_kib_by_process={${split}}, load_before="${load}", load_after="$(cut -d' ' -f1-3 /proc/loadavg)")
 d["wire_bytes_per_pod"] = d["wire_bytes"] / max(d["bound"], 1)
+d["init_pods"] = ${INIT}
+try:
+    i = json.load(open("${RAW}/${r}-${n}${t}.init.kbench.json"))
+    d["init"] = {k: i[k] for k in ("pods", "bound", "wall_seconds", "throughput", "namespace")}
+except FileNotFoundError:
+    pass
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 EOF
   # No clean-up: the next run gets a fresh control plane.
@@ -334,20 +407,29 @@ main() {
     for ((rep = 1; rep <= REPEAT; rep++)); do
       tag=""; ((REPEAT > 1)) && tag="-rep${rep}"
       for r in "${RUNLIST[@]}"; do
+        if [[ "${r}" == b && "${SHAPE}" != basic ]]; then
+          log "skipping run b: the Concentrate profile has no place in the ${SHAPE} shape (stock default profile on both sides)"
+          continue
+        fi
         cluster_up "${n}"; write_configs
         run_one "${r}" "${n}" "${m}" "${tag}" || log "run ${r}${tag} at ${n} nodes failed (see ${RAW})"
         results+=("${RAW}/${r}-${n}${tag}.json")
       done
     done
   done
-  hack/cluster.sh down >/dev/null 2>&1 || true
-  CLUSTER_UP=0
+  if [[ "${KSCORE_BENCH_KEEP:-0}" == 1 ]]; then
+    log "KSCORE_BENCH_KEEP=1: the last run's cluster stays up (KSCORE_CLUSTER_DIR=${KSCORE_CLUSTER_DIR} hack/cluster.sh down)"
+  else
+    hack/cluster.sh down >/dev/null 2>&1 || true
+    CLUSTER_UP=0
+  fi
   ((MICRO)) && micro
 
   existing=()
   for f in "${results[@]}"; do [[ -f "${f}" ]] && existing+=("${f}"); done
   tag="$( ((SWEEP)) && echo sweep || echo "n${NODES}-p${PODS}")-${STAMP}"
-  python3 bench/report.py table --scorers "${SCORERS}" --host "${host_info}" \
+  [[ "${SHAPE}" == basic ]] || tag="${SHAPE}-${tag}"
+  python3 bench/report.py table --shape "${SHAPE}" --init-pods "${INIT}" --scorers "${SCORERS}" --host "${host_info}" \
     --others "${others}" --micro "${RAW}/micro.md" --png "${RESULTS}/${tag}.png" \
     "${existing[@]}" >"${RAW}/table.md"
   mkdir -p "${RESULTS}/${tag}"

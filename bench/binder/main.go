@@ -1,10 +1,17 @@
 // kbench: the Go side of hack/bench.sh, one small binary on client-go v0.37.2.
 //
 //	kbench nodes --kubeconfig K --from A --to B     create Ready, untainted Nodes bench-node-A..B-1
+//	             [--zones V1,V2,..] [--memory Q]    (zone label values dealt round robin, "" for none;
+//	                                                memory capacity, default 16Gi)
 //	kbench run   --kubeconfig K --pods M --scheduler S --out F
 //	                                                watch pods, then create M pods (groups of 10 sharing
 //	                                                an app label) in parallel; wait until all are bound;
 //	                                                write throughput, latencies and placements as JSON
+//	             [--shape spread|antiaffinity] [--init]
+//	                                                instead: upstream scheduler_perf's TopologySpreading
+//	                                                or SchedulingPodAntiAffinity pods (--init: that
+//	                                                workload's unmeasured init pods), in upstream's
+//	                                                namespaces; the measured run checks the constraint
 //	kbench bind  --kubeconfig K --scheduler S       the floor: a trivial binder, round robin over the
 //	             [--events]                         nodes, no filtering, no scoring; with --events it
 //	                                                also writes the Scheduled event kube-scheduler writes
@@ -28,6 +35,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -40,7 +48,11 @@ import (
 	"k8s.io/client-go/tools/events"
 )
 
-const runLabel = "kbench-run"
+const (
+	runLabel    = "kbench-run"
+	zoneKey     = "topology.kubernetes.io/zone"
+	hostnameKey = "kubernetes.io/hostname"
+)
 
 func die(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "kbench: "+format+"\n", a...)
@@ -96,21 +108,32 @@ func cmdNodes(args []string) {
 	from := fs.Int("from", 1, "first index")
 	to := fs.Int("to", 1, "one past the last index")
 	workers := fs.Int("workers", 48, "")
+	zoneList := fs.String("zones", "zone-a,zone-b,zone-c", "values of topology.kubernetes.io/zone, dealt "+
+		"round robin (node i gets value i mod count, as upstream's labelNodePrepareStrategy deals them); "+
+		"empty: no zone label")
+	memory := fs.String("memory", "16Gi", "memory capacity (= allocatable) of every node")
 	fs.Parse(args)
 	cs := client(*kc)
 	ctx := context.Background()
-	zones := []string{"zone-a", "zone-b", "zone-c"}
+	var zones []string
+	if *zoneList != "" {
+		zones = strings.Split(*zoneList, ",")
+	}
 	q := func(s string) resource.Quantity { return resource.MustParse(s) }
-	alloc := v1.ResourceList{v1.ResourceCPU: q("4"), v1.ResourceMemory: q("16Gi"), v1.ResourcePods: q("110"),
+	alloc := v1.ResourceList{v1.ResourceCPU: q("4"), v1.ResourceMemory: q(*memory), v1.ResourcePods: q("110"),
 		v1.ResourceEphemeralStorage: q("100Gi")}
 	t0 := time.Now()
 	err := parallel(*to-*from, *workers, func(k int) error {
 		i := *from + k
 		name := fmt.Sprintf("bench-node-%05d", i)
+		labels := map[string]string{
+			"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+			"type": "bench"}
+		if len(zones) > 0 {
+			labels[zoneKey] = zones[i%len(zones)]
+		}
 		n := &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-				"topology.kubernetes.io/zone": zones[i%3], "type": "bench"}},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 			Status: v1.NodeStatus{Capacity: alloc, Allocatable: alloc,
 				NodeInfo: v1.NodeSystemInfo{Architecture: "amd64", OperatingSystem: "linux", KubeletVersion: "v1.37.2"},
 				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
@@ -170,6 +193,13 @@ type result struct {
 	StartUnixNano int64              `json:"start_unix_nano"`
 	EndUnixNano   int64              `json:"end_unix_nano"`
 	TimedOut      bool               `json:"timed_out"`
+	Shape         string             `json:"shape"`
+	Namespace     string             `json:"namespace"`
+	// spread and antiaffinity: whether the placement honours the shape's constraint, read
+	// back from the API server once every pod is bound (see checkShape).
+	Check   string         `json:"check,omitempty"`
+	CheckOK *bool          `json:"check_ok,omitempty"`
+	PerZone map[string]int `json:"per_zone,omitempty"`
 }
 
 func podSpec(name, app, sched, run string) *v1.Pod {
@@ -189,6 +219,163 @@ func podSpec(name, app, sched, run string) *v1.Pod {
 					Limits:   v1.ResourceList{v1.ResourceCPU: q("100m"), v1.ResourceMemory: q("500Mi")}}}},
 		},
 	}
+}
+
+// ------------------------------------------------------------------ shapes
+//
+// basic is the SchedulingBasic-like shape above (podSpec). spread and antiaffinity are
+// upstream scheduler_perf's TopologySpreading and SchedulingPodAntiAffinity
+// (test/integration/scheduler_perf/{topology_spreading,affinity}/performance-config.yaml of
+// k8s.io/kubernetes v1.37.2): their init pods (created first, scheduled by the scheduler under
+// test, not measured: `kbench run --init`) and their measured pods, each in the namespace
+// upstream puts them in, from upstream's templates (templates/pod-default.yaml,
+// pod-with-topology-spreading.yaml, pod-with-pod-anti-affinity.yaml).
+
+type shape struct {
+	initNS, measureNS string
+	// decorate adds the template's labels and constraints to upstreamPod's pod-default.yaml.
+	initPod, measurePod func(*v1.Pod)
+}
+
+var shapes = map[string]shape{
+	// createPods ops without a namespace get namespace-<opIndex>: the init pods are op 1,
+	// the measured pods op 2. Init pods are plain pod-default.yaml (no labels).
+	"spread": {initNS: "namespace-1", measureNS: "namespace-2",
+		initPod: func(*v1.Pod) {}, measurePod: spreadPod},
+	// Both ops use the test case's defaultPodTemplatePath, pod-with-pod-anti-affinity.yaml.
+	"antiaffinity": {initNS: "sched-0", measureNS: "sched-1",
+		initPod: antiAffinityPod, measurePod: antiAffinityPod},
+}
+
+// upstreamPod is scheduler_perf's templates/pod-default.yaml (plus the run label and the
+// scheduler name); unlike podSpec (basic, unchanged) it has upstream's image and port.
+func upstreamPod(name, ns, sched, run string) *v1.Pod {
+	p := podSpec(name, "", sched, run)
+	delete(p.Labels, "app")
+	p.Namespace = ns
+	c := &p.Spec.Containers[0]
+	c.Image = "registry.k8s.io/pause:3.10.2"
+	c.Ports = []v1.ContainerPort{{ContainerPort: 80}}
+	return p
+}
+
+// spreadPod: templates/pod-with-topology-spreading.yaml.
+func spreadPod(p *v1.Pod) {
+	p.Labels["color"] = "blue"
+	p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{
+		MaxSkew: 5, TopologyKey: zoneKey, WhenUnsatisfiable: v1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "blue"}}}}
+}
+
+// antiAffinityPod: templates/pod-with-pod-anti-affinity.yaml.
+func antiAffinityPod(p *v1.Pod) {
+	p.Labels["color"] = "green"
+	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"color": "green"}},
+			TopologyKey:   hostnameKey,
+			Namespaces:    []string{"sched-1", "sched-0"}}}}}
+}
+
+// ensureNamespace creates ns and its default ServiceAccount (the ServiceAccount admission
+// plugin refuses pods until it exists; the controller-manager would make it, a moment later).
+func ensureNamespace(ctx context.Context, cs *kubernetes.Clientset, ns string) {
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		die("create namespace %s: %v", ns, err)
+	}
+	_, err = cs.CoreV1().ServiceAccounts(ns).Create(ctx,
+		&v1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		die("create service account %s/default: %v", ns, err)
+	}
+}
+
+// checkShape reads the placement back and says whether it honours the shape's constraint:
+// spread, the measured pods' skew across the zones that nodes carry (at most maxSkew 5; the
+// constraint counts the pods of the incoming pod's namespace only, i.e. the measured ones);
+// antiaffinity, at most one `color: green` pod (init or measured) per node.
+func checkShape(ctx context.Context, cs *kubernetes.Clientset, name string, sh shape, nodes []v1.Node, r *result) {
+	ok := true
+	switch name {
+	case "spread":
+		zoneOf := map[string]string{}
+		r.PerZone = map[string]int{}
+		for _, n := range nodes {
+			if z, has := n.Labels[zoneKey]; has {
+				zoneOf[n.Name] = z
+				r.PerZone[z] += 0
+			}
+		}
+		pods, err := cs.CoreV1().Pods(sh.measureNS).List(ctx, metav1.ListOptions{LabelSelector: "color=blue"})
+		if err != nil {
+			die("list pods: %v", err)
+		}
+		outside := 0
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" {
+				continue
+			}
+			if z, has := zoneOf[p.Spec.NodeName]; has {
+				r.PerZone[z]++
+			} else {
+				outside++
+			}
+		}
+		lo, hi := -1, 0
+		for _, c := range r.PerZone {
+			if lo < 0 || c < lo {
+				lo = c
+			}
+			if c > hi {
+				hi = c
+			}
+		}
+		ok = lo >= 0 && hi-lo <= 5 && outside == 0
+		r.Check = fmt.Sprintf("measured pods per zone %v: skew %d (maxSkew 5)", sortedMap(r.PerZone), hi-lo)
+		if outside > 0 {
+			r.Check += fmt.Sprintf(", %d on nodes without a zone", outside)
+		}
+	case "antiaffinity":
+		per := map[string]int{}
+		total := 0
+		for _, ns := range []string{sh.initNS, sh.measureNS} {
+			pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "color=green"})
+			if err != nil {
+				die("list pods: %v", err)
+			}
+			for _, p := range pods.Items {
+				if p.Spec.NodeName != "" {
+					per[p.Spec.NodeName]++
+					total++
+				}
+			}
+		}
+		shared := 0
+		for _, c := range per {
+			if c > 1 {
+				shared++
+			}
+		}
+		ok = shared == 0
+		r.Check = fmt.Sprintf("%d bound color=green pods (init and measured) on %d nodes: %d nodes hold more than one",
+			total, len(per), shared)
+	}
+	r.CheckOK = &ok
+}
+
+func sortedMap(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s:%d", k, m[k])
+	}
+	return "{" + strings.Join(parts, " ") + "}"
 }
 
 func pct(sorted []float64, p float64) float64 {
@@ -216,10 +403,36 @@ func cmdRun(args []string) {
 	timeout := fs.Duration("timeout", 10*time.Minute, "")
 	out := fs.String("out", "", "JSON result file")
 	runID := fs.String("run", "r", "run id (label value)")
+	shapeName := fs.String("shape", "basic", "basic | spread | antiaffinity (see shapes)")
+	initPhase := fs.Bool("init", false, "spread, antiaffinity: create the shape's init pods (upstream's "+
+		"unmeasured createPods op) instead of the measured ones")
 	fs.Parse(args)
 	cs := client(*kc)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	sh, shaped := shapes[*shapeName]
+	if !shaped && *shapeName != "basic" {
+		die("unknown shape %q (basic, spread, antiaffinity)", *shapeName)
+	}
+	if *initPhase && !shaped {
+		die("--init needs --shape spread or antiaffinity")
+	}
+	makePod := func(i int, name string) *v1.Pod {
+		return podSpec(name, fmt.Sprintf("%s-g%04d", *runID, i / *group), *sched, *runID)
+	}
+	if shaped {
+		*ns = sh.measureNS
+		decorate := sh.measurePod
+		if *initPhase {
+			*ns, decorate = sh.initNS, sh.initPod
+		}
+		ensureNamespace(ctx, cs, *ns)
+		makePod = func(_ int, name string) *v1.Pod {
+			p := upstreamPod(name, *ns, *sched, *runID)
+			decorate(p)
+			return p
+		}
+	}
 
 	names := make([]string, *pods)
 	idx := make(map[string]int, *pods)
@@ -271,7 +484,7 @@ func cmdRun(args []string) {
 
 	start := time.Now()
 	err = parallel(*pods, *workers, func(i int) error {
-		p := podSpec(names[i], fmt.Sprintf("%s-g%04d", *runID, i / *group), *sched, *runID)
+		p := makePod(i, names[i])
 		t := time.Now()
 		mu.Lock()
 		created[i] = t
@@ -316,6 +529,9 @@ wait:
 		}
 		lat = append(lat, float64(boundAt[i].Sub(created[i]).Microseconds())/1000)
 		per[boundOn[i]]++
+		if shaped { // no app groups
+			continue
+		}
 		g := i / *group
 		if groups[g] == nil {
 			groups[g] = map[string]bool{}
@@ -325,7 +541,7 @@ wait:
 	sort.Float64s(lat)
 	r := result{Scheduler: *sched, Pods: *pods, Bound: len(lat), Nodes: len(nodes.Items),
 		CreateSeconds: createdAll.Sub(start).Seconds(), PerNode: per, TimedOut: timedOut,
-		StartUnixNano: start.UnixNano(), EndUnixNano: last.UnixNano()}
+		StartUnixNano: start.UnixNano(), EndUnixNano: last.UnixNano(), Shape: *shapeName, Namespace: *ns}
 	if !last.IsZero() {
 		r.WallSeconds = last.Sub(start).Seconds()
 		r.Throughput = float64(len(lat)) / r.WallSeconds
@@ -342,6 +558,10 @@ wait:
 	if len(groups) > 0 {
 		r.NodesPerGroup = float64(sum) / float64(len(groups))
 		r.GroupsOnOne = float64(one) / float64(len(groups))
+	}
+	if shaped && !*initPhase && !timedOut {
+		checkShape(ctx, cs, *shapeName, sh, nodes.Items, &r)
+		fmt.Fprintf(os.Stderr, "kbench: %s check: %s (ok: %v)\n", *shapeName, r.Check, *r.CheckOK)
 	}
 	b, _ := json.MarshalIndent(r, "", " ")
 	if *out != "" {
