@@ -397,6 +397,61 @@ profiles:
                 "should in the range of [0, 100] after normalizing"));
 }
 
+// A score plugin whose normalisation picks the node named "b".
+class FavoursB : public ScorePlugin {
+ public:
+  absl::string_view Name() const override { return "FavoursB"; }
+  PluginStatus Score(const CycleState&, const pb::Pod&,
+                     absl::Span<const pb::Node* const>,
+                     absl::Span<int64_t> scores) const override {
+    for (int64_t& s : scores) s = 0;
+    return PluginStatus::Success();
+  }
+  PluginStatus NormalizeScoreByNode(const CycleState&, const pb::Pod&,
+                                    absl::Span<const absl::string_view> nodes,
+                                    absl::Span<int64_t> scores) const override {
+    if (nodes.empty()) return PluginStatus::Error("no node names");
+    for (size_t i = 0; i < scores.size(); ++i) {
+      scores[i] = nodes[i] == "b" ? kMaxNodeScore : 0;
+    }
+    return PluginStatus::Success();
+  }
+};
+
+TEST(ProfileTest, NormalizeScoreSeesTheNodeNames) {
+  Registry r = plugins::DefaultRegistry();
+  r.Register("FavoursB",
+             [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+               return std::make_unique<FavoursB>();
+             });
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      disabled:
+      - name: "*"
+      enabled:
+      - name: FavoursB
+)",
+                   r);
+  ASSERT_TRUE(set.ok()) << set.status();
+  pb::Pod pod = MakePod().Obj();
+  std::vector<pb::Node> nodes = {MakeNode().Name("a").Obj(),
+                                 MakeNode().Name("b").Obj(),
+                                 MakeNode().Name("c").Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1], &nodes[2]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->scores.normalized[0], ElementsAre(0, 100, 0));
+  // Raw scores normalised without their names (a NormalizeScore request
+  // with compact raw scores): the plugin is told so.
+  ScoreTable table = ev->scores;
+  table.nodes.clear();
+  absl::Status s = Only(**set).RunNormalizeScore(state, pod, table);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("no node names"));
+}
+
 TEST(ProfileTest, EvaluateAppliesWeights) {
   auto set = Build(R"(
 profiles:
