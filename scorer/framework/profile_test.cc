@@ -57,7 +57,12 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
                           W{"NodeResourcesFit", 1},
-                          W{"NodeResourcesBalancedAllocation", 1}));
+                          W{"NodeResourcesBalancedAllocation", 1},
+                          W{"ImageLocality", 1}));
+  // ImageLocality reads the images, with the node count of the plan's
+  // answers.
+  EXPECT_THAT(p.pod_data(), ElementsAre(pb::POD_DATA_IMAGES));
+  EXPECT_TRUE(p.plans());
 }
 
 TEST(ProfileTest, Stage1AddsConcentrateAfterDefaultsWithItsPreScore) {
@@ -79,7 +84,7 @@ profiles:
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
                           W{"NodeResourcesFit", 1},
                           W{"NodeResourcesBalancedAllocation", 1},
-                          W{"Concentrate", 10}));
+                          W{"ImageLocality", 1}, W{"Concentrate", 10}));
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore),
               ::testing::Contains("Concentrate"));
   // Enabled at score only: it does not filter.
@@ -98,10 +103,11 @@ profiles:
         weight: 5
 )");
   ASSERT_TRUE(set.ok()) << set.status();
-  EXPECT_THAT(Weights(Only(**set)),
-              ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
-                          W{"NodeAffinity", 2},
-                          W{"NodeResourcesBalancedAllocation", 1}));
+  EXPECT_THAT(
+      Weights(Only(**set)),
+      ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
+                  W{"NodeAffinity", 2}, W{"NodeResourcesBalancedAllocation", 1},
+                  W{"ImageLocality", 1}));
 }
 
 TEST(ProfileTest, ZeroOrMissingWeightMeansOne) {

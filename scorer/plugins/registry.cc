@@ -1,6 +1,7 @@
 #include "scorer/plugins/registry.h"
 
 #include "scorer/plugins/concentrate.h"
+#include "scorer/plugins/image_locality.h"
 #include "scorer/plugins/node_affinity.h"
 #include "scorer/plugins/node_declared_features.h"
 #include "scorer/plugins/node_name.h"
@@ -16,6 +17,7 @@ namespace kscore::plugins {
 framework::Registry DefaultRegistry() {
   framework::Registry r;
   r.Register(std::string(Concentrate::kName), &Concentrate::New);
+  r.Register(std::string(ImageLocality::kName), &ImageLocality::New);
   r.Register(std::string(NodeAffinity::kName), &NodeAffinity::New);
   r.Register(std::string(NodeDeclaredFeatures::kName),
              &NodeDeclaredFeatures::New);
@@ -31,7 +33,7 @@ framework::Registry DefaultRegistry() {
   // gates; apis/config/v1/defaults.go), the only args accepted for them.
   for (const char* name :
        {"SchedulingGates", "PrioritySort", "DefaultBinder",
-        "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone", "ImageLocality",
+        "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone",
         "GangScheduling", "DeferredPodScheduling", "TopologyPlacementGenerator",
         "PodGroupPodsCount"}) {
     r.RegisterKnown(name);
