@@ -53,15 +53,16 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                          "NodeDeclaredFeatures"));
+                          "PodTopologySpread", "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
-                          W{"NodeResourcesFit", 1},
+                          W{"NodeResourcesFit", 1}, W{"PodTopologySpread", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}));
-  // ImageLocality reads the images, with the node count of the plan's
-  // answers.
-  EXPECT_THAT(p.pod_data(), ElementsAre(pb::POD_DATA_IMAGES));
+  // PodTopologySpread's default constraints select the pod's Services and
+  // controller; ImageLocality reads the images.
+  EXPECT_THAT(p.pod_data(), ElementsAre(pb::POD_DATA_WORKLOAD_SELECTORS,
+                                        pb::POD_DATA_IMAGES));
   EXPECT_TRUE(p.plans());
 }
 
@@ -82,7 +83,7 @@ profiles:
   const Profile& p = Only(**set);
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
-                          W{"NodeResourcesFit", 1},
+                          W{"NodeResourcesFit", 1}, W{"PodTopologySpread", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}, W{"Concentrate", 10}));
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore),
@@ -103,11 +104,11 @@ profiles:
         weight: 5
 )");
   ASSERT_TRUE(set.ok()) << set.status();
-  EXPECT_THAT(
-      Weights(Only(**set)),
-      ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
-                  W{"NodeAffinity", 2}, W{"NodeResourcesBalancedAllocation", 1},
-                  W{"ImageLocality", 1}));
+  EXPECT_THAT(Weights(Only(**set)),
+              ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
+                          W{"NodeAffinity", 2}, W{"PodTopologySpread", 2},
+                          W{"NodeResourcesBalancedAllocation", 1},
+                          W{"ImageLocality", 1}));
 }
 
 TEST(ProfileTest, ZeroOrMissingWeightMeansOne) {
@@ -214,12 +215,12 @@ profiles:
 - plugins:
     score:
       enabled:
-      - name: PodTopologySpread
+      - name: VolumeBinding
         weight: 2
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   ASSERT_EQ((*set)->warnings.size(), 1u);
-  EXPECT_THAT((*set)->warnings[0], HasSubstr("PodTopologySpread"));
+  EXPECT_THAT((*set)->warnings[0], HasSubstr("VolumeBinding"));
 }
 
 // kube-scheduler's default plugins at the points the scorer does not run:
@@ -583,7 +584,18 @@ profiles:
 TEST(ProfileTest, NodeLabelsAreSentOnlyWhenAPluginReadsThem) {
   auto defaults = Build("");
   ASSERT_TRUE(defaults.ok());
-  const Profile& p = Only(**defaults);
+  // PodTopologySpread reads the topology keys of every node.
+  EXPECT_EQ(Only(**defaults).node_labels(), NodeLabelUse::kAlways);
+
+  auto no_spread = Build(R"(
+profiles:
+- plugins:
+    multiPoint:
+      disabled:
+      - name: PodTopologySpread
+)");
+  ASSERT_TRUE(no_spread.ok());
+  const Profile& p = Only(**no_spread);
   EXPECT_EQ(p.node_labels(), NodeLabelUse::kWhenPodSelects);  // NodeAffinity
   EXPECT_FALSE(p.NeedsNodeLabels(MakePod().Obj()));
   EXPECT_TRUE(p.NeedsNodeLabels(MakePod().NodeSelector("disk", "ssd").Obj()));
@@ -597,6 +609,7 @@ profiles:
     multiPoint:
       disabled:
       - name: NodeAffinity
+      - name: PodTopologySpread
 )");
   ASSERT_TRUE(without.ok());
   EXPECT_EQ(Only(**without).node_labels(), NodeLabelUse::kNever);
@@ -605,7 +618,11 @@ profiles:
 
   auto added = Build(R"(
 profiles:
-- pluginConfig:
+- plugins:
+    multiPoint:
+      disabled:
+      - name: PodTopologySpread
+  pluginConfig:
   - name: NodeAffinity
     args:
       addedAffinity:
@@ -668,11 +685,6 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
   anti.mutable_pod_anti_affinity()->add_required()->set_topology_key("zone");
   pb::Pod preferred = MakePod().Name("p").Obj();
   preferred.mutable_pod_affinity()->add_preferred()->set_weight(1);
-  pb::Pod spread = MakePod().Name("p").Obj();
-  spread.add_topology_spread_constraints()->set_topology_key("zone");
-  pb::Pod anyway = spread;
-  anyway.mutable_topology_spread_constraints(0)->set_when_unsatisfiable(
-      "ScheduleAnyway");
   pb::Pod pvc = MakePod().Name("p").Obj();
   pvc.add_volume_claims()->set_claim_name("c");
   pb::Pod dra = MakePod().Name("p").Obj();
@@ -687,10 +699,6 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
       {"anti-affinity", "", anti, "InterPodAffinity",
        "pod uses required podAntiAffinity, which kscore does not support yet"},
       {"preferred affinity is not refused", "", preferred, "", ""},
-      {"DoNotSchedule (unset)", "", spread, "PodTopologySpread",
-       "pod uses topologySpreadConstraints with DoNotSchedule, which kscore "
-       "does not support yet"},
-      {"ScheduleAnyway is not refused", "", anyway, "", ""},
       {"claims", "", pvc, "VolumeBinding",
        "pod uses PersistentVolumeClaims, which kscore does not support yet"},
       {"DRA", "", dra, "DynamicResources",

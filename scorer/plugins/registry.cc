@@ -9,6 +9,7 @@
 #include "scorer/plugins/node_resources_balanced_allocation.h"
 #include "scorer/plugins/node_resources_fit.h"
 #include "scorer/plugins/node_unschedulable.h"
+#include "scorer/plugins/pod_topology_spread.h"
 #include "scorer/plugins/taint_toleration.h"
 #include "scorer/plugins/unsupported.h"
 
@@ -27,6 +28,7 @@ framework::Registry DefaultRegistry() {
              &NodeResourcesBalancedAllocation::New);
   r.Register(std::string(NodeResourcesFit::kName), &NodeResourcesFit::New);
   r.Register(std::string(NodeUnschedulable::kName), &NodeUnschedulable::New);
+  r.Register(std::string(PodTopologySpread::kName), &PodTopologySpread::New);
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
   // kube-scheduler v1.37's plugins the scorer does not run. Those below that
   // take args come with kube-scheduler's defaulted args (default feature
@@ -44,8 +46,6 @@ framework::Registry DefaultRegistry() {
   r.RegisterKnown(
       "InterPodAffinity", &NeedsInterPodAffinity,
       "{hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: false}");
-  r.RegisterKnown("PodTopologySpread", &NeedsPodTopologySpread,
-                  "{defaultingType: System, defaultConstraints: []}");
   r.RegisterKnown("VolumeBinding", &NeedsVolumeBinding,
                   "{bindTimeoutSeconds: 600, shape: [{utilization: 0, score: "
                   "10}, {utilization: 100, score: 0}]}");
