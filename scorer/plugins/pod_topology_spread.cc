@@ -248,7 +248,10 @@ void PodTopologySpread::AddToPlan(const pb::Pod& pod,
   absl::StatusOr<std::vector<Constraint>> soft = Constraints(pod, false);
   if (!soft.ok() || soft->empty()) return;
   // System defaults spread over the nodes that have the key at hand; other
-  // constraints over the nodes that have all keys.
+  // constraints over the nodes that have all keys. (With system defaults,
+  // kube-scheduler also puts the pods of nodes without the key in a ""
+  // domain; only a node whose label is set to "" would read it, and the
+  // shim counts only labelled nodes: that one case differs.)
   const bool require_all =
       pod.topology_spread_constraints_size() > 0 || !args_.system_defaulting;
   const std::vector<std::string> keys =
