@@ -118,15 +118,16 @@ pb::PodQuery Query(const PodTopologySpread::Constraint& c, const pb::Pod& pod,
   return q;
 }
 
-// The first ScheduleAnyway query, after the DoNotSchedule ones.
+// How many queries the DoNotSchedule constraints take in the plan: the
+// ScheduleAnyway ones come after them.
 int NumHardQueries(const PodTopologySpread& pl, const pb::Pod& pod) {
   auto hard = pl.Constraints(pod, /*do_not_schedule=*/true);
   return hard.ok() ? static_cast<int>(hard->size()) : 0;
 }
 
-// A topology key, node name or label selector never holds a space or a
-// newline (the API server validates them), so the states are lines of
-// space-separated fields.
+// A topology key or a node name never holds a space or a newline (the API
+// server validates them), so the states are lines of space-separated
+// fields.
 std::vector<absl::string_view> Lines(absl::string_view bytes) {
   if (bytes.empty()) return {};
   return absl::StrSplit(bytes, '\n');
