@@ -108,6 +108,17 @@ class ScorePlugin : public virtual Plugin {
                                       absl::Span<int64_t> /*scores*/) const {
     return PluginStatus::Success();
   }
+  // What the framework calls: NormalizeScore, for plugins whose mapping
+  // depends on which node a score belongs to (kube-scheduler hands
+  // NormalizeScore a NodeScoreList). nodes[i] names the node of scores[i];
+  // nodes is empty when the caller does not know them (a NormalizeScore
+  // request with compact raw scores). The default ignores the names.
+  virtual PluginStatus NormalizeScoreByNode(
+      const CycleState& state, const pb::Pod& pod,
+      absl::Span<const absl::string_view> /*nodes*/,
+      absl::Span<int64_t> scores) const {
+    return NormalizeScore(state, pod, scores);
+  }
 };
 
 }  // namespace kscore::framework

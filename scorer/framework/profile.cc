@@ -755,6 +755,8 @@ absl::StatusOr<ScoreTable> Profile::RunScore(
     absl::Span<const pb::Node* const> nodes,
     absl::Span<const std::string> skipped) const {
   ScoreTable t;
+  t.nodes.reserve(nodes.size());
+  for (const pb::Node* n : nodes) t.nodes.emplace_back(n->name());
   for (size_t i = 0; i < score_.size(); ++i) {
     const ScorePlugin* p = score_[i];
     if (std::find(skipped.begin(), skipped.end(), p->Name()) != skipped.end()) {
@@ -778,7 +780,8 @@ absl::Status Profile::RunNormalizeScore(const CycleState& state,
   for (size_t k = 0; k < t.plugins.size(); ++k) {
     const ScorePlugin* p = t.plugins[k];
     std::vector<int64_t>& scores = t.normalized[k];
-    PluginStatus s = p->NormalizeScore(state, pod, absl::MakeSpan(scores));
+    PluginStatus s =
+        p->NormalizeScoreByNode(state, pod, t.nodes, absl::MakeSpan(scores));
     if (!s.ok()) return PluginError(s, p->Name());
     for (size_t i = 0; i < n; ++i) {
       if (scores[i] > kMaxNodeScore || scores[i] < kMinNodeScore) {

@@ -20,7 +20,10 @@ namespace kscore::framework {
 // Raw, normalised and weighted scores of the feasible nodes of one cycle.
 struct ScoreTable {
   std::vector<const ScorePlugin*> plugins;  // not skipped, in run order
-  std::vector<int32_t> weights;             // per plugin
+  // The names of the nodes scored, in score order, when known (empty
+  // otherwise): views of strings the caller owns.
+  std::vector<absl::string_view> nodes;
+  std::vector<int32_t> weights;  // per plugin
   // [plugin][node]
   std::vector<std::vector<int64_t>> raw;
   std::vector<std::vector<int64_t>> normalized;

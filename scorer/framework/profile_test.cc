@@ -53,11 +53,17 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                          "NodeDeclaredFeatures"));
+                          "PodTopologySpread", "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
-                          W{"NodeResourcesFit", 1},
-                          W{"NodeResourcesBalancedAllocation", 1}));
+                          W{"NodeResourcesFit", 1}, W{"PodTopologySpread", 2},
+                          W{"NodeResourcesBalancedAllocation", 1},
+                          W{"ImageLocality", 1}));
+  // PodTopologySpread's default constraints select the pod's Services and
+  // controller; ImageLocality reads the images.
+  EXPECT_THAT(p.pod_data(), ElementsAre(pb::POD_DATA_WORKLOAD_SELECTORS,
+                                        pb::POD_DATA_IMAGES));
+  EXPECT_TRUE(p.plans());
 }
 
 TEST(ProfileTest, Stage1AddsConcentrateAfterDefaultsWithItsPreScore) {
@@ -77,9 +83,9 @@ profiles:
   const Profile& p = Only(**set);
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
-                          W{"NodeResourcesFit", 1},
+                          W{"NodeResourcesFit", 1}, W{"PodTopologySpread", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
-                          W{"Concentrate", 10}));
+                          W{"ImageLocality", 1}, W{"Concentrate", 10}));
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore),
               ::testing::Contains("Concentrate"));
   // Enabled at score only: it does not filter.
@@ -100,8 +106,9 @@ profiles:
   ASSERT_TRUE(set.ok()) << set.status();
   EXPECT_THAT(Weights(Only(**set)),
               ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
-                          W{"NodeAffinity", 2},
-                          W{"NodeResourcesBalancedAllocation", 1}));
+                          W{"NodeAffinity", 2}, W{"PodTopologySpread", 2},
+                          W{"NodeResourcesBalancedAllocation", 1},
+                          W{"ImageLocality", 1}));
 }
 
 TEST(ProfileTest, ZeroOrMissingWeightMeansOne) {
@@ -208,12 +215,12 @@ profiles:
 - plugins:
     score:
       enabled:
-      - name: PodTopologySpread
+      - name: VolumeBinding
         weight: 2
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   ASSERT_EQ((*set)->warnings.size(), 1u);
-  EXPECT_THAT((*set)->warnings[0], HasSubstr("PodTopologySpread"));
+  EXPECT_THAT((*set)->warnings[0], HasSubstr("VolumeBinding"));
 }
 
 // kube-scheduler's default plugins at the points the scorer does not run:
@@ -397,6 +404,61 @@ profiles:
                 "should in the range of [0, 100] after normalizing"));
 }
 
+// A score plugin whose normalisation picks the node named "b".
+class FavoursB : public ScorePlugin {
+ public:
+  absl::string_view Name() const override { return "FavoursB"; }
+  PluginStatus Score(const CycleState&, const pb::Pod&,
+                     absl::Span<const pb::Node* const>,
+                     absl::Span<int64_t> scores) const override {
+    for (int64_t& s : scores) s = 0;
+    return PluginStatus::Success();
+  }
+  PluginStatus NormalizeScoreByNode(const CycleState&, const pb::Pod&,
+                                    absl::Span<const absl::string_view> nodes,
+                                    absl::Span<int64_t> scores) const override {
+    if (nodes.empty()) return PluginStatus::Error("no node names");
+    for (size_t i = 0; i < scores.size(); ++i) {
+      scores[i] = nodes[i] == "b" ? kMaxNodeScore : 0;
+    }
+    return PluginStatus::Success();
+  }
+};
+
+TEST(ProfileTest, NormalizeScoreSeesTheNodeNames) {
+  Registry r = plugins::DefaultRegistry();
+  r.Register("FavoursB",
+             [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+               return std::make_unique<FavoursB>();
+             });
+  auto set = Build(R"(
+profiles:
+- plugins:
+    score:
+      disabled:
+      - name: "*"
+      enabled:
+      - name: FavoursB
+)",
+                   r);
+  ASSERT_TRUE(set.ok()) << set.status();
+  pb::Pod pod = MakePod().Obj();
+  std::vector<pb::Node> nodes = {MakeNode().Name("a").Obj(),
+                                 MakeNode().Name("b").Obj(),
+                                 MakeNode().Name("c").Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1], &nodes[2]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->scores.normalized[0], ElementsAre(0, 100, 0));
+  // Raw scores normalised without their names (a NormalizeScore request
+  // with compact raw scores): the plugin is told so.
+  ScoreTable table = ev->scores;
+  table.nodes.clear();
+  absl::Status s = Only(**set).RunNormalizeScore(state, pod, table);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("no node names"));
+}
+
 TEST(ProfileTest, EvaluateAppliesWeights) {
   auto set = Build(R"(
 profiles:
@@ -522,7 +584,18 @@ profiles:
 TEST(ProfileTest, NodeLabelsAreSentOnlyWhenAPluginReadsThem) {
   auto defaults = Build("");
   ASSERT_TRUE(defaults.ok());
-  const Profile& p = Only(**defaults);
+  // PodTopologySpread reads the topology keys of every node.
+  EXPECT_EQ(Only(**defaults).node_labels(), NodeLabelUse::kAlways);
+
+  auto no_spread = Build(R"(
+profiles:
+- plugins:
+    multiPoint:
+      disabled:
+      - name: PodTopologySpread
+)");
+  ASSERT_TRUE(no_spread.ok());
+  const Profile& p = Only(**no_spread);
   EXPECT_EQ(p.node_labels(), NodeLabelUse::kWhenPodSelects);  // NodeAffinity
   EXPECT_FALSE(p.NeedsNodeLabels(MakePod().Obj()));
   EXPECT_TRUE(p.NeedsNodeLabels(MakePod().NodeSelector("disk", "ssd").Obj()));
@@ -536,6 +609,7 @@ profiles:
     multiPoint:
       disabled:
       - name: NodeAffinity
+      - name: PodTopologySpread
 )");
   ASSERT_TRUE(without.ok());
   EXPECT_EQ(Only(**without).node_labels(), NodeLabelUse::kNever);
@@ -544,7 +618,11 @@ profiles:
 
   auto added = Build(R"(
 profiles:
-- pluginConfig:
+- plugins:
+    multiPoint:
+      disabled:
+      - name: PodTopologySpread
+  pluginConfig:
   - name: NodeAffinity
     args:
       addedAffinity:
@@ -607,11 +685,6 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
   anti.mutable_pod_anti_affinity()->add_required()->set_topology_key("zone");
   pb::Pod preferred = MakePod().Name("p").Obj();
   preferred.mutable_pod_affinity()->add_preferred()->set_weight(1);
-  pb::Pod spread = MakePod().Name("p").Obj();
-  spread.add_topology_spread_constraints()->set_topology_key("zone");
-  pb::Pod anyway = spread;
-  anyway.mutable_topology_spread_constraints(0)->set_when_unsatisfiable(
-      "ScheduleAnyway");
   pb::Pod pvc = MakePod().Name("p").Obj();
   pvc.add_volume_claims()->set_claim_name("c");
   pb::Pod dra = MakePod().Name("p").Obj();
@@ -626,10 +699,6 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
       {"anti-affinity", "", anti, "InterPodAffinity",
        "pod uses required podAntiAffinity, which kscore does not support yet"},
       {"preferred affinity is not refused", "", preferred, "", ""},
-      {"DoNotSchedule (unset)", "", spread, "PodTopologySpread",
-       "pod uses topologySpreadConstraints with DoNotSchedule, which kscore "
-       "does not support yet"},
-      {"ScheduleAnyway is not refused", "", anyway, "", ""},
       {"claims", "", pvc, "VolumeBinding",
        "pod uses PersistentVolumeClaims, which kscore does not support yet"},
       {"DRA", "", dra, "DynamicResources",

@@ -1,6 +1,7 @@
 #include "scorer/plugins/registry.h"
 
 #include "scorer/plugins/concentrate.h"
+#include "scorer/plugins/image_locality.h"
 #include "scorer/plugins/node_affinity.h"
 #include "scorer/plugins/node_declared_features.h"
 #include "scorer/plugins/node_name.h"
@@ -8,6 +9,7 @@
 #include "scorer/plugins/node_resources_balanced_allocation.h"
 #include "scorer/plugins/node_resources_fit.h"
 #include "scorer/plugins/node_unschedulable.h"
+#include "scorer/plugins/pod_topology_spread.h"
 #include "scorer/plugins/taint_toleration.h"
 #include "scorer/plugins/unsupported.h"
 
@@ -16,6 +18,7 @@ namespace kscore::plugins {
 framework::Registry DefaultRegistry() {
   framework::Registry r;
   r.Register(std::string(Concentrate::kName), &Concentrate::New);
+  r.Register(std::string(ImageLocality::kName), &ImageLocality::New);
   r.Register(std::string(NodeAffinity::kName), &NodeAffinity::New);
   r.Register(std::string(NodeDeclaredFeatures::kName),
              &NodeDeclaredFeatures::New);
@@ -25,13 +28,14 @@ framework::Registry DefaultRegistry() {
              &NodeResourcesBalancedAllocation::New);
   r.Register(std::string(NodeResourcesFit::kName), &NodeResourcesFit::New);
   r.Register(std::string(NodeUnschedulable::kName), &NodeUnschedulable::New);
+  r.Register(std::string(PodTopologySpread::kName), &PodTopologySpread::New);
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
   // kube-scheduler v1.37's plugins the scorer does not run. Those below that
   // take args come with kube-scheduler's defaulted args (default feature
   // gates; apis/config/v1/defaults.go), the only args accepted for them.
   for (const char* name :
        {"SchedulingGates", "PrioritySort", "DefaultBinder",
-        "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone", "ImageLocality",
+        "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone",
         "GangScheduling", "DeferredPodScheduling", "TopologyPlacementGenerator",
         "PodGroupPodsCount"}) {
     r.RegisterKnown(name);
@@ -42,8 +46,6 @@ framework::Registry DefaultRegistry() {
   r.RegisterKnown(
       "InterPodAffinity", &NeedsInterPodAffinity,
       "{hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: false}");
-  r.RegisterKnown("PodTopologySpread", &NeedsPodTopologySpread,
-                  "{defaultingType: System, defaultConstraints: []}");
   r.RegisterKnown("VolumeBinding", &NeedsVolumeBinding,
                   "{bindTimeoutSeconds: 600, shape: [{utilization: 0, score: "
                   "10}, {utilization: 100, score: 0}]}");

@@ -16,18 +16,6 @@ std::string NeedsInterPodAffinity(const scorer::v1::Pod& pod) {
   return "";
 }
 
-std::string NeedsPodTopologySpread(const scorer::v1::Pod& pod) {
-  for (const scorer::v1::TopologySpreadConstraint& c :
-       pod.topology_spread_constraints()) {
-    // Unset means DoNotSchedule, as the API server defaults it.
-    if (c.when_unsatisfiable() != "ScheduleAnyway") {
-      return "pod uses topologySpreadConstraints with DoNotSchedule, which "
-             "kscore does not support yet";
-    }
-  }
-  return "";
-}
-
 std::string NeedsVolumeBinding(const scorer::v1::Pod& pod) {
   if (pod.volume_claims().empty()) return "";
   return "pod uses PersistentVolumeClaims, which kscore does not support yet";

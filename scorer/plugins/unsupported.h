@@ -14,8 +14,6 @@ namespace kscore::plugins {
 
 // InterPodAffinity: required podAffinity or podAntiAffinity terms.
 std::string NeedsInterPodAffinity(const scorer::v1::Pod& pod);
-// PodTopologySpread: a constraint with whenUnsatisfiable DoNotSchedule.
-std::string NeedsPodTopologySpread(const scorer::v1::Pod& pod);
 // VolumeBinding: volumes backed by PersistentVolumeClaims.
 std::string NeedsVolumeBinding(const scorer::v1::Pod& pod);
 // DynamicResources: resourceClaims.

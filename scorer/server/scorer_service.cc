@@ -401,8 +401,10 @@ grpc::Status ScorerService::DoNormalizeScore(
         table.raw[i % k].push_back(req->raw(i));
       }
     }
+    table.nodes.reserve(req->scores_size());
     for (int i = 0; i < req->scores_size(); ++i) {
       const pb::NodeScore& ns = req->scores(i);
+      table.nodes.emplace_back(ns.node_name());
       if (ns.raw_size() != req->plugins_size()) {
         return Invalid(absl::StrCat("scores[", i, "].raw has ", ns.raw_size(),
                                     " values for ", req->plugins_size(),

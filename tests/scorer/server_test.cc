@@ -297,6 +297,100 @@ TEST_F(ScorerServerTest, CycleStateRoundTripsThroughTheServer) {
   EXPECT_EQ(score_resp.scores(2).raw(k), 0);
 }
 
+// PodTopologySpread through the fine-grained calls, as a debugging client
+// makes them: the plan, its answers in every call, and NormalizeScore over
+// named scores. A node without the topology key scores 0; without the
+// names (compact raw scores) that cannot be told, and the call says so.
+TEST_F(ScorerServerTest, SpreadNormalisesNamedScoresAcrossCalls) {
+  pb::Pod pod = MakePod().Name("p").Label("foo", "").Obj();
+  pb::TopologySpreadConstraint* c = pod.add_topology_spread_constraints();
+  c->set_max_skew(1);
+  c->set_topology_key("kubernetes.io/hostname");
+  c->set_when_unsatisfiable("ScheduleAnyway");
+  pb::LabelSelectorRequirement* r =
+      c->mutable_label_selector()->add_match_expressions();
+  r->set_key("foo");
+  r->set_operator_("Exists");
+
+  pb::PlanRequest plan_req;
+  plan_req.set_profile("concentrate-scheduler");
+  *plan_req.mutable_pod() = pod;
+  pb::PlanResponse plan;
+  ASSERT_TRUE(stub_->Plan(Ctx().get(), plan_req, &plan).ok());
+  ASSERT_EQ(plan.queries_size(), 1);
+  EXPECT_TRUE(plan.score_needs_all_feasible());
+
+  // The answers: 4, 2 and 1 matching pods on the nodes; n2 has no hostname.
+  pb::ClusterData cluster;
+  cluster.add_answers()->set_total(7);
+  cluster.set_node_count(3);
+  auto node = [](const std::string& name, bool hostname, int64_t count) {
+    auto n = MakeNode().Name(name);
+    if (hostname) n.Label("kubernetes.io/hostname", name);
+    pb::Node out = n.Obj();
+    out.add_query_counts(count);
+    return out;
+  };
+  auto add_nodes = [&](google::protobuf::RepeatedPtrField<pb::Node>* out) {
+    *out->Add() = node("n1", true, 4);
+    *out->Add() = node("n2", false, 2);
+    *out->Add() = node("n3", true, 1);
+  };
+
+  pb::PreScoreRequest pre_score;
+  pre_score.set_profile("concentrate-scheduler");
+  *pre_score.mutable_pod() = pod;
+  *pre_score.mutable_cluster() = cluster;
+  add_nodes(pre_score.mutable_nodes());
+  pb::PreScoreResponse pre_score_resp;
+  grpc::Status st = stub_->PreScore(Ctx().get(), pre_score, &pre_score_resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+
+  pb::ScoreRequest score;
+  score.set_profile("concentrate-scheduler");
+  *score.mutable_pod() = pod;
+  *score.mutable_cluster() = cluster;
+  *score.mutable_cycle_state() = pre_score_resp.cycle_state();
+  *score.mutable_skipped() = pre_score_resp.skipped();
+  add_nodes(score.mutable_nodes());
+  pb::ScoreResponse score_resp;
+  st = stub_->Score(Ctx().get(), score, &score_resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  int k = -1;
+  for (int i = 0; i < score_resp.plugins_size(); ++i) {
+    if (score_resp.plugins(i) == "PodTopologySpread") k = i;
+  }
+  ASSERT_GE(k, 0);
+  ASSERT_EQ(score_resp.scores_size(), 3);
+  // Weight log(2 + 2): round(4 * 1.386), 0 (ignored), round(1.386).
+  EXPECT_EQ(score_resp.scores(0).raw(k), 6);
+  EXPECT_EQ(score_resp.scores(1).raw(k), 0);
+  EXPECT_EQ(score_resp.scores(2).raw(k), 1);
+
+  pb::NormalizeScoreRequest norm;
+  norm.set_profile("concentrate-scheduler");
+  *norm.mutable_pod() = pod;
+  *norm.mutable_cluster() = cluster;
+  *norm.mutable_cycle_state() = score.cycle_state();
+  *norm.mutable_plugins() = score_resp.plugins();
+  *norm.mutable_scores() = score_resp.scores();
+  pb::NormalizeScoreResponse norm_resp;
+  st = stub_->NormalizeScore(Ctx().get(), norm, &norm_resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(norm_resp.weights(k), 2);
+  EXPECT_EQ(norm_resp.scores(0).normalized(k), 16);
+  EXPECT_EQ(norm_resp.scores(1).normalized(k), 0);
+  EXPECT_EQ(norm_resp.scores(2).normalized(k), 100);
+
+  norm.clear_scores();
+  for (const pb::NodeScore& ns : score_resp.scores()) {
+    for (int64_t v : ns.raw()) norm.add_raw(v);
+  }
+  st = stub_->NormalizeScore(Ctx().get(), norm, &norm_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("needs the node names"));
+}
+
 TEST_F(ScorerServerTest, EvaluateIsTheFusedCycle) {
   pb::EvaluateRequest req;
   req.set_profile("concentrate-scheduler");
