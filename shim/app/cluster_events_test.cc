@@ -11,6 +11,14 @@
 namespace kscore::app {
 namespace {
 
+// The value of `key` in a map, or "<none>": a missing key fails the
+// comparison instead of aborting the test binary (Map::at would).
+std::string ValueOf(const google::protobuf::Map<std::string, std::string>& m,
+                    const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? "<none>" : it->second;
+}
+
 // The real cache and queue: what the handlers leave in them is the test.
 class ClusterEventsTest : public ::testing::Test {
  protected:
@@ -155,6 +163,9 @@ TEST_F(ClusterEventsTest, NodeHeartbeatsDoNotRequeueButChangesDo) {
 // cache must know them.
 TEST_F(ClusterEventsTest, ImageChangesUpdateTheCacheWithoutRequeue) {
   auto first = NodeWithImages("n1", 4000, {{{"nginx:1.27"}, 500}});
+  // The store keeps no images, only their digest.
+  EXPECT_TRUE(Kept(first)->images.empty());
+  EXPECT_EQ(Kept(first)->images_digest, first->images_digest);
   events_.OnNode(first);
   EXPECT_EQ(ImageSize("n1", "nginx:1.27"), 500);
   events_.OnPod(Pod("waiting", "ours"));
@@ -212,11 +223,11 @@ TEST_F(ClusterEventsTest, NamespacesAndWorkloadsFeedTheCacheWithoutRequeue) {
   workloads.on_add(rs);
 
   scorer::v1::Pod sent = cache_.PodFor(web, wants);
-  EXPECT_EQ(sent.namespace_labels().at("team"), "a");
+  EXPECT_EQ(ValueOf(sent.namespace_labels(), "team"), "a");
   ASSERT_EQ(sent.workload_selectors().services_size(), 1);
   EXPECT_EQ(sent.workload_selectors().controller_kind(), "ReplicaSet");
-  EXPECT_EQ(sent.workload_selectors().controller().match_labels().at(
-                "pod-template-hash"),
+  EXPECT_EQ(ValueOf(sent.workload_selectors().controller().match_labels(),
+                    "pod-template-hash"),
             "7d4");
 
   // The Service loses its selector; the ReplicaSet and the namespace go

@@ -13,6 +13,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// The value of `key` in a map, or "<none>": a missing key fails the
+// comparison instead of aborting the test binary (Map::at would).
+std::string ValueOf(const google::protobuf::Map<std::string, std::string>& m,
+                    const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? "<none>" : it->second;
+}
+
 TEST(PodFromJsonTest, ReadsWhatPluginsNeed) {
   nlohmann::json j = nlohmann::json::parse(R"({
     "metadata": {"namespace": "ns", "name": "web-1", "uid": "u1", "resourceVersion": "7",
@@ -195,9 +203,12 @@ TEST(PodFromJsonTest, AffinityTermsKeepSelectorsAndNamespaces) {
         {"topologyKey": "kubernetes.io/hostname", "labelSelector": null}]}},
      "containers": [{"name": "c"}]}})"));
   ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->pod.pod_affinity().required_size(), 1);
+  ASSERT_EQ(p->pod.pod_affinity().preferred_size(), 1);
+  ASSERT_EQ(p->pod.pod_anti_affinity().required_size(), 1);
   const pb::PodAffinityTerm& req = p->pod.pod_affinity().required(0);
   ASSERT_TRUE(req.has_label_selector());
-  EXPECT_EQ(req.label_selector().match_labels().at("app"), "web");
+  EXPECT_EQ(ValueOf(req.label_selector().match_labels(), "app"), "web");
   ASSERT_EQ(req.label_selector().match_expressions_size(), 2);
   EXPECT_EQ(req.label_selector().match_expressions(0).key(), "tier");
   EXPECT_EQ(req.label_selector().match_expressions(0).operator_(), "In");
@@ -207,7 +218,7 @@ TEST(PodFromJsonTest, AffinityTermsKeepSelectorsAndNamespaces) {
             "DoesNotExist");
   EXPECT_THAT(req.namespaces(), ::testing::ElementsAre("ns", "other"));
   ASSERT_TRUE(req.has_namespace_selector());
-  EXPECT_EQ(req.namespace_selector().match_labels().at("team"), "t");
+  EXPECT_EQ(ValueOf(req.namespace_selector().match_labels(), "team"), "t");
   const pb::PodAffinityTerm& pref = p->pod.pod_affinity().preferred(0).term();
   EXPECT_EQ(pref.topology_key(), "rack");
   EXPECT_TRUE(pref.has_label_selector());  // empty: every pod
@@ -238,6 +249,7 @@ TEST(PodFromJsonTest, SpreadConstraintsCarryEveryField) {
   EXPECT_EQ(full.topology_key(), "zone");
   EXPECT_EQ(full.when_unsatisfiable(), "DoNotSchedule");
   ASSERT_TRUE(full.has_label_selector());
+  ASSERT_EQ(full.label_selector().match_expressions_size(), 1);
   EXPECT_EQ(full.label_selector().match_expressions(0).key(), "app");
   ASSERT_TRUE(full.has_min_domains());
   EXPECT_EQ(full.min_domains(), 3);
@@ -367,7 +379,7 @@ TEST(NamespaceFromJsonTest, ReadsNameAndLabels) {
   EXPECT_EQ(ns->uid, "u1");
   EXPECT_EQ(ns->resource_version, "9");
   ASSERT_EQ(ns->labels.size(), 2u);
-  EXPECT_EQ(ns->labels.at("team"), "a");
+  EXPECT_EQ(ValueOf(ns->labels, "team"), "a");
   absl::StatusOr<NamespaceInfo> bad =
       NamespaceFromJson(nlohmann::json::parse(R"({"metadata": {}})"));
   ASSERT_FALSE(bad.ok());
@@ -391,7 +403,7 @@ TEST(WorkloadFromJsonTest, MapSelectorsBecomeMatchLabels) {
     EXPECT_EQ(w->resource_version, "4");
     EXPECT_TRUE(w->has_selector);
     EXPECT_EQ(w->selector.match_labels().size(), 2u);
-    EXPECT_EQ(w->selector.match_labels().at("tier"), "front");
+    EXPECT_EQ(ValueOf(w->selector.match_labels(), "tier"), "front");
     EXPECT_EQ(w->selector.match_expressions_size(), 0);
     // No selector, or an empty one, selects no pod.
     for (const char* spec : {R"({"type": "ExternalName"})",
@@ -420,7 +432,7 @@ TEST(WorkloadFromJsonTest, LabelSelectorsAsWritten) {
     ASSERT_TRUE(w.ok()) << w.status();
     EXPECT_EQ(w->kind, kind);
     EXPECT_TRUE(w->has_selector);
-    EXPECT_EQ(w->selector.match_labels().at("app"), "web");
+    EXPECT_EQ(ValueOf(w->selector.match_labels(), "app"), "web");
     ASSERT_EQ(w->selector.match_expressions_size(), 1);
     EXPECT_THAT(w->selector.match_expressions(0).values(),
                 ::testing::ElementsAre("7d4"));
