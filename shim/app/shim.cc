@@ -189,8 +189,8 @@ Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
       nodes_(client_.get(),
              {"/api/v1/nodes", "", "",
               events_.NodeHandlers([this] { gate_.Synced(); }),
-              // The store keeps the NodeInfo but its images, compared on
-              // updates.
+              // The store keeps the NodeInfo without its images (their
+              // digest stays), compared on updates.
               cache::NodeCodec(), absl::ZeroDuration(), o.protobuf}),
       pods_(client_.get(),
             {"/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", "",
