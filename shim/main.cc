@@ -1,4 +1,4 @@
-// shim: a named scheduler that watches pods and nodes, asks the scorer where
+// shim: a named scheduler that watches the cluster, asks the scorer where
 // each pending pod should go, and binds it. It holds no placement rule.
 // main reads the flags; app::LoadOptions checks them with the configuration
 // and app::RunShim wires and runs the parts (shim/app/shim.cc lists its

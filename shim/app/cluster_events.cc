@@ -45,7 +45,7 @@ void ClusterEvents::OnPodDelete(const PodPtr& pod) {
 }
 
 void ClusterEvents::OnNode(const NodePtr& node) {
-  cache_->UpsertNode(node->node);
+  cache_->UpsertNode(node->node, node->images);
   queue_->MoveAllToActiveOrBackoff();
 }
 
@@ -54,6 +54,9 @@ void ClusterEvents::OnNodeUpdate(const NodePtr& before, const NodePtr& after) {
   // of nodes do not re-queue every unschedulable pod.
   if (google::protobuf::util::MessageDifferencer::Equals(before->node,
                                                          after->node)) {
+    if (before->images_digest != after->images_digest) {
+      cache_->UpsertNode(after->node, after->images);
+    }
     return;
   }
   OnNode(after);
@@ -61,6 +64,23 @@ void ClusterEvents::OnNodeUpdate(const NodePtr& before, const NodePtr& after) {
 
 void ClusterEvents::OnNodeDelete(const NodePtr& node) {
   cache_->RemoveNode(node->node.name());
+}
+
+void ClusterEvents::OnNamespace(const NamespacePtr& ns) {
+  cache_->UpsertNamespace(ns->name, ns->labels);
+}
+
+void ClusterEvents::OnNamespaceDelete(const NamespacePtr& ns) {
+  cache_->RemoveNamespace(ns->name);
+}
+
+void ClusterEvents::OnWorkload(const WorkloadPtr& w) {
+  cache_->UpsertWorkload(w->kind, w->namespace_, w->name, w->has_selector,
+                         w->selector);
+}
+
+void ClusterEvents::OnWorkloadDelete(const WorkloadPtr& w) {
+  cache_->RemoveWorkload(w->kind, w->namespace_, w->name);
 }
 
 kube::EventHandlers<cache::PodInfo> ClusterEvents::PodHandlers(
@@ -81,6 +101,30 @@ kube::EventHandlers<cache::NodeInfo> ClusterEvents::NodeHandlers(
     OnNodeUpdate(before, after);
   };
   h.on_delete = [this](const NodePtr& node) { OnNodeDelete(node); };
+  h.on_synced = std::move(on_synced);
+  return h;
+}
+
+kube::EventHandlers<cache::NamespaceInfo> ClusterEvents::NamespaceHandlers(
+    std::function<void()> on_synced) {
+  kube::EventHandlers<cache::NamespaceInfo> h;
+  h.on_add = [this](const NamespacePtr& ns) { OnNamespace(ns); };
+  h.on_update = [this](const NamespacePtr&, const NamespacePtr& ns) {
+    OnNamespace(ns);
+  };
+  h.on_delete = [this](const NamespacePtr& ns) { OnNamespaceDelete(ns); };
+  h.on_synced = std::move(on_synced);
+  return h;
+}
+
+kube::EventHandlers<cache::WorkloadInfo> ClusterEvents::WorkloadHandlers(
+    std::function<void()> on_synced) {
+  kube::EventHandlers<cache::WorkloadInfo> h;
+  h.on_add = [this](const WorkloadPtr& w) { OnWorkload(w); };
+  h.on_update = [this](const WorkloadPtr&, const WorkloadPtr& w) {
+    OnWorkload(w);
+  };
+  h.on_delete = [this](const WorkloadPtr& w) { OnWorkloadDelete(w); };
   h.on_synced = std::move(on_synced);
   return h;
 }

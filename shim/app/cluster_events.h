@@ -17,11 +17,14 @@ namespace kscore::app {
 // What the informers' events do to the cache and the queue, as
 // kube-scheduler's event handlers: assigned pods go to the cache, pending
 // pods of a served profile to the queue, and changes that may make room move
-// the unschedulable pods back. Called on the informers' threads.
+// the unschedulable pods back. Namespaces, Services and controllers only
+// feed the cache. Called on the informers' threads.
 class ClusterEvents {
  public:
   using PodPtr = kube::Ptr<cache::PodInfo>;
   using NodePtr = kube::Ptr<cache::NodeInfo>;
+  using NamespacePtr = kube::Ptr<cache::NamespaceInfo>;
+  using WorkloadPtr = kube::Ptr<cache::WorkloadInfo>;
 
   // `serves` says whether a schedulerName is one of this shim's profiles.
   ClusterEvents(cache::Cache* cache, queue::SchedulingQueue* queue,
@@ -33,13 +36,28 @@ class ClusterEvents {
   void OnPodDelete(const PodPtr& pod);
   void OnNode(const NodePtr& node);
   // Skips changes that touch nothing the plugins read (status heartbeats).
+  // A change of only the images updates the cache without requeueing: no
+  // filter reads them, so they make no pod schedulable.
+  // `before` may be only what the store keeps (no images, their digest).
   void OnNodeUpdate(const NodePtr& before, const NodePtr& after);
   void OnNodeDelete(const NodePtr& node);
+
+  // Namespace labels and workload selectors: what scoring reads, never a
+  // reason to requeue. Deletes may get only what the store keeps.
+  void OnNamespace(const NamespacePtr& ns);
+  void OnNamespaceDelete(const NamespacePtr& ns);
+  void OnWorkload(const WorkloadPtr& w);
+  void OnWorkloadDelete(const WorkloadPtr& w);
 
   // The informers' handlers; `on_synced` runs after each one's first list.
   kube::EventHandlers<cache::PodInfo> PodHandlers(
       std::function<void()> on_synced);
   kube::EventHandlers<cache::NodeInfo> NodeHandlers(
+      std::function<void()> on_synced);
+  kube::EventHandlers<cache::NamespaceInfo> NamespaceHandlers(
+      std::function<void()> on_synced);
+  // For the informer of any workload kind.
+  kube::EventHandlers<cache::WorkloadInfo> WorkloadHandlers(
       std::function<void()> on_synced);
 
   // Pending pods of served profiles held back by scheduling gates

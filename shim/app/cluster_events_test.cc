@@ -2,12 +2,22 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "shim/cache/informer_codecs.h"
 
 namespace kscore::app {
 namespace {
+
+// The value of `key` in a map, or "<none>": a missing key fails the
+// comparison instead of aborting the test binary (Map::at would).
+std::string ValueOf(const google::protobuf::Map<std::string, std::string>& m,
+                    const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? "<none>" : it->second;
+}
 
 // The real cache and queue: what the handlers leave in them is the test.
 class ClusterEventsTest : public ::testing::Test {
@@ -40,6 +50,34 @@ class ClusterEventsTest : public ::testing::Test {
     n->node.set_name(name);
     n->node.mutable_allocatable()->set_milli_cpu(milli_cpu);
     return n;
+  }
+  static ClusterEvents::NodePtr NodeWithImages(
+      const std::string& name, int64_t milli_cpu,
+      std::vector<cache::NodeImage> images) {
+    auto n = std::make_shared<cache::NodeInfo>(*Node(name, milli_cpu));
+    n->images = std::move(images);
+    n->images_digest = cache::ImagesDigest(n->images);
+    return n;
+  }
+  // What the node informer's store keeps of a node: old_obj of updates.
+  static ClusterEvents::NodePtr Kept(const ClusterEvents::NodePtr& n) {
+    return std::make_shared<cache::NodeInfo>(cache::NodeCodec().keep(*n));
+  }
+  // The size of `image` on `node` as the cache hands it to image locality;
+  // -1 when the node does not have it.
+  int64_t ImageSize(const std::string& node, const std::string& image) {
+    cache::PodInfo incoming = *Pod("probe", "ours");
+    incoming.pod.add_images(image);
+    auto prepared = cache_.Prepare(incoming.pod, scorer::v1::PlanResponse());
+    google::protobuf::RepeatedPtrField<scorer::v1::Node> out;
+    cache_.FillCandidates(incoming, {}, 0, 100, &out, true, prepared.get());
+    for (const scorer::v1::Node& n : out) {
+      if (n.name() != node) continue;
+      for (const scorer::v1::ImageState& i : n.images()) {
+        if (i.name() == image) return i.size_bytes();
+      }
+    }
+    return -1;
   }
   // Pops `key` and sends it back as unschedulable.
   void MakeUnschedulable(const std::string& key) {
@@ -121,6 +159,95 @@ TEST_F(ClusterEventsTest, NodeHeartbeatsDoNotRequeueButChangesDo) {
   EXPECT_EQ(cache_.NodeCount(), 0u);
 }
 
+// Image locality only scores: new images make no pod schedulable, but the
+// cache must know them.
+TEST_F(ClusterEventsTest, ImageChangesUpdateTheCacheWithoutRequeue) {
+  auto first = NodeWithImages("n1", 4000, {{{"nginx:1.27"}, 500}});
+  // The store keeps no images, only their digest.
+  EXPECT_TRUE(Kept(first)->images.empty());
+  EXPECT_EQ(Kept(first)->images_digest, first->images_digest);
+  events_.OnNode(first);
+  EXPECT_EQ(ImageSize("n1", "nginx:1.27"), 500);
+  events_.OnPod(Pod("waiting", "ours"));
+  MakeUnschedulable("default/waiting");
+
+  auto second =
+      NodeWithImages("n1", 4000, {{{"nginx:1.27"}, 500}, {{"redis:7"}, 100}});
+  events_.OnNodeUpdate(Kept(first), second);
+  EXPECT_EQ(ImageSize("n1", "redis:7"), 100);
+  EXPECT_EQ(queue_.sizes().unschedulable, 1u);
+
+  auto third = NodeWithImages("n1", 4000, {{{"redis:7"}, 100}});
+  events_.OnNodeUpdate(Kept(second), third);
+  EXPECT_EQ(ImageSize("n1", "nginx:1.27"), -1);
+  EXPECT_EQ(queue_.sizes().unschedulable, 1u);
+
+  // Images and room at once: a node change, which requeues.
+  auto fourth = NodeWithImages("n1", 8000, {{{"nginx:1.28"}, 700}});
+  events_.OnNodeUpdate(Kept(third), fourth);
+  EXPECT_EQ(ImageSize("n1", "nginx:1.28"), 700);
+  EXPECT_EQ(queue_.sizes().unschedulable, 0u);
+}
+
+TEST_F(ClusterEventsTest, NamespacesAndWorkloadsFeedTheCacheWithoutRequeue) {
+  events_.OnPod(Pod("waiting", "ours"));
+  MakeUnschedulable("default/waiting");
+  cache::PodInfo web = *Pod("web", "ours");
+  (*web.pod.mutable_labels())["app"] = "web";
+  web.controller_api_version = "apps/v1";
+  web.controller_kind = "ReplicaSet";
+  web.controller_name = "web-7d4";
+  const std::vector<scorer::v1::PodData> wants = {
+      scorer::v1::POD_DATA_NAMESPACE_LABELS,
+      scorer::v1::POD_DATA_WORKLOAD_SELECTORS};
+
+  auto namespaces = events_.NamespaceHandlers(nullptr);
+  auto ns = std::make_shared<cache::NamespaceInfo>();
+  ns->name = "default";
+  ns->labels["team"] = "a";
+  namespaces.on_add(ns);
+  auto workloads = events_.WorkloadHandlers(nullptr);
+  auto service = std::make_shared<cache::WorkloadInfo>();
+  service->kind = cache::WorkloadKind::kService;
+  service->namespace_ = "default";
+  service->name = "web";
+  service->has_selector = true;
+  (*service->selector.mutable_match_labels())["app"] = "web";
+  workloads.on_add(service);
+  auto rs = std::make_shared<cache::WorkloadInfo>();
+  rs->kind = cache::WorkloadKind::kReplicaSet;
+  rs->namespace_ = "default";
+  rs->name = "web-7d4";
+  rs->has_selector = true;
+  (*rs->selector.mutable_match_labels())["pod-template-hash"] = "7d4";
+  workloads.on_add(rs);
+
+  scorer::v1::Pod sent = cache_.PodFor(web, wants);
+  EXPECT_EQ(ValueOf(sent.namespace_labels(), "team"), "a");
+  ASSERT_EQ(sent.workload_selectors().services_size(), 1);
+  EXPECT_EQ(sent.workload_selectors().controller_kind(), "ReplicaSet");
+  EXPECT_EQ(ValueOf(sent.workload_selectors().controller().match_labels(),
+                    "pod-template-hash"),
+            "7d4");
+
+  // The Service loses its selector; the ReplicaSet and the namespace go
+  // (deletes get what the stores keep).
+  auto selectorless = std::make_shared<cache::WorkloadInfo>(*service);
+  selectorless->has_selector = false;
+  selectorless->selector.Clear();
+  workloads.on_update(service, selectorless);
+  workloads.on_delete(std::make_shared<cache::WorkloadInfo>(
+      cache::WorkloadCodec(rs->kind).keep(*rs)));
+  namespaces.on_delete(std::make_shared<cache::NamespaceInfo>(
+      cache::NamespaceCodec().keep(*ns)));
+  sent = cache_.PodFor(web, wants);
+  EXPECT_EQ(sent.namespace_labels_size(), 0);
+  EXPECT_EQ(sent.workload_selectors().services_size(), 0);
+  EXPECT_EQ(sent.workload_selectors().controller_kind(), "");
+  EXPECT_EQ(queue_.sizes().unschedulable, 1u);  // none of it requeues
+  EXPECT_EQ(queue_.sizes().active, 0u);
+}
+
 TEST_F(ClusterEventsTest, HandlersCallTheMethodsAndTheSyncSignal) {
   int synced = 0;
   auto pods = events_.PodHandlers([&] { ++synced; });
@@ -133,9 +260,13 @@ TEST_F(ClusterEventsTest, HandlersCallTheMethodsAndTheSyncSignal) {
   EXPECT_EQ(cache_.PodCount(), 0u);
   nodes.on_delete(Node("n1", 1000));
   EXPECT_EQ(cache_.NodeCount(), 0u);
+  auto namespaces = events_.NamespaceHandlers([&] { ++synced; });
+  auto workloads = events_.WorkloadHandlers([&] { ++synced; });
   pods.on_synced();
   nodes.on_synced();
-  EXPECT_EQ(synced, 2);
+  namespaces.on_synced();
+  workloads.on_synced();
+  EXPECT_EQ(synced, 4);
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ absl::StatusOr<Options> MakeOptions(const Flags& flags,
   }
   // kube-scheduler's clientConnection.contentType: protobuf by default (the
   // API server then encodes each pod once for all protobuf watchers), JSON
-  // on request. The shim reads pods and nodes in either.
+  // on request. The shim reads every object it watches in either.
   const std::string& content_type = config.client_connection.content_type;
   if (content_type != kube::kProtobufContentType &&
       content_type != "application/json") {

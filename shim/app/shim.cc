@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
@@ -36,7 +38,8 @@ namespace {
 // The shim's threads, what each owns and what it may lock:
 // - main (RunShim): builds everything, waits for SIGTERM/SIGINT (blocked in
 //   every thread), then stops the others in order.
-// - the pods informer and the nodes informer, a thread each: decode the
+// - the informers of pods, nodes, namespaces, Services, ReplicaSets,
+//   StatefulSets and ReplicationControllers, a thread each: decode the
 //   watch, keep their store (store mutex), and call ClusterEvents, which
 //   locks the cache, then the queue, never both at once.
 // - the scheduling worker (Scheduler): pops the queue, takes the profile's
@@ -58,14 +61,23 @@ namespace {
 // The start gate's mutex is taken by the informers' and the elector's
 // threads; it calls Scheduler::Start once, which starts the worker.
 
-// Starts the scheduler once the nodes and pods are listed and (with leader
-// election) this process leads: a decision needs the whole picture.
+// Starts the scheduler once every informer has listed its objects and (with
+// leader election) this process leads: a decision needs the whole picture.
 class StartGate {
  public:
-  explicit StartGate(std::function<void()> start) : start_(std::move(start)) {}
-  void NodesSynced() { Set(&nodes_); }
-  void PodsSynced() { Set(&pods_); }
-  void Leading() { Set(&leading_); }
+  StartGate(int informers, std::function<void()> start)
+      : start_(std::move(start)), unsynced_(informers) {}
+  // One informer's first list is in (each informer says so once).
+  void Synced() {
+    absl::MutexLock lock(&mu_);
+    --unsynced_;
+    MaybeStartLocked();
+  }
+  void Leading() {
+    absl::MutexLock lock(&mu_);
+    leading_ = true;
+    MaybeStartLocked();
+  }
   bool leading() const {
     absl::MutexLock lock(&mu_);
     return leading_;
@@ -77,19 +89,27 @@ class StartGate {
   }
 
  private:
-  void Set(bool* condition) {
-    absl::MutexLock lock(&mu_);
-    *condition = true;
-    if (started_ || closed_ || !(nodes_ && pods_ && leading_)) return;
+  void MaybeStartLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (started_ || closed_ || unsynced_ > 0 || !leading_) return;
     started_ = true;
     start_();
   }
 
   std::function<void()> start_;
   mutable absl::Mutex mu_;
-  bool nodes_ = false, pods_ = false, leading_ = false;
-  bool started_ = false, closed_ = false;
+  int unsynced_ ABSL_GUARDED_BY(mu_);
+  bool leading_ ABSL_GUARDED_BY(mu_) = false;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
+
+// The workload kinds default spreading reads, one informer each.
+constexpr cache::WorkloadKind kWorkloadKinds[] = {
+    cache::WorkloadKind::kService, cache::WorkloadKind::kReplicaSet,
+    cache::WorkloadKind::kStatefulSet,
+    cache::WorkloadKind::kReplicationController};
+// Pods, nodes, namespaces and the workloads.
+constexpr int kInformers = 3 + static_cast<int>(std::size(kWorkloadKinds));
 
 class Shim {
  public:
@@ -120,6 +140,8 @@ class Shim {
   StartGate gate_;
   kube::Informer<cache::NodeInfo> nodes_;
   kube::Informer<cache::PodInfo> pods_;
+  kube::Informer<cache::NamespaceInfo> namespaces_;
+  std::vector<std::unique_ptr<kube::Informer<cache::WorkloadInfo>>> workloads_;
   std::unique_ptr<StatusServer> status_;
   std::unique_ptr<kube::LeaderElector> elector_;
   std::atomic<bool> stopping_{false};
@@ -163,17 +185,31 @@ Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
       events_(
           &cache_, &queue_,
           [this](const std::string& name) { return profiles_.Serves(name); }),
-      gate_([this] { StartScheduling(); }),
+      gate_(kInformers, [this] { StartScheduling(); }),
       nodes_(client_.get(),
              {"/api/v1/nodes", "", "",
-              events_.NodeHandlers([this] { gate_.NodesSynced(); }),
-              // The store keeps the whole NodeInfo, compared on updates.
+              events_.NodeHandlers([this] { gate_.Synced(); }),
+              // The store keeps the NodeInfo without its images (their
+              // digest stays), compared on updates.
               cache::NodeCodec(), absl::ZeroDuration(), o.protobuf}),
       pods_(client_.get(),
             {"/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", "",
-             events_.PodHandlers([this] { gate_.PodsSynced(); }),
+             events_.PodHandlers([this] { gate_.Synced(); }),
              // Decoded once into PodInfo; the store keeps the identity.
-             cache::PodCodec(), absl::ZeroDuration(), o.protobuf}) {}
+             cache::PodCodec(), absl::ZeroDuration(), o.protobuf}),
+      namespaces_(client_.get(),
+                  {"/api/v1/namespaces", "", "",
+                   events_.NamespaceHandlers([this] { gate_.Synced(); }),
+                   cache::NamespaceCodec(), absl::ZeroDuration(), o.protobuf}) {
+  for (cache::WorkloadKind kind : kWorkloadKinds) {
+    workloads_.push_back(std::make_unique<kube::Informer<cache::WorkloadInfo>>(
+        client_.get(),
+        kube::InformerOptions<cache::WorkloadInfo>{
+            cache::WorkloadPath(kind), "", "",
+            events_.WorkloadHandlers([this] { gate_.Synced(); }),
+            cache::WorkloadCodec(kind), absl::ZeroDuration(), o.protobuf}));
+  }
+}
 
 Shim::~Shim() {
   stopping_ = true;
@@ -184,6 +220,8 @@ Shim::~Shim() {
   stop_flusher_.Notify();
   if (flusher_.joinable()) flusher_.join();
   status_.reset();
+  for (auto& w : workloads_) w->Stop();
+  namespaces_.Stop();
   pods_.Stop();
   nodes_.Stop();
 }
@@ -274,8 +312,10 @@ absl::Status Shim::StartLeaderElection() {
 absl::Status Shim::Start() {
   StatusServer::Handlers h;
   h.not_ready = [this]() -> std::string {
-    return nodes_.HasSynced() && pods_.HasSynced() ? ""
-                                                   : "informers not synced";
+    bool synced =
+        nodes_.HasSynced() && pods_.HasSynced() && namespaces_.HasSynced();
+    for (const auto& w : workloads_) synced = synced && w->HasSynced();
+    return synced ? "" : "informers not synced";
   };
   h.metrics = [this] { return MetricsText(); };
   absl::StatusOr<std::unique_ptr<StatusServer>> status =
@@ -291,6 +331,8 @@ absl::Status Shim::Start() {
   });
   nodes_.Start();
   pods_.Start();
+  namespaces_.Start();
+  for (auto& w : workloads_) w->Start();
   if (!o_.leader_election.leader_elect) {
     gate_.Leading();
     return absl::OkStatus();
@@ -328,7 +370,7 @@ int RunShim(const Options& o) {
   }
   rest->qps = o.config.client_connection.qps;
   rest->burst = o.config.client_connection.burst;
-  spdlog::info("reading pods and nodes as {}",
+  spdlog::info("reading the cluster as {}",
                o.config.client_connection.content_type);
   auto client = kube::NewClient(*rest);
   if (!client.ok()) {

@@ -28,7 +28,69 @@ kube::ObjectCodec<NodeInfo> NodeCodec() {
   codec.identity = [](const NodeInfo& n) {
     return kube::Identity{n.node.name(), n.uid, n.resource_version};
   };
+  // Without the images: their digest tells an update that changed them.
+  codec.keep = [](const NodeInfo& n) {
+    NodeInfo kept = n;
+    kept.images.clear();
+    kept.images.shrink_to_fit();
+    return kept;
+  };
   return codec;
+}
+
+kube::ObjectCodec<NamespaceInfo> NamespaceCodec() {
+  kube::ObjectCodec<NamespaceInfo> codec;
+  codec.from_protobuf = NamespaceFromProto;
+  codec.from_json = NamespaceFromJson;
+  codec.identity = [](const NamespaceInfo& ns) {
+    return kube::Identity{ns.name, ns.uid, ns.resource_version};
+  };
+  codec.keep = [](const NamespaceInfo& ns) {
+    NamespaceInfo kept;
+    kept.name = ns.name;
+    kept.uid = ns.uid;
+    kept.resource_version = ns.resource_version;
+    return kept;
+  };
+  return codec;
+}
+
+kube::ObjectCodec<WorkloadInfo> WorkloadCodec(WorkloadKind kind) {
+  kube::ObjectCodec<WorkloadInfo> codec;
+  codec.from_protobuf = [kind](absl::string_view raw) {
+    return WorkloadFromProto(kind, raw);
+  };
+  codec.from_json = [kind](const nlohmann::json& obj) {
+    return WorkloadFromJson(kind, obj);
+  };
+  codec.identity = [](const WorkloadInfo& w) {
+    return kube::Identity{kube::KeyOf(w.namespace_, w.name), w.uid,
+                          w.resource_version};
+  };
+  codec.keep = [](const WorkloadInfo& w) {
+    WorkloadInfo kept;
+    kept.kind = w.kind;
+    kept.namespace_ = w.namespace_;
+    kept.name = w.name;
+    kept.uid = w.uid;
+    kept.resource_version = w.resource_version;
+    return kept;
+  };
+  return codec;
+}
+
+const char* WorkloadPath(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::kService:
+      return "/api/v1/services";
+    case WorkloadKind::kReplicaSet:
+      return "/apis/apps/v1/replicasets";
+    case WorkloadKind::kStatefulSet:
+      return "/apis/apps/v1/statefulsets";
+    case WorkloadKind::kReplicationController:
+      return "/api/v1/replicationcontrollers";
+  }
+  return "";
 }
 
 }  // namespace kscore::cache

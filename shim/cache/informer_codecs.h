@@ -16,6 +16,19 @@ kube::ObjectCodec<PodInfo> PodCodec();
 // the plugins read), so an update is compared with the old state typed.
 kube::ObjectCodec<NodeInfo> NodeCodec();
 
+// Namespaces, decoded into NamespaceInfo; the store keeps the identity (a
+// delete needs only the name).
+kube::ObjectCodec<NamespaceInfo> NamespaceCodec();
+
+// Services, ReplicaSets, StatefulSets or ReplicationControllers (`kind`
+// says which), decoded into WorkloadInfo; the store keeps the kind and the
+// identity.
+kube::ObjectCodec<WorkloadInfo> WorkloadCodec(WorkloadKind kind);
+
+// The collection the informer of `kind` lists and watches
+// ("/api/v1/services", "/apis/apps/v1/replicasets", ...).
+const char* WorkloadPath(WorkloadKind kind);
+
 }  // namespace kscore::cache
 
 #endif  // KSCORE_SHIM_CACHE_INFORMER_CODECS_H_

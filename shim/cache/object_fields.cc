@@ -146,23 +146,62 @@ void SetPodStatusResources(std::optional<pb::Resources> allocated,
   p->resource_status.actuated = std::move(actuated);
 }
 
-void AddAffinityTerm(absl::string_view topology_key, pb::PodAffinity* out) {
-  out->add_required()->set_topology_key(std::string(topology_key));
+pb::LabelSelectorRequirement* AddSelectorRequirement(absl::string_view key,
+                                                     absl::string_view op,
+                                                     pb::LabelSelector* out) {
+  pb::LabelSelectorRequirement* r = out->add_match_expressions();
+  r->set_key(std::string(key));
+  r->set_operator_(std::string(op));
+  return r;
 }
 
-void AddPreferredAffinityTerm(int32_t weight, absl::string_view topology_key,
-                              pb::PodAffinity* out) {
+pb::PodAffinityTerm* AddAffinityTerm(absl::string_view topology_key,
+                                     pb::PodAffinity* out) {
+  pb::PodAffinityTerm* t = out->add_required();
+  t->set_topology_key(std::string(topology_key));
+  return t;
+}
+
+pb::PodAffinityTerm* AddPreferredAffinityTerm(int32_t weight,
+                                              absl::string_view topology_key,
+                                              pb::PodAffinity* out) {
   pb::WeightedPodAffinityTerm* t = out->add_preferred();
   t->set_weight(weight);
   t->mutable_term()->set_topology_key(std::string(topology_key));
+  return t->mutable_term();
 }
 
-void AddSpreadConstraint(int32_t max_skew, absl::string_view topology_key,
-                         absl::string_view when_unsatisfiable, pb::Pod* out) {
+pb::TopologySpreadConstraint* AddSpreadConstraint(
+    int32_t max_skew, absl::string_view topology_key,
+    absl::string_view when_unsatisfiable,
+    absl::string_view node_affinity_policy,
+    absl::string_view node_taints_policy, pb::Pod* out) {
   pb::TopologySpreadConstraint* t = out->add_topology_spread_constraints();
   t->set_max_skew(max_skew);
   t->set_topology_key(std::string(topology_key));
   t->set_when_unsatisfiable(std::string(when_unsatisfiable));
+  t->set_node_affinity_policy(std::string(node_affinity_policy));
+  t->set_node_taints_policy(std::string(node_taints_policy));
+  return t;
+}
+
+void AddOwnerReference(absl::string_view api_version, absl::string_view kind,
+                       absl::string_view name, absl::string_view uid,
+                       bool controller, PodInfo* p) {
+  if (!controller || !p->controller_kind.empty()) return;
+  p->controller_api_version = std::string(api_version);
+  p->controller_kind = std::string(kind);
+  p->controller_name = std::string(name);
+  p->controller_uid = std::string(uid);
+}
+
+void AddImage(absl::string_view image, pb::Pod* out) {
+  out->add_images(std::string(image));
+}
+
+void AddImageVolume(absl::string_view reference, pb::Pod* out) {
+  out->add_images(std::string(reference));
+  out->set_image_volumes(out->image_volumes() + 1);
 }
 
 void AddVolume(absl::string_view name, bool claim, absl::string_view claim_name,
@@ -195,6 +234,48 @@ absl::Status FinishPod(PodInfo* p) {
   p->requests = std::move(r.requests);
   p->non_zero = std::move(r.non_zero);
   HostPorts(p);
+  return absl::OkStatus();
+}
+
+NodeImage* AddNodeImage(int64_t size_bytes, NodeInfo* out) {
+  NodeImage& image = out->images.emplace_back();
+  image.size_bytes = size_bytes;
+  return &image;
+}
+
+absl::Status FinishNode(NodeInfo* n) {
+  if (n->node.name().empty()) {
+    return absl::InvalidArgumentError("node without metadata.name");
+  }
+  n->images_digest = ImagesDigest(n->images);
+  return absl::OkStatus();
+}
+
+absl::Status FinishNamespace(const NamespaceInfo& ns) {
+  if (ns.name.empty()) {
+    return absl::InvalidArgumentError("namespace without metadata.name");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FinishWorkload(bool selector_set, WorkloadInfo* w) {
+  if (w->name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(WorkloadKindName(w->kind), " without metadata.name"));
+  }
+  switch (w->kind) {
+    case WorkloadKind::kService:
+    case WorkloadKind::kReplicationController:
+      // A map: empty and unset are one on the wire, and select no pod
+      // either way (a Service's nil selector "matches nothing", and an
+      // empty map adds nothing to DefaultSelector's set).
+      w->has_selector = !w->selector.match_labels().empty();
+      break;
+    case WorkloadKind::kReplicaSet:
+    case WorkloadKind::kStatefulSet:
+      w->has_selector = selector_set;
+      break;
+  }
   return absl::OkStatus();
 }
 

@@ -59,14 +59,42 @@ void SetPodStatusResources(std::optional<pb::Resources> allocated,
                            bool has_resources,
                            std::optional<pb::Resources> actuated, PodInfo* p);
 
-// A pod (anti-)affinity term, required or preferred: only its topology key
-// travels (the scorer's gates decide what the terms mean).
-void AddAffinityTerm(absl::string_view topology_key, pb::PodAffinity* out);
-void AddPreferredAffinityTerm(int32_t weight, absl::string_view topology_key,
-                              pb::PodAffinity* out);
+// A label selector requirement without its values (the caller adds them).
+// The caller copies matchLabels itself, and creates the selector only when
+// the object has one: an unset selector selects nothing, an empty one
+// everything.
+pb::LabelSelectorRequirement* AddSelectorRequirement(absl::string_view key,
+                                                     absl::string_view op,
+                                                     pb::LabelSelector* out);
 
-void AddSpreadConstraint(int32_t max_skew, absl::string_view topology_key,
-                         absl::string_view when_unsatisfiable, pb::Pod* out);
+// A pod (anti-)affinity term, required or preferred, with its topology key;
+// the caller adds its selectors and namespaces.
+pb::PodAffinityTerm* AddAffinityTerm(absl::string_view topology_key,
+                                     pb::PodAffinity* out);
+pb::PodAffinityTerm* AddPreferredAffinityTerm(int32_t weight,
+                                              absl::string_view topology_key,
+                                              pb::PodAffinity* out);
+
+// A topology spread constraint; the caller adds its label selector,
+// minDomains (when set) and matchLabelKeys. The policies stay as written:
+// empty when unset.
+pb::TopologySpreadConstraint* AddSpreadConstraint(
+    int32_t max_skew, absl::string_view topology_key,
+    absl::string_view when_unsatisfiable,
+    absl::string_view node_affinity_policy,
+    absl::string_view node_taints_policy, pb::Pod* out);
+
+// metadata.ownerReferences[], in order: the first with controller: true is
+// the pod's controller (metav1.GetControllerOf).
+void AddOwnerReference(absl::string_view api_version, absl::string_view kind,
+                       absl::string_view name, absl::string_view uid,
+                       bool controller, PodInfo* p);
+
+// The image of an init container or container (called for the init
+// containers first, then the containers), then those of image volumes
+// (spec.volumes[].image.reference), each as written.
+void AddImage(absl::string_view image, pb::Pod* out);
+void AddImageVolume(absl::string_view reference, pb::Pod* out);
 
 // spec.volumes[]: sent only when it claims storage (a persistentVolumeClaim
 // or a generic ephemeral volume); others have no say in placement.
@@ -80,6 +108,22 @@ void AddResourceClaim(absl::string_view name, pb::Pod* out);
 // containers, and the derived requests and host ports. An error for a pod
 // without a name.
 absl::Status FinishPod(PodInfo* p);
+
+// status.images[] of a node: an image without its names (the caller adds
+// them).
+NodeImage* AddNodeImage(int64_t size_bytes, NodeInfo* out);
+
+// Once a decoder has read the node: the images' digest. An error for a node
+// without a name.
+absl::Status FinishNode(NodeInfo* n);
+
+// An error for a namespace without a name.
+absl::Status FinishNamespace(const NamespaceInfo& ns);
+
+// Once a decoder has read the workload's metadata and selector (a map into
+// match_labels, or a LabelSelector, set when `selector_set`): whether it
+// has a selector. An error for a workload without a name.
+absl::Status FinishWorkload(bool selector_set, WorkloadInfo* w);
 
 }  // namespace kscore::cache::fields
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "shim/cache/object_fields.h"
 
@@ -186,32 +187,84 @@ absl::Status StatusResources(const json& status, PodInfo* p) {
   return absl::OkStatus();
 }
 
+void Strings(const json& list,
+             google::protobuf::RepeatedPtrField<std::string>* out) {
+  for (const json& v : list) {
+    if (v.is_string()) out->Add(v.get<std::string>());
+  }
+}
+
+// A LabelSelector, if `j` is one: `set` makes the (possibly empty) selector
+// to fill. null leaves it unset.
+template <typename MakeSelector>
+void Selector(const json& j, MakeSelector set) {
+  if (!j.is_object()) return;
+  pb::LabelSelector* out = set();
+  StringMap(At(j, "matchLabels"), out->mutable_match_labels());
+  for (const json& r : At(j, "matchExpressions")) {
+    Strings(At(r, "values"), fields::AddSelectorRequirement(
+                                 Str(r, "key"), Str(r, "operator"), out)
+                                 ->mutable_values());
+  }
+}
+
+void AffinityTerm(const json& t, pb::PodAffinityTerm* out) {
+  Selector(At(t, "labelSelector"),
+           [out] { return out->mutable_label_selector(); });
+  Strings(At(t, "namespaces"), out->mutable_namespaces());
+  Selector(At(t, "namespaceSelector"),
+           [out] { return out->mutable_namespace_selector(); });
+}
+
 void AffinityTerms(const json& j, pb::PodAffinity* out) {
-  for (const json& t : At(j, "requiredDuringSchedulingIgnoredDuringExecution"))
-    fields::AddAffinityTerm(Str(t, "topologyKey"), out);
+  for (const json& t :
+       At(j, "requiredDuringSchedulingIgnoredDuringExecution")) {
+    AffinityTerm(t, fields::AddAffinityTerm(Str(t, "topologyKey"), out));
+  }
   for (const json& w :
        At(j, "preferredDuringSchedulingIgnoredDuringExecution")) {
     const json& weight = At(w, "weight");
-    fields::AddPreferredAffinityTerm(
-        weight.is_number_integer() ? weight.get<int32_t>() : 0,
-        Str(At(w, "podAffinityTerm"), "topologyKey"), out);
+    const json& t = At(w, "podAffinityTerm");
+    AffinityTerm(t, fields::AddPreferredAffinityTerm(
+                        weight.is_number_integer() ? weight.get<int32_t>() : 0,
+                        Str(t, "topologyKey"), out));
+  }
+}
+
+void SpreadConstraint(const json& c, pb::Pod* pod) {
+  const json& skew = At(c, "maxSkew");
+  pb::TopologySpreadConstraint* t = fields::AddSpreadConstraint(
+      skew.is_number_integer() ? skew.get<int32_t>() : 0, Str(c, "topologyKey"),
+      Str(c, "whenUnsatisfiable"), Str(c, "nodeAffinityPolicy"),
+      Str(c, "nodeTaintsPolicy"), pod);
+  Selector(At(c, "labelSelector"), [t] { return t->mutable_label_selector(); });
+  if (const json& m = At(c, "minDomains"); m.is_number_integer())
+    t->set_min_domains(m.get<int32_t>());
+  Strings(At(c, "matchLabelKeys"), t->mutable_match_label_keys());
+}
+
+// The images of the init containers, the containers and the image volumes.
+void Images(const json& spec, pb::Pod* pod) {
+  for (const char* list : {"initContainers", "containers"}) {
+    for (const json& c : At(spec, list)) fields::AddImage(Str(c, "image"), pod);
+  }
+  for (const json& v : At(spec, "volumes")) {
+    if (const json& image = At(v, "image"); image.is_object())
+      fields::AddImageVolume(Str(image, "reference"), pod);
   }
 }
 
 // What the scorer reads of the pod's inter-pod affinity, spread constraints,
-// claimed volumes and resource claims (its plugins, or its gates for the
-// plugins it does not run, decide what they mean).
+// images, claimed volumes and resource claims (its plugins, or its gates for
+// the plugins it does not run, decide what they mean).
 void Requirements(const json& spec, pb::Pod* pod) {
   const json& affinity = At(spec, "affinity");
   AffinityTerms(At(affinity, "podAffinity"), pod->mutable_pod_affinity());
   AffinityTerms(At(affinity, "podAntiAffinity"),
                 pod->mutable_pod_anti_affinity());
-  for (const json& c : At(spec, "topologySpreadConstraints")) {
-    const json& skew = At(c, "maxSkew");
-    fields::AddSpreadConstraint(
-        skew.is_number_integer() ? skew.get<int32_t>() : 0,
-        Str(c, "topologyKey"), Str(c, "whenUnsatisfiable"), pod);
-  }
+  for (const json& c : At(spec, "topologySpreadConstraints"))
+    SpreadConstraint(c, pod);
+  Images(spec, pod);
   for (const json& v : At(spec, "volumes")) {
     const json& pvc = At(v, "persistentVolumeClaim");
     fields::AddVolume(Str(v, "name"), !pvc.is_null(), Str(pvc, "claimName"),
@@ -232,6 +285,12 @@ void PodMeta(const json& obj, PodInfo* p) {
   p->deleting = !At(meta, "deletionTimestamp").is_null();
   p->created = ParseTime(Str(meta, "creationTimestamp"));
   StringMap(At(meta, "labels"), p->pod.mutable_labels());
+  for (const json& o : At(meta, "ownerReferences")) {
+    const json& controller = At(o, "controller");
+    fields::AddOwnerReference(
+        Str(o, "apiVersion"), Str(o, "kind"), Str(o, "name"), Str(o, "uid"),
+        controller.is_boolean() && controller.get<bool>(), p);
+  }
   p->scheduler_name = Str(spec, "schedulerName");
   p->node_name = Str(spec, "nodeName");
   p->gated = NonEmptyArray(At(spec, "schedulingGates"));
@@ -287,8 +346,6 @@ absl::StatusOr<NodeInfo> NodeFromJson(const json& obj) {
   info.resource_version = Str(meta, "resourceVersion");
   pb::Node& n = info.node;
   n.set_name(Str(meta, "name"));
-  if (n.name().empty())
-    return absl::InvalidArgumentError("node without metadata.name");
   StringMap(At(meta, "labels"), n.mutable_labels());
   if (const json& u = At(spec, "unschedulable"); u.is_boolean())
     n.set_unschedulable(u.get<bool>());
@@ -300,10 +357,76 @@ absl::StatusOr<NodeInfo> NodeFromJson(const json& obj) {
       !s.ok()) {
     return s;
   }
-  for (const json& f : At(At(obj, "status"), "declaredFeatures")) {
-    if (f.is_string()) n.add_declared_features(f.get<std::string>());
+  Strings(At(At(obj, "status"), "declaredFeatures"),
+          n.mutable_declared_features());
+  for (const json& image : At(At(obj, "status"), "images")) {
+    const json& size = At(image, "sizeBytes");
+    NodeImage* out = fields::AddNodeImage(
+        size.is_number_integer() ? size.get<int64_t>() : 0, &info);
+    for (const json& name : At(image, "names")) {
+      if (name.is_string()) out->names.push_back(name.get<std::string>());
+    }
   }
+  if (absl::Status s = fields::FinishNode(&info); !s.ok()) return s;
   return info;
+}
+
+uint64_t ImagesDigest(const std::vector<NodeImage>& images) {
+  if (images.empty()) return 0;
+  size_t digest = absl::HashOf(images.size());
+  for (const NodeImage& image : images) {
+    digest = absl::HashOf(digest, image.size_bytes, image.names);
+  }
+  return digest;
+}
+
+const char* WorkloadKindName(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::kService:
+      return "Service";
+    case WorkloadKind::kReplicaSet:
+      return "ReplicaSet";
+    case WorkloadKind::kStatefulSet:
+      return "StatefulSet";
+    case WorkloadKind::kReplicationController:
+      return "ReplicationController";
+  }
+  return "?";
+}
+
+absl::StatusOr<NamespaceInfo> NamespaceFromJson(const json& obj) {
+  const json& meta = At(obj, "metadata");
+  NamespaceInfo ns;
+  ns.name = Str(meta, "name");
+  ns.uid = Str(meta, "uid");
+  ns.resource_version = Str(meta, "resourceVersion");
+  StringMap(At(meta, "labels"), &ns.labels);
+  if (absl::Status s = fields::FinishNamespace(ns); !s.ok()) return s;
+  return ns;
+}
+
+absl::StatusOr<WorkloadInfo> WorkloadFromJson(WorkloadKind kind,
+                                              const json& obj) {
+  const json& meta = At(obj, "metadata");
+  WorkloadInfo w;
+  w.kind = kind;
+  w.namespace_ = Str(meta, "namespace");
+  w.name = Str(meta, "name");
+  w.uid = Str(meta, "uid");
+  w.resource_version = Str(meta, "resourceVersion");
+  const json& selector = At(At(obj, "spec"), "selector");
+  bool set = false;
+  if (kind == WorkloadKind::kService ||
+      kind == WorkloadKind::kReplicationController) {
+    StringMap(selector, w.selector.mutable_match_labels());
+  } else {
+    Selector(selector, [&] {
+      set = true;
+      return &w.selector;
+    });
+  }
+  if (absl::Status s = fields::FinishWorkload(set, &w); !s.ok()) return s;
+  return w;
 }
 
 }  // namespace kscore::cache

@@ -11,6 +11,8 @@
 #include "kscore/scorer/v1/scorer.pb.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/pod_resources.h"
+#include "scorer/framework/selectors.h"
+#include "shim/cache/cluster_index.h"
 
 namespace kscore::cache {
 
@@ -73,17 +75,63 @@ absl::StatusOr<PodInfo> PodFromJson(const nlohmann::json& obj);
 absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw);
 
 // What the shim keeps of a Node: name, labels, taints, unschedulable and
-// allocatable (all the plugins read of it), and the identity its informer
-// diffs on.
+// allocatable (all the plugins read of it), its images, and the identity its
+// informer diffs on.
 struct NodeInfo {
   std::string uid;
   std::string resource_version;
   pb::Node node;
+  // status.images[], as listed.
+  std::vector<NodeImage> images;
+  // A digest of `images`: the informer's store keeps it instead of the
+  // images (up to 50 per node), enough to tell that they changed.
+  uint64_t images_digest = 0;
 };
 
 // From either encoding, as for pods.
 absl::StatusOr<NodeInfo> NodeFromJson(const nlohmann::json& obj);
 absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw);
+
+// NodeInfo::images_digest of `images`: equal lists give equal digests
+// within one process (absl::Hash is seeded per process); no images give 0.
+uint64_t ImagesDigest(const std::vector<NodeImage>& images);
+
+// What the shim keeps of a Namespace: its labels, which namespace selectors
+// of pod affinity terms match.
+struct NamespaceInfo {
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  framework::LabelMap labels;
+};
+
+absl::StatusOr<NamespaceInfo> NamespaceFromJson(const nlohmann::json& obj);
+absl::StatusOr<NamespaceInfo> NamespaceFromProto(absl::string_view raw);
+
+// What the shim keeps of a Service, ReplicaSet, StatefulSet or
+// ReplicationController: its spec.selector, which kube-scheduler's default
+// spreading reads. A Service's and a ReplicationController's map selector
+// becomes match_labels; has_selector is false for a map that is empty or
+// unset (selects no pod) and for a ReplicaSet or StatefulSet without
+// spec.selector.
+struct WorkloadInfo {
+  WorkloadKind kind = WorkloadKind::kService;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  bool has_selector = false;
+  pb::LabelSelector selector;
+};
+
+// The kind's name in the API ("Service", "ReplicaSet", ...).
+const char* WorkloadKindName(WorkloadKind kind);
+
+// The object must be of `kind`: the informer of each kind says which.
+absl::StatusOr<WorkloadInfo> WorkloadFromJson(WorkloadKind kind,
+                                              const nlohmann::json& obj);
+absl::StatusOr<WorkloadInfo> WorkloadFromProto(WorkloadKind kind,
+                                               absl::string_view raw);
 
 // RFC 3339 time as the API server writes it ("2026-12-02T11:36:57Z").
 absl::Time ParseTime(const std::string& s);

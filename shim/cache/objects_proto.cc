@@ -1,6 +1,6 @@
 // The protobuf decoders: Kubernetes protobuf (k8s_subset.proto) straight
-// into PodInfo and pb::Node, through the field helpers the JSON decoders
-// use (object_fields.h).
+// into PodInfo, NodeInfo, NamespaceInfo and WorkloadInfo, through the field
+// helpers the JSON decoders use (object_fields.h).
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -161,29 +161,71 @@ absl::Status StatusResources(const k8s::PodStatus& status, PodInfo* p) {
   return absl::OkStatus();
 }
 
-void AffinityTerms(const k8s::PodAffinity& a, pb::PodAffinity* out) {
-  for (const k8s::PodAffinityTerm& t :
-       a.required_during_scheduling_ignored_during_execution()) {
-    fields::AddAffinityTerm(t.topology_key(), out);
-  }
-  for (const k8s::WeightedPodAffinityTerm& w :
-       a.preferred_during_scheduling_ignored_during_execution()) {
-    fields::AddPreferredAffinityTerm(w.weight(),
-                                     w.pod_affinity_term().topology_key(), out);
+// Call only for a selector that is set: an empty one selects everything.
+void Selector(const k8s::LabelSelector& s, pb::LabelSelector* out) {
+  out->mutable_match_labels()->insert(s.match_labels().begin(),
+                                      s.match_labels().end());
+  for (const k8s::LabelSelectorRequirement& r : s.match_expressions()) {
+    fields::AddSelectorRequirement(r.key(), r.operator_(), out)
+        ->mutable_values()
+        ->CopyFrom(r.values());
   }
 }
 
-// Inter-pod affinity, spread constraints, claimed volumes and resource
-// claims, as the JSON decoder reads them.
+void AffinityTerm(const k8s::PodAffinityTerm& t, pb::PodAffinityTerm* out) {
+  if (t.has_label_selector())
+    Selector(t.label_selector(), out->mutable_label_selector());
+  out->mutable_namespaces()->CopyFrom(t.namespaces());
+  if (t.has_namespace_selector())
+    Selector(t.namespace_selector(), out->mutable_namespace_selector());
+}
+
+void AffinityTerms(const k8s::PodAffinity& a, pb::PodAffinity* out) {
+  for (const k8s::PodAffinityTerm& t :
+       a.required_during_scheduling_ignored_during_execution()) {
+    AffinityTerm(t, fields::AddAffinityTerm(t.topology_key(), out));
+  }
+  for (const k8s::WeightedPodAffinityTerm& w :
+       a.preferred_during_scheduling_ignored_during_execution()) {
+    const k8s::PodAffinityTerm& t = w.pod_affinity_term();
+    AffinityTerm(
+        t, fields::AddPreferredAffinityTerm(w.weight(), t.topology_key(), out));
+  }
+}
+
+void SpreadConstraint(const k8s::TopologySpreadConstraint& c, pb::Pod* pod) {
+  pb::TopologySpreadConstraint* t = fields::AddSpreadConstraint(
+      c.max_skew(), c.topology_key(), c.when_unsatisfiable(),
+      c.node_affinity_policy(), c.node_taints_policy(), pod);
+  if (c.has_label_selector())
+    Selector(c.label_selector(), t->mutable_label_selector());
+  if (c.has_min_domains()) t->set_min_domains(c.min_domains());
+  t->mutable_match_label_keys()->CopyFrom(c.match_label_keys());
+}
+
+// The images of the init containers, the containers and the image volumes.
+void Images(const k8s::PodSpec& spec, pb::Pod* pod) {
+  for (const k8s::Container& c : spec.init_containers())
+    fields::AddImage(c.image(), pod);
+  for (const k8s::Container& c : spec.containers())
+    fields::AddImage(c.image(), pod);
+  for (const k8s::Volume& v : spec.volumes()) {
+    if (v.volume_source().has_image())
+      fields::AddImageVolume(v.volume_source().image().reference(), pod);
+  }
+}
+
+// Inter-pod affinity, spread constraints, images, claimed volumes and
+// resource claims, as the JSON decoder reads them.
 void Requirements(const k8s::PodSpec& spec, pb::Pod* pod) {
   AffinityTerms(spec.affinity().pod_affinity(), pod->mutable_pod_affinity());
   AffinityTerms(spec.affinity().pod_anti_affinity(),
                 pod->mutable_pod_anti_affinity());
   for (const k8s::TopologySpreadConstraint& c :
        spec.topology_spread_constraints()) {
-    fields::AddSpreadConstraint(c.max_skew(), c.topology_key(),
-                                c.when_unsatisfiable(), pod);
+    SpreadConstraint(c, pod);
   }
+  Images(spec, pod);
   for (const k8s::Volume& v : spec.volumes()) {
     const k8s::VolumeSource& source = v.volume_source();
     fields::AddVolume(v.name(), source.has_persistent_volume_claim(),
@@ -207,6 +249,10 @@ void PodMeta(const k8s::Pod& obj, PodInfo* p) {
                    ? absl::FromUnixSeconds(meta.creation_timestamp().seconds())
                    : absl::InfinitePast();
   p->pod.mutable_labels()->insert(meta.labels().begin(), meta.labels().end());
+  for (const k8s::OwnerReference& o : meta.owner_references()) {
+    fields::AddOwnerReference(o.api_version(), o.kind(), o.name(), o.uid(),
+                              o.controller(), p);
+  }
   p->scheduler_name = spec.scheduler_name();
   p->node_name = spec.node_name();
   p->gated = spec.scheduling_gates_size() > 0;
@@ -215,6 +261,15 @@ void PodMeta(const k8s::Pod& obj, PodInfo* p) {
   for (const k8s::PodCondition& c : obj.status().conditions()) {
     fields::AddCondition(c.type(), c.status(), c.reason(), c.message(), p);
   }
+}
+
+void WorkloadMeta(WorkloadKind kind, const k8s::ObjectMeta& meta,
+                  WorkloadInfo* w) {
+  w->kind = kind;
+  w->namespace_ = meta.namespace_();
+  w->name = meta.name();
+  w->uid = meta.uid();
+  w->resource_version = meta.resource_version();
 }
 
 }  // namespace
@@ -251,8 +306,6 @@ absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw) {
   info.resource_version = obj.metadata().resource_version();
   pb::Node& n = info.node;
   n.set_name(obj.metadata().name());
-  if (n.name().empty())
-    return absl::InvalidArgumentError("node without metadata.name");
   n.mutable_labels()->insert(obj.metadata().labels().begin(),
                              obj.metadata().labels().end());
   n.set_unschedulable(obj.spec().unschedulable());
@@ -265,7 +318,54 @@ absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw) {
     return s;
   }
   n.mutable_declared_features()->CopyFrom(obj.status().declared_features());
+  for (const k8s::ContainerImage& image : obj.status().images()) {
+    fields::AddNodeImage(image.size_bytes(), &info)
+        ->names.assign(image.names().begin(), image.names().end());
+  }
+  if (absl::Status s = fields::FinishNode(&info); !s.ok()) return s;
   return info;
+}
+
+absl::StatusOr<NamespaceInfo> NamespaceFromProto(absl::string_view raw) {
+  k8s::Namespace obj;
+  if (absl::Status s = kube::ParseMessage(raw, "Namespace", &obj); !s.ok())
+    return s;
+  NamespaceInfo ns;
+  ns.name = obj.metadata().name();
+  ns.uid = obj.metadata().uid();
+  ns.resource_version = obj.metadata().resource_version();
+  ns.labels.insert(obj.metadata().labels().begin(),
+                   obj.metadata().labels().end());
+  if (absl::Status s = fields::FinishNamespace(ns); !s.ok()) return s;
+  return ns;
+}
+
+absl::StatusOr<WorkloadInfo> WorkloadFromProto(WorkloadKind kind,
+                                               absl::string_view raw) {
+  WorkloadInfo w;
+  bool set = false;
+  if (kind == WorkloadKind::kService ||
+      kind == WorkloadKind::kReplicationController) {
+    k8s::MapSelectorObject obj;
+    if (absl::Status s = kube::ParseMessage(raw, WorkloadKindName(kind), &obj);
+        !s.ok()) {
+      return s;
+    }
+    WorkloadMeta(kind, obj.metadata(), &w);
+    w.selector.mutable_match_labels()->insert(obj.spec().selector().begin(),
+                                              obj.spec().selector().end());
+  } else {
+    k8s::LabelSelectorObject obj;
+    if (absl::Status s = kube::ParseMessage(raw, WorkloadKindName(kind), &obj);
+        !s.ok()) {
+      return s;
+    }
+    WorkloadMeta(kind, obj.metadata(), &w);
+    set = obj.spec().has_selector();
+    if (set) Selector(obj.spec().selector(), &w.selector);
+  }
+  if (absl::Status s = fields::FinishWorkload(set, &w); !s.ok()) return s;
+  return w;
 }
 
 }  // namespace kscore::cache

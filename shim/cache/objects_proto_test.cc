@@ -19,6 +19,14 @@ namespace k8s = ::kscore::k8s;
 using google::protobuf::util::MessageDifferencer;
 using ::testing::HasSubstr;
 
+// The value of `key` in a map, or "<none>": a missing key fails the
+// comparison instead of aborting the test binary (Map::at would).
+std::string ValueOf(const google::protobuf::Map<std::string, std::string>& m,
+                    const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? "<none>" : it->second;
+}
+
 // One object written in both encodings: JSON as the API server sends it,
 // protobuf as the text format of k8s_subset.proto's message.
 struct Case {
@@ -340,9 +348,15 @@ const std::vector<Case>& PodCases() {
       {"inter-pod affinity",
        R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"affinity": {
              "podAffinity": {
-               "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}],
+               "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone",
+                 "labelSelector": {"matchExpressions": [
+                   {"key": "tier", "operator": "In", "values": ["a", "b"]},
+                   {"key": "x", "operator": "Exists"}]},
+                 "namespaces": ["ns", "other"],
+                 "namespaceSelector": {"matchLabels": {"team": "t"}}}],
                "preferredDuringSchedulingIgnoredDuringExecution": [
-                 {"weight": 7, "podAffinityTerm": {"topologyKey": "rack"}}]},
+                 {"weight": 7, "podAffinityTerm": {"topologyKey": "rack",
+                   "labelSelector": {}, "namespaceSelector": {}}}]},
              "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
                {"topologyKey": "kubernetes.io/hostname",
                 "labelSelector": {"matchLabels": {"app": "web"}}}, {}]}}}})",
@@ -352,15 +366,34 @@ const std::vector<Case>& PodCases() {
                 pod_affinity {
                   required_during_scheduling_ignored_during_execution {
                     topology_key: "zone"
+                    label_selector {
+                      match_expressions {
+                        key: "tier"
+                        operator: "In"
+                        values: "a"
+                        values: "b"
+                      }
+                      match_expressions { key: "x" operator: "Exists" }
+                    }
+                    namespaces: "ns"
+                    namespaces: "other"
+                    namespace_selector {
+                      match_labels { key: "team" value: "t" }
+                    }
                   }
                   preferred_during_scheduling_ignored_during_execution {
                     weight: 7
-                    pod_affinity_term { topology_key: "rack" }
+                    pod_affinity_term {
+                      topology_key: "rack"
+                      label_selector {}
+                      namespace_selector {}
+                    }
                   }
                 }
                 pod_anti_affinity {
                   required_during_scheduling_ignored_during_execution {
                     topology_key: "kubernetes.io/hostname"
+                    label_selector { match_labels { key: "app" value: "web" } }
                   }
                   required_during_scheduling_ignored_during_execution {}
                 }
@@ -368,20 +401,34 @@ const std::vector<Case>& PodCases() {
             })pb"},
       {"topology spread",
        R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"topologySpreadConstraints": [
-             {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+             {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+              "labelSelector": {"matchLabels": {"app": "web"},
+                "matchExpressions": [{"key": "v", "operator": "NotIn", "values": ["1"]}]},
+              "minDomains": 3, "nodeAffinityPolicy": "Ignore", "nodeTaintsPolicy": "Honor",
+              "matchLabelKeys": ["pod-template-hash", "rev"]},
              {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
-              "whenUnsatisfiable": "DoNotSchedule"}]}})",
+              "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}]}})",
        R"pb(metadata { namespace: "ns" name: "p" }
             spec {
               topology_spread_constraints {
                 max_skew: 2
                 topology_key: "zone"
                 when_unsatisfiable: "ScheduleAnyway"
+                label_selector {
+                  match_labels { key: "app" value: "web" }
+                  match_expressions { key: "v" operator: "NotIn" values: "1" }
+                }
+                min_domains: 3
+                node_affinity_policy: "Ignore"
+                node_taints_policy: "Honor"
+                match_label_keys: "pod-template-hash"
+                match_label_keys: "rev"
               }
               topology_spread_constraints {
                 max_skew: 1
                 topology_key: "kubernetes.io/hostname"
                 when_unsatisfiable: "DoNotSchedule"
+                label_selector {}
               }
             })pb"},
       {"claimed volumes and resource claims",
@@ -427,6 +474,54 @@ const std::vector<Case>& PodCases() {
                 volume_mounts { bind_mount_options: "nosuid" }
               }
             })pb"},
+      {"images and the controller",
+       R"({"metadata": {"namespace": "ns", "name": "img", "ownerReferences": [
+             {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u0",
+              "controller": false},
+             {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d4",
+              "uid": "u1", "controller": true},
+             {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db",
+              "uid": "u2", "controller": true}]},
+           "spec": {
+             "initContainers": [{"name": "i", "image": "busybox:1.36"}],
+             "containers": [{"name": "a", "image": "nginx"}, {"name": "b"}],
+             "volumes": [{"name": "tmp", "emptyDir": {}},
+                         {"name": "model", "image": {"reference": "models/llm:v1"}}]}})",
+       R"pb(metadata {
+              namespace: "ns"
+              name: "img"
+              owner_references {
+                api_version: "v1"
+                kind: "ConfigMap"
+                name: "cm"
+                uid: "u0"
+                controller: false
+              }
+              owner_references {
+                api_version: "apps/v1"
+                kind: "ReplicaSet"
+                name: "web-7d4"
+                uid: "u1"
+                controller: true
+              }
+              owner_references {
+                api_version: "apps/v1"
+                kind: "StatefulSet"
+                name: "db"
+                uid: "u2"
+                controller: true
+              }
+            }
+            spec {
+              init_containers { name: "i" image: "busybox:1.36" }
+              containers { name: "a" image: "nginx" }
+              containers { name: "b" }
+              volumes { name: "tmp" }
+              volumes {
+                name: "model"
+                volume_source { image { reference: "models/llm:v1" } }
+              }
+            })pb"},
   };
   return *cases;
 }
@@ -461,15 +556,47 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
     return p.ok() ? p->pod : pb::Pod();
   };
   const pb::Pod affinity = decode(3);
-  EXPECT_EQ(affinity.pod_affinity().required(0).topology_key(), "zone");
+  ASSERT_EQ(affinity.pod_affinity().required_size(), 1);
+  ASSERT_EQ(affinity.pod_affinity().preferred_size(), 1);
+  const pb::PodAffinityTerm& required = affinity.pod_affinity().required(0);
+  EXPECT_EQ(required.topology_key(), "zone");
+  ASSERT_EQ(required.label_selector().match_expressions_size(), 2);
+  EXPECT_EQ(required.namespaces_size(), 2);
+  EXPECT_EQ(ValueOf(required.namespace_selector().match_labels(), "team"), "t");
   EXPECT_EQ(affinity.pod_affinity().preferred(0).weight(), 7);
-  EXPECT_EQ(affinity.pod_affinity().preferred(0).term().topology_key(), "rack");
-  EXPECT_EQ(affinity.pod_anti_affinity().required_size(), 2);
+  const pb::PodAffinityTerm& preferred =
+      affinity.pod_affinity().preferred(0).term();
+  EXPECT_EQ(preferred.topology_key(), "rack");
+  EXPECT_TRUE(preferred.has_label_selector());  // empty, not unset
+  EXPECT_TRUE(preferred.has_namespace_selector());
+  ASSERT_EQ(affinity.pod_anti_affinity().required_size(), 2);
+  EXPECT_EQ(ValueOf(affinity.pod_anti_affinity()
+                        .required(0)
+                        .label_selector()
+                        .match_labels(),
+                    "app"),
+            "web");
+  EXPECT_FALSE(affinity.pod_anti_affinity().required(1).has_label_selector());
+  EXPECT_FALSE(
+      affinity.pod_anti_affinity().required(1).has_namespace_selector());
   const pb::Pod spread = decode(4);
   ASSERT_EQ(spread.topology_spread_constraints_size(), 2);
-  EXPECT_EQ(spread.topology_spread_constraints(0).max_skew(), 2);
-  EXPECT_EQ(spread.topology_spread_constraints(1).when_unsatisfiable(),
-            "DoNotSchedule");
+  const pb::TopologySpreadConstraint& full =
+      spread.topology_spread_constraints(0);
+  EXPECT_EQ(full.max_skew(), 2);
+  ASSERT_EQ(full.label_selector().match_expressions_size(), 1);
+  EXPECT_THAT(full.label_selector().match_expressions(0).values(),
+              ::testing::ElementsAre("1"));
+  EXPECT_EQ(full.min_domains(), 3);
+  EXPECT_EQ(full.node_affinity_policy(), "Ignore");
+  EXPECT_EQ(full.node_taints_policy(), "Honor");
+  EXPECT_EQ(full.match_label_keys_size(), 2);
+  const pb::TopologySpreadConstraint& bare =
+      spread.topology_spread_constraints(1);
+  EXPECT_EQ(bare.when_unsatisfiable(), "DoNotSchedule");
+  EXPECT_TRUE(bare.has_label_selector());
+  EXPECT_FALSE(bare.has_min_domains());
+  EXPECT_EQ(bare.node_affinity_policy(), "");
   const pb::Pod claims = decode(5);
   ASSERT_EQ(claims.volume_claims_size(), 2);  // not the emptyDir
   EXPECT_EQ(claims.volume_claims(0).claim_name(), "c");
@@ -502,6 +629,15 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
               ::testing::ElementsAre("RestartAllContainers"));
   EXPECT_TRUE(features.containers(0).bind_mount_options());
   EXPECT_FALSE(decode(0).has_host_users());
+  absl::StatusOr<PodInfo> images =
+      PodFromProto(Bytes<k8s::Pod>(PodCases()[7].proto_text));
+  ASSERT_TRUE(images.ok()) << images.status();
+  EXPECT_THAT(
+      images->pod.images(),
+      ::testing::ElementsAre("busybox:1.36", "nginx", "", "models/llm:v1"));
+  EXPECT_EQ(images->pod.image_volumes(), 1);
+  EXPECT_EQ(images->controller_kind, "ReplicaSet");
+  EXPECT_EQ(images->controller_name, "web-7d4");
 }
 
 TEST(PodFromProtoTest, ErrorsNameTheField) {
@@ -537,7 +673,11 @@ TEST(NodeFromProtoTest, SameAsFromJson) {
            "status": {"allocatable": {"cpu": "3500m", "memory": "15Gi", "pods": "110",
              "ephemeral-storage": "100Gi", "example.com/gpu": "2", "acme.io/fpga": "1",
              "hugepages-1Gi": "2Gi"},
-             "declaredFeatures": ["RestartAllContainersOnContainerExits", "VolumeBindMountOptions"]}})",
+             "declaredFeatures": ["RestartAllContainersOnContainerExits", "VolumeBindMountOptions"],
+             "images": [
+               {"names": ["docker.io/library/nginx@sha256:aa", "docker.io/library/nginx:1.27"],
+                "sizeBytes": 70000000},
+               {"names": ["registry.k8s.io/pause:3.9"], "sizeBytes": 300000}]}})",
        R"pb(metadata {
               name: "n1"
               uid: "u9"
@@ -581,6 +721,12 @@ TEST(NodeFromProtoTest, SameAsFromJson) {
               }
               declared_features: "RestartAllContainersOnContainerExits"
               declared_features: "VolumeBindMountOptions"
+              images {
+                names: "docker.io/library/nginx@sha256:aa"
+                names: "docker.io/library/nginx:1.27"
+                size_bytes: 70000000
+              }
+              images { names: "registry.k8s.io/pause:3.9" size_bytes: 300000 }
             })pb"},
       {"bare", R"({"metadata": {"name": "n2"}})",
        R"pb(metadata { name: "n2" })pb"},
@@ -596,6 +742,12 @@ TEST(NodeFromProtoTest, SameAsFromJson) {
     EXPECT_TRUE(MessageDifferencer::Equals(j->node, p->node))
         << "JSON: " << j->node.DebugString()
         << "\nprotobuf: " << p->node.DebugString();
+    ASSERT_EQ(j->images.size(), p->images.size());
+    for (size_t i = 0; i < j->images.size(); ++i) {
+      EXPECT_EQ(j->images[i].names, p->images[i].names);
+      EXPECT_EQ(j->images[i].size_bytes, p->images[i].size_bytes);
+    }
+    EXPECT_EQ(j->images_digest, p->images_digest);
   }
   absl::StatusOr<NodeInfo> rich =
       NodeFromProto(Bytes<k8s::Node>(cases[0].proto_text));
@@ -604,6 +756,142 @@ TEST(NodeFromProtoTest, SameAsFromJson) {
   EXPECT_EQ(rich->node.allocatable().scalar_size(), 3);
   EXPECT_EQ(rich->node.allocatable().milli_cpu(), 3500);
   EXPECT_EQ(rich->node.declared_features_size(), 2);
+  ASSERT_EQ(rich->images.size(), 2u);
+  EXPECT_EQ(rich->images[0].names.size(), 2u);
+  EXPECT_EQ(rich->images[1].size_bytes, 300000);
+  EXPECT_NE(rich->images_digest, 0u);
+}
+
+TEST(NamespaceFromProtoTest, SameAsFromJson) {
+  const Case c = {
+      "labels",
+      R"({"metadata": {"name": "team-a", "uid": "u1", "resourceVersion": "9",
+           "labels": {"kubernetes.io/metadata.name": "team-a", "team": "a"}}})",
+      R"pb(metadata {
+             name: "team-a"
+             uid: "u1"
+             resource_version: "9"
+             labels { key: "kubernetes.io/metadata.name" value: "team-a" }
+             labels { key: "team" value: "a" }
+           })pb"};
+  absl::StatusOr<NamespaceInfo> j =
+      NamespaceFromJson(nlohmann::json::parse(c.json));
+  absl::StatusOr<NamespaceInfo> p =
+      NamespaceFromProto(Bytes<k8s::Namespace>(c.proto_text));
+  ASSERT_TRUE(j.ok()) << j.status();
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(j->name, p->name);
+  EXPECT_EQ(j->uid, p->uid);
+  EXPECT_EQ(j->resource_version, p->resource_version);
+  EXPECT_EQ(p->labels.size(), 2u);
+  EXPECT_EQ(j->labels.size(), p->labels.size());
+  for (const auto& [k, v] : j->labels) {
+    EXPECT_EQ(ValueOf(p->labels, k), v) << k;
+  }
+  EXPECT_FALSE(NamespaceFromProto(Bytes<k8s::Namespace>("metadata {}")).ok());
+  EXPECT_FALSE(NamespaceFromProto("\xff\xff\xff").ok());
+}
+
+// Services and ReplicationControllers share one message shape (a map
+// selector), ReplicaSets and StatefulSets another (a LabelSelector).
+TEST(WorkloadFromProtoTest, SameAsFromJson) {
+  struct WorkloadCase {
+    WorkloadKind kind;
+    Case c;
+    bool has_selector;
+  };
+  const std::vector<WorkloadCase> cases = {
+      {WorkloadKind::kService,
+       {"service",
+        R"({"metadata": {"namespace": "ns", "name": "web", "uid": "u1",
+             "resourceVersion": "4"},
+            "spec": {"selector": {"app": "web", "tier": "front"}}})",
+        R"pb(metadata {
+               namespace: "ns"
+               name: "web"
+               uid: "u1"
+               resource_version: "4"
+             }
+             spec {
+               selector { key: "app" value: "web" }
+               selector { key: "tier" value: "front" }
+             })pb"},
+       true},
+      {WorkloadKind::kService,
+       {"service without selector",
+        R"({"metadata": {"namespace": "ns", "name": "ext"},
+            "spec": {"type": "ExternalName"}})",
+        R"pb(metadata { namespace: "ns" name: "ext" }
+             spec {})pb"},
+       false},
+      {WorkloadKind::kReplicationController,
+       {"replication controller",
+        R"({"metadata": {"namespace": "ns", "name": "rc"},
+            "spec": {"selector": {"app": "old"}}})",
+        R"pb(metadata { namespace: "ns" name: "rc" }
+             spec { selector { key: "app" value: "old" } })pb"},
+       true},
+      {WorkloadKind::kReplicaSet,
+       {"replica set",
+        R"({"metadata": {"namespace": "ns", "name": "web-7d4", "uid": "u2"},
+            "spec": {"selector": {"matchLabels": {"app": "web"},
+              "matchExpressions": [{"key": "pod-template-hash", "operator": "In",
+                                    "values": ["7d4"]}]}}})",
+        R"pb(metadata { namespace: "ns" name: "web-7d4" uid: "u2" }
+             spec {
+               selector {
+                 match_labels { key: "app" value: "web" }
+                 match_expressions {
+                   key: "pod-template-hash"
+                   operator: "In"
+                   values: "7d4"
+                 }
+               }
+             })pb"},
+       true},
+      {WorkloadKind::kStatefulSet,
+       {"stateful set with an empty selector",
+        R"({"metadata": {"namespace": "ns", "name": "db"},
+            "spec": {"selector": {}}})",
+        R"pb(metadata { namespace: "ns" name: "db" }
+             spec { selector {} })pb"},
+       true},
+      {WorkloadKind::kStatefulSet,
+       {"stateful set without selector",
+        R"({"metadata": {"namespace": "ns", "name": "db"}, "spec": {}})",
+        R"pb(metadata { namespace: "ns" name: "db" }
+             spec {})pb"},
+       false},
+  };
+  for (const WorkloadCase& wc : cases) {
+    SCOPED_TRACE(wc.c.name);
+    const bool map_kind = wc.kind == WorkloadKind::kService ||
+                          wc.kind == WorkloadKind::kReplicationController;
+    absl::StatusOr<WorkloadInfo> j =
+        WorkloadFromJson(wc.kind, nlohmann::json::parse(wc.c.json));
+    absl::StatusOr<WorkloadInfo> p = WorkloadFromProto(
+        wc.kind, map_kind ? Bytes<k8s::MapSelectorObject>(wc.c.proto_text)
+                          : Bytes<k8s::LabelSelectorObject>(wc.c.proto_text));
+    ASSERT_TRUE(j.ok()) << j.status();
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(j->kind, wc.kind);
+    EXPECT_EQ(p->kind, wc.kind);
+    EXPECT_EQ(j->namespace_, p->namespace_);
+    EXPECT_EQ(j->name, p->name);
+    EXPECT_EQ(j->uid, p->uid);
+    EXPECT_EQ(j->resource_version, p->resource_version);
+    EXPECT_EQ(j->has_selector, wc.has_selector);
+    EXPECT_EQ(p->has_selector, wc.has_selector);
+    EXPECT_TRUE(MessageDifferencer::Equals(j->selector, p->selector))
+        << "JSON: " << j->selector.DebugString()
+        << "\nprotobuf: " << p->selector.DebugString();
+  }
+  absl::StatusOr<WorkloadInfo> nameless = WorkloadFromProto(
+      WorkloadKind::kReplicaSet,
+      Bytes<k8s::LabelSelectorObject>(R"pb(metadata { namespace: "ns" })pb"));
+  ASSERT_FALSE(nameless.ok());
+  EXPECT_THAT(std::string(nameless.status().message()),
+              HasSubstr("ReplicaSet without metadata.name"));
 }
 
 }  // namespace

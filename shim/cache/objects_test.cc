@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scorer/framework/pod_resources.h"
@@ -11,6 +12,14 @@ namespace kscore::cache {
 namespace {
 
 using ::testing::HasSubstr;
+
+// The value of `key` in a map, or "<none>": a missing key fails the
+// comparison instead of aborting the test binary (Map::at would).
+std::string ValueOf(const google::protobuf::Map<std::string, std::string>& m,
+                    const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? "<none>" : it->second;
+}
 
 TEST(PodFromJsonTest, ReadsWhatPluginsNeed) {
   nlohmann::json j = nlohmann::json::parse(R"({
@@ -174,6 +183,133 @@ TEST(PodFromJsonTest, CarriesAffinitySpreadAndClaims) {
   EXPECT_EQ(p->pod.resource_claims(0), "gpu");
 }
 
+// Unset selects no pod, empty selects every pod: the difference survives.
+TEST(PodFromJsonTest, AffinityTermsKeepSelectorsAndNamespaces) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"affinity": {
+      "podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+          {"topologyKey": "zone",
+           "labelSelector": {"matchLabels": {"app": "web"},
+             "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]},
+                                  {"key": "x", "operator": "DoesNotExist"}]},
+           "namespaces": ["ns", "other"],
+           "namespaceSelector": {"matchLabels": {"team": "t"}}}],
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+          {"weight": 7, "podAffinityTerm": {"topologyKey": "rack",
+            "labelSelector": {}, "namespaceSelector": {}}}]},
+      "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": null}]}},
+     "containers": [{"name": "c"}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->pod.pod_affinity().required_size(), 1);
+  ASSERT_EQ(p->pod.pod_affinity().preferred_size(), 1);
+  ASSERT_EQ(p->pod.pod_anti_affinity().required_size(), 1);
+  const pb::PodAffinityTerm& req = p->pod.pod_affinity().required(0);
+  ASSERT_TRUE(req.has_label_selector());
+  EXPECT_EQ(ValueOf(req.label_selector().match_labels(), "app"), "web");
+  ASSERT_EQ(req.label_selector().match_expressions_size(), 2);
+  EXPECT_EQ(req.label_selector().match_expressions(0).key(), "tier");
+  EXPECT_EQ(req.label_selector().match_expressions(0).operator_(), "In");
+  EXPECT_THAT(req.label_selector().match_expressions(0).values(),
+              ::testing::ElementsAre("a", "b"));
+  EXPECT_EQ(req.label_selector().match_expressions(1).operator_(),
+            "DoesNotExist");
+  EXPECT_THAT(req.namespaces(), ::testing::ElementsAre("ns", "other"));
+  ASSERT_TRUE(req.has_namespace_selector());
+  EXPECT_EQ(ValueOf(req.namespace_selector().match_labels(), "team"), "t");
+  const pb::PodAffinityTerm& pref = p->pod.pod_affinity().preferred(0).term();
+  EXPECT_EQ(pref.topology_key(), "rack");
+  EXPECT_TRUE(pref.has_label_selector());  // empty: every pod
+  EXPECT_EQ(pref.label_selector().ByteSizeLong(), 0u);
+  EXPECT_TRUE(pref.has_namespace_selector());  // empty: every namespace
+  const pb::PodAffinityTerm& anti = p->pod.pod_anti_affinity().required(0);
+  EXPECT_FALSE(anti.has_label_selector());  // unset: no pod
+  EXPECT_FALSE(anti.has_namespace_selector());
+  EXPECT_EQ(anti.namespaces_size(), 0);
+}
+
+TEST(PodFromJsonTest, SpreadConstraintsCarryEveryField) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"topologySpreadConstraints": [
+      {"maxSkew": 2, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+       "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]},
+       "minDomains": 3, "nodeAffinityPolicy": "Ignore", "nodeTaintsPolicy": "Honor",
+       "matchLabelKeys": ["pod-template-hash", "rev"]},
+      {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+       "whenUnsatisfiable": "ScheduleAnyway"}],
+     "containers": [{"name": "c"}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->pod.topology_spread_constraints_size(), 2);
+  const pb::TopologySpreadConstraint& full =
+      p->pod.topology_spread_constraints(0);
+  EXPECT_EQ(full.max_skew(), 2);
+  EXPECT_EQ(full.topology_key(), "zone");
+  EXPECT_EQ(full.when_unsatisfiable(), "DoNotSchedule");
+  ASSERT_TRUE(full.has_label_selector());
+  ASSERT_EQ(full.label_selector().match_expressions_size(), 1);
+  EXPECT_EQ(full.label_selector().match_expressions(0).key(), "app");
+  ASSERT_TRUE(full.has_min_domains());
+  EXPECT_EQ(full.min_domains(), 3);
+  EXPECT_EQ(full.node_affinity_policy(), "Ignore");
+  EXPECT_EQ(full.node_taints_policy(), "Honor");
+  EXPECT_THAT(full.match_label_keys(),
+              ::testing::ElementsAre("pod-template-hash", "rev"));
+  const pb::TopologySpreadConstraint& bare =
+      p->pod.topology_spread_constraints(1);
+  EXPECT_FALSE(bare.has_label_selector());
+  EXPECT_FALSE(bare.has_min_domains());
+  EXPECT_EQ(bare.node_affinity_policy(), "");  // unset: the default
+  EXPECT_EQ(bare.node_taints_policy(), "");
+  EXPECT_EQ(bare.match_label_keys_size(), 0);
+}
+
+TEST(PodFromJsonTest, ImagesAreInitContainersThenContainersThenVolumes) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {
+      "containers": [{"name": "a", "image": "nginx"},
+                     {"name": "b", "image": "registry.k8s.io/pause:3.9"}],
+      "initContainers": [{"name": "i", "image": "busybox:1.36"}],
+      "volumes": [{"name": "tmp", "emptyDir": {}},
+                  {"name": "model", "image": {"reference": "models/llm:v1",
+                                              "pullPolicy": "IfNotPresent"}}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_THAT(
+      p->pod.images(),
+      ::testing::ElementsAre("busybox:1.36", "nginx",
+                             "registry.k8s.io/pause:3.9", "models/llm:v1"));
+  EXPECT_EQ(p->pod.image_volumes(), 1);
+}
+
+// metav1.GetControllerOf: the first owner reference with controller: true.
+TEST(PodFromJsonTest, ControllerIsTheFirstControllingOwner) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p", "ownerReferences": [
+      {"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "u0"},
+      {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u1", "controller": false},
+      {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d4", "uid": "u2",
+       "controller": true, "blockOwnerDeletion": true},
+      {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "u3",
+       "controller": true}]},
+    "spec": {"containers": [{"name": "c"}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->controller_api_version, "apps/v1");
+  EXPECT_EQ(p->controller_kind, "ReplicaSet");
+  EXPECT_EQ(p->controller_name, "web-7d4");
+  EXPECT_EQ(p->controller_uid, "u2");
+
+  absl::StatusOr<PodInfo> orphan = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p", "ownerReferences": [
+      {"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "u0"}]},
+    "spec": {"containers": [{"name": "c"}]}})"));
+  ASSERT_TRUE(orphan.ok()) << orphan.status();
+  EXPECT_EQ(orphan->controller_kind, "");
+  EXPECT_EQ(orphan->controller_name, "");
+}
+
 TEST(PodFromJsonTest, BadQuantityNamesTheField) {
   absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
     "metadata": {"namespace": "ns", "name": "p"},
@@ -202,6 +338,127 @@ TEST(NodeFromJsonTest, ReadsNode) {
   EXPECT_EQ(framework::ScalarValue(n->allocatable(), "example.com/gpu"), 2);
   EXPECT_EQ(info->uid, "u9");
   EXPECT_EQ(info->resource_version, "8");
+}
+
+TEST(NodeFromJsonTest, ReadsImagesAndTheirDigest) {
+  auto node = [](const char* images) {
+    absl::StatusOr<NodeInfo> info = NodeFromJson(nlohmann::json::parse(
+        absl::StrCat(R"({"metadata": {"name": "n1"}, "status": {"images": )",
+                     images, "}}")));
+    EXPECT_TRUE(info.ok()) << info.status();
+    return info.ok() ? *info : NodeInfo();
+  };
+  const NodeInfo n = node(R"([
+    {"names": ["docker.io/library/nginx@sha256:aa", "docker.io/library/nginx:1.27"],
+     "sizeBytes": 70000000},
+    {"names": ["registry.k8s.io/pause:3.9"], "sizeBytes": 300000}])");
+  ASSERT_EQ(n.images.size(), 2u);
+  EXPECT_THAT(n.images[0].names,
+              ::testing::ElementsAre("docker.io/library/nginx@sha256:aa",
+                                     "docker.io/library/nginx:1.27"));
+  EXPECT_EQ(n.images[0].size_bytes, 70000000);
+  EXPECT_EQ(n.images[1].size_bytes, 300000);
+  EXPECT_NE(n.images_digest, 0u);
+  EXPECT_EQ(n.images_digest, ImagesDigest(n.images));
+  EXPECT_EQ(node("[]").images_digest, 0u);
+  // A different size or name is a different digest.
+  EXPECT_NE(node(R"([{"names": ["a:1"], "sizeBytes": 1}])").images_digest,
+            node(R"([{"names": ["a:1"], "sizeBytes": 2}])").images_digest);
+  EXPECT_NE(node(R"([{"names": ["a:1"], "sizeBytes": 1}])").images_digest,
+            node(R"([{"names": ["a:2"], "sizeBytes": 1}])").images_digest);
+}
+
+TEST(NamespaceFromJsonTest, ReadsNameAndLabels) {
+  absl::StatusOr<NamespaceInfo> ns =
+      NamespaceFromJson(nlohmann::json::parse(R"({
+    "metadata": {"name": "team-a", "uid": "u1", "resourceVersion": "9",
+                 "labels": {"kubernetes.io/metadata.name": "team-a", "team": "a"}},
+    "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})"));
+  ASSERT_TRUE(ns.ok()) << ns.status();
+  EXPECT_EQ(ns->name, "team-a");
+  EXPECT_EQ(ns->uid, "u1");
+  EXPECT_EQ(ns->resource_version, "9");
+  ASSERT_EQ(ns->labels.size(), 2u);
+  EXPECT_EQ(ValueOf(ns->labels, "team"), "a");
+  absl::StatusOr<NamespaceInfo> bad =
+      NamespaceFromJson(nlohmann::json::parse(R"({"metadata": {}})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("namespace without metadata.name"));
+}
+
+TEST(WorkloadFromJsonTest, MapSelectorsBecomeMatchLabels) {
+  for (WorkloadKind kind :
+       {WorkloadKind::kService, WorkloadKind::kReplicationController}) {
+    SCOPED_TRACE(WorkloadKindName(kind));
+    absl::StatusOr<WorkloadInfo> w =
+        WorkloadFromJson(kind, nlohmann::json::parse(R"({
+          "metadata": {"namespace": "ns", "name": "web", "uid": "u1", "resourceVersion": "4"},
+          "spec": {"selector": {"app": "web", "tier": "front"}, "replicas": 2}})"));
+    ASSERT_TRUE(w.ok()) << w.status();
+    EXPECT_EQ(w->kind, kind);
+    EXPECT_EQ(w->namespace_, "ns");
+    EXPECT_EQ(w->name, "web");
+    EXPECT_EQ(w->uid, "u1");
+    EXPECT_EQ(w->resource_version, "4");
+    EXPECT_TRUE(w->has_selector);
+    EXPECT_EQ(w->selector.match_labels().size(), 2u);
+    EXPECT_EQ(ValueOf(w->selector.match_labels(), "tier"), "front");
+    EXPECT_EQ(w->selector.match_expressions_size(), 0);
+    // No selector, or an empty one, selects no pod.
+    for (const char* spec : {R"({"type": "ExternalName"})",
+                             R"({"selector": {}})", R"({"selector": null})"}) {
+      absl::StatusOr<WorkloadInfo> none = WorkloadFromJson(
+          kind,
+          nlohmann::json::parse(absl::StrCat(
+              R"({"metadata": {"namespace": "ns", "name": "x"}, "spec": )",
+              spec, "}")));
+      ASSERT_TRUE(none.ok()) << none.status();
+      EXPECT_FALSE(none->has_selector) << spec;
+    }
+  }
+}
+
+TEST(WorkloadFromJsonTest, LabelSelectorsAsWritten) {
+  for (WorkloadKind kind :
+       {WorkloadKind::kReplicaSet, WorkloadKind::kStatefulSet}) {
+    SCOPED_TRACE(WorkloadKindName(kind));
+    absl::StatusOr<WorkloadInfo> w =
+        WorkloadFromJson(kind, nlohmann::json::parse(R"({
+          "metadata": {"namespace": "ns", "name": "web-7d4"},
+          "spec": {"selector": {"matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "pod-template-hash", "operator": "In",
+                                  "values": ["7d4"]}]}}})"));
+    ASSERT_TRUE(w.ok()) << w.status();
+    EXPECT_EQ(w->kind, kind);
+    EXPECT_TRUE(w->has_selector);
+    EXPECT_EQ(ValueOf(w->selector.match_labels(), "app"), "web");
+    ASSERT_EQ(w->selector.match_expressions_size(), 1);
+    EXPECT_THAT(w->selector.match_expressions(0).values(),
+                ::testing::ElementsAre("7d4"));
+    // An empty selector is one (it selects every pod); none is none.
+    absl::StatusOr<WorkloadInfo> empty = WorkloadFromJson(
+        kind, nlohmann::json::parse(
+                  R"({"metadata": {"namespace": "ns", "name": "e"},
+                      "spec": {"selector": {}}})"));
+    ASSERT_TRUE(empty.ok()) << empty.status();
+    EXPECT_TRUE(empty->has_selector);
+    absl::StatusOr<WorkloadInfo> none = WorkloadFromJson(
+        kind,
+        nlohmann::json::parse(
+            R"({"metadata": {"namespace": "ns", "name": "n"}, "spec": {}})"));
+    ASSERT_TRUE(none.ok()) << none.status();
+    EXPECT_FALSE(none->has_selector);
+  }
+}
+
+TEST(WorkloadFromJsonTest, NamelessIsAnErrorNamingTheKind) {
+  absl::StatusOr<WorkloadInfo> w = WorkloadFromJson(
+      WorkloadKind::kStatefulSet,
+      nlohmann::json::parse(R"({"metadata": {"namespace": "ns"}})"));
+  ASSERT_FALSE(w.ok());
+  EXPECT_THAT(std::string(w.status().message()),
+              HasSubstr("StatefulSet without metadata.name"));
 }
 
 }  // namespace

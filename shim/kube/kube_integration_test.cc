@@ -283,6 +283,8 @@ std::string NameOf(const nlohmann::json& o) {
   return o["metadata"]["name"].get<std::string>();
 }
 std::string NameOf(const cache::PodInfo& p) { return p.name; }
+std::string NameOf(const cache::NamespaceInfo& ns) { return ns.name; }
+std::string NameOf(const cache::WorkloadInfo& w) { return w.name; }
 
 // Records what an informer delivers.
 template <typename T>
@@ -430,7 +432,7 @@ std::pair<nlohmann::json, std::string> BothEncodings(Client* client,
 
 TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
   // Every field the shim reads, most of them set.
-  const nlohmann::json pod = nlohmann::json::parse(R"({
+  nlohmann::json pod = nlohmann::json::parse(R"({
     "apiVersion": "v1", "kind": "Pod",
     "metadata": {"name": "rich", "labels": {"app": "web", "tier": "x"},
                  "finalizers": ["kscore.io/test"]},
@@ -445,15 +447,27 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
             {"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}]},
           "preferredDuringSchedulingIgnoredDuringExecution": [
             {"weight": 7, "preference": {"matchExpressions": [{"key": "fast", "operator": "DoesNotExist"}]}}]},
+        "podAffinity": {
+          "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": "zone",
+             "labelSelector": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["x", "y"]}]},
+             "namespaces": ["other"], "namespaceSelector": {}}],
+          "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 5, "podAffinityTerm": {"topologyKey": "rack",
+             "namespaceSelector": {"matchLabels": {"team": "a"}}}}]},
         "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "web"}}}]}},
       "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"},
                       {"operator": "Exists"}],
       "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
-                                     "labelSelector": {"matchLabels": {"app": "web"}}}],
+                                     "labelSelector": {"matchLabels": {"app": "web"}},
+                                     "minDomains": 2, "nodeAffinityPolicy": "Ignore",
+                                     "nodeTaintsPolicy": "Honor", "matchLabelKeys": ["tier"]},
+                                    {"maxSkew": 2, "topologyKey": "rack", "whenUnsatisfiable": "ScheduleAnyway"}],
       "schedulingGates": [{"name": "wait"}],
       "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "c"}},
-                  {"name": "tmp", "emptyDir": {}}],
+                  {"name": "tmp", "emptyDir": {}},
+                  {"name": "model", "image": {"reference": "registry.k8s.io/pause:3.10"}}],
       "initContainers": [
         {"name": "sidecar", "image": "pause:3.9", "restartPolicy": "Always",
          "ports": [{"containerPort": 9000, "hostPort": 9000, "protocol": "UDP", "hostIP": "127.0.0.1"}],
@@ -466,7 +480,20 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
                                     "example.com/gpu": "1", "hugepages-2Mi": "4Mi"},
                        "limits": {"example.com/gpu": "1", "hugepages-2Mi": "4Mi"}}},
         {"name": "b", "image": "pause:3.9"}]}})");
-  absl::StatusOr<Response> r = client_->Do("POST", NsPath("pods"), pod.dump());
+  // A controlling owner that exists (the garbage collector deletes pods
+  // whose owner does not).
+  absl::StatusOr<Response> r = client_->Do(
+      "POST", NsPath("configmaps"),
+      R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "rich-owner"}})");
+  ASSERT_TRUE(r.ok() && r->status == 201)
+      << (r.ok() ? r->body : r.status().ToString());
+  pod["metadata"]["ownerReferences"] = {
+      {{"apiVersion", "v1"},
+       {"kind", "ConfigMap"},
+       {"name", "rich-owner"},
+       {"uid", nlohmann::json::parse(r->body)["metadata"]["uid"]},
+       {"controller", true}}};
+  r = client_->Do("POST", NsPath("pods"), pod.dump());
   ASSERT_TRUE(r.ok() && r->status == 201)
       << (r.ok() ? r->body : r.status().ToString());
   // A PodScheduled=False condition, as the shim writes it.
@@ -496,6 +523,37 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
   EXPECT_TRUE(first.gated);
   EXPECT_EQ(first.unschedulable_message, "0/3 nodes are available");
   EXPECT_EQ(first.pod.pod_anti_affinity().required_size(), 1);
+  ASSERT_EQ(first.pod.pod_affinity().required_size(), 1);
+  const scorer::v1::PodAffinityTerm& term =
+      first.pod.pod_affinity().required(0);
+  EXPECT_EQ(term.label_selector().match_expressions_size(), 1);
+  EXPECT_EQ(term.namespaces_size(), 1);
+  // Empty, not unset, after a round trip through the API server.
+  EXPECT_TRUE(term.has_namespace_selector());
+  EXPECT_EQ(term.namespace_selector().ByteSizeLong(), 0u);
+  ASSERT_EQ(first.pod.pod_affinity().preferred_size(), 1);
+  EXPECT_TRUE(
+      first.pod.pod_affinity().preferred(0).term().has_namespace_selector());
+  EXPECT_FALSE(
+      first.pod.pod_affinity().preferred(0).term().has_label_selector());
+  ASSERT_EQ(first.pod.topology_spread_constraints_size(), 2);
+  const scorer::v1::TopologySpreadConstraint& spread =
+      first.pod.topology_spread_constraints(0);
+  EXPECT_EQ(spread.min_domains(), 2);
+  EXPECT_EQ(spread.node_affinity_policy(), "Ignore");
+  EXPECT_EQ(spread.node_taints_policy(), "Honor");
+  EXPECT_EQ(spread.match_label_keys_size(), 1);
+  EXPECT_FALSE(first.pod.topology_spread_constraints(1).has_min_domains());
+  EXPECT_EQ(first.pod.topology_spread_constraints(1).node_taints_policy(), "");
+  EXPECT_THAT(
+      first.pod.images(),
+      ::testing::ElementsAre("pause:3.9", "pause:3.9", "pause:3.9", "pause:3.9",
+                             "registry.k8s.io/pause:3.10"));
+  EXPECT_EQ(first.pod.image_volumes(), 1);
+  EXPECT_EQ(first.controller_api_version, "v1");
+  EXPECT_EQ(first.controller_kind, "ConfigMap");
+  EXPECT_EQ(first.controller_name, "rich-owner");
+  EXPECT_FALSE(first.controller_uid.empty());
   EXPECT_FALSE(first.deleting);
   EXPECT_GT(first.created, absl::Now() - absl::Minutes(5));
 
@@ -530,7 +588,10 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSameNode) {
   r = client_->Do("PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
                   R"({"status":{"allocatable":{"cpu":"3500m","memory":"15Gi",
                       "pods":"110","example.com/gpu":"2"},
-                      "capacity":{"cpu":"4","memory":"16Gi","pods":"110","example.com/gpu":"2"}}})",
+                      "capacity":{"cpu":"4","memory":"16Gi","pods":"110","example.com/gpu":"2"},
+                      "images":[{"names":["docker.io/library/nginx@sha256:0123","docker.io/library/nginx:1.27"],
+                                 "sizeBytes":70000000},
+                                {"names":["registry.k8s.io/pause:3.10"],"sizeBytes":300000}]}})",
                   "application/merge-patch+json");
   ASSERT_TRUE(r.ok() && r->status == 200)
       << (r.ok() ? r->body : r.status().ToString());
@@ -546,6 +607,14 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSameNode) {
   EXPECT_TRUE(MessageDifferencer::Equals(*from_json, *from_proto))
       << "JSON: " << from_json->DebugString()
       << "\nprotobuf: " << from_proto->DebugString();
+  ASSERT_EQ(json_info->images.size(), proto_info->images.size());
+  for (size_t i = 0; i < json_info->images.size(); ++i) {
+    EXPECT_EQ(json_info->images[i].names, proto_info->images[i].names);
+    EXPECT_EQ(json_info->images[i].size_bytes,
+              proto_info->images[i].size_bytes);
+  }
+  EXPECT_EQ(json_info->images_digest, proto_info->images_digest);
+  EXPECT_GE(proto_info->images.size(), 1u);
   // Read, not defaulted (kwok, when it runs, rewrites a node's status).
   EXPECT_GT(from_proto->allocatable().milli_cpu(), 0);
   EXPECT_GT(from_proto->allocatable().memory(), 0);
@@ -554,6 +623,178 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSameNode) {
   EXPECT_EQ(proto_info->resource_version,
             j["metadata"].value("resourceVersion", ""));
   (void)client_->Do("DELETE", absl::StrCat("/api/v1/nodes/", name));
+}
+
+// Namespaces and the workloads default spreading reads: both encodings
+// decode alike, and the shim's informers (protobuf, its paths and codecs)
+// deliver them.
+TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
+  Recorder<cache::NamespaceInfo> namespaces;
+  InformerOptions<cache::NamespaceInfo> ns_options;
+  ns_options.path = "/api/v1/namespaces";
+  ns_options.protobuf = true;
+  ns_options.codec = cache::NamespaceCodec();
+  ns_options.handlers = namespaces.Handlers();
+  Informer<cache::NamespaceInfo> ns_informer(client_, std::move(ns_options));
+  ns_informer.Start();
+  struct Workload {
+    cache::WorkloadKind kind;
+    std::string collection;  // in the test's namespace
+    nlohmann::json object;
+    bool has_selector;
+  };
+  const nlohmann::json pod_template = {
+      {"metadata", {{"labels", {{"app", "web"}, {"tier", "x"}}}}},
+      {"spec",
+       {{"schedulerName", "nobody"},
+        {"containers", {{{"name", "c"}, {"image", "pause:3.9"}}}}}}};
+  const std::vector<Workload> workloads = {
+      {cache::WorkloadKind::kService,
+       NsPath("services"),
+       {{"apiVersion", "v1"},
+        {"kind", "Service"},
+        {"metadata", {{"name", "web"}}},
+        {"spec",
+         {{"selector", {{"app", "web"}}}, {"ports", {{{"port", 80}}}}}}},
+       true},
+      {cache::WorkloadKind::kService,
+       NsPath("services"),
+       {{"apiVersion", "v1"},
+        {"kind", "Service"},
+        {"metadata", {{"name", "bare"}}},
+        {"spec", {{"ports", {{{"port", 80}}}}}}},
+       false},
+      {cache::WorkloadKind::kReplicationController,
+       NsPath("replicationcontrollers"),
+       {{"apiVersion", "v1"},
+        {"kind", "ReplicationController"},
+        {"metadata", {{"name", "rc"}}},
+        {"spec",
+         {{"replicas", 0},
+          {"selector", {{"app", "web"}}},
+          {"template", pod_template}}}},
+       true},
+      {cache::WorkloadKind::kReplicaSet,
+       absl::StrCat("/apis/apps/v1/namespaces/", namespace_, "/replicasets"),
+       {{"apiVersion", "apps/v1"},
+        {"kind", "ReplicaSet"},
+        {"metadata", {{"name", "rs"}}},
+        {"spec",
+         {{"replicas", 0},
+          {"selector",
+           {{"matchLabels", {{"app", "web"}}},
+            {"matchExpressions",
+             {{{"key", "tier"}, {"operator", "In"}, {"values", {"x"}}}}}}},
+          {"template", pod_template}}}},
+       true},
+      {cache::WorkloadKind::kStatefulSet,
+       absl::StrCat("/apis/apps/v1/namespaces/", namespace_, "/statefulsets"),
+       {{"apiVersion", "apps/v1"},
+        {"kind", "StatefulSet"},
+        {"metadata", {{"name", "ss"}}},
+        {"spec",
+         {{"replicas", 0},
+          {"serviceName", "web"},
+          {"selector", {{"matchLabels", {{"tier", "x"}}}}},
+          {"template", pod_template}}}},
+       true},
+  };
+  std::vector<std::unique_ptr<Recorder<cache::WorkloadInfo>>> recorders;
+  std::vector<std::unique_ptr<Informer<cache::WorkloadInfo>>> informers;
+  for (cache::WorkloadKind kind :
+       {cache::WorkloadKind::kService, cache::WorkloadKind::kReplicaSet,
+        cache::WorkloadKind::kStatefulSet,
+        cache::WorkloadKind::kReplicationController}) {
+    recorders.push_back(std::make_unique<Recorder<cache::WorkloadInfo>>());
+    InformerOptions<cache::WorkloadInfo> options;
+    options.path = cache::WorkloadPath(kind);
+    options.protobuf = true;
+    options.codec = cache::WorkloadCodec(kind);
+    options.handlers = recorders.back()->Handlers();
+    informers.push_back(std::make_unique<Informer<cache::WorkloadInfo>>(
+        client_, std::move(options)));
+    informers.back()->Start();
+  }
+
+  const std::string labeled = namespace_ + "-labeled";
+  absl::StatusOr<Response> r = client_->Do(
+      "POST", "/api/v1/namespaces",
+      nlohmann::json{
+          {"apiVersion", "v1"},
+          {"kind", "Namespace"},
+          {"metadata", {{"name", labeled}, {"labels", {{"team", "a"}}}}}}
+          .dump());
+  ASSERT_TRUE(r.ok() && r->status == 201)
+      << (r.ok() ? r->body : r.status().ToString());
+  {
+    auto [j, p] = BothEncodings(client_, "/api/v1/namespaces/" + labeled);
+    absl::StatusOr<cache::NamespaceInfo> from_json =
+        cache::NamespaceFromJson(j);
+    absl::StatusOr<cache::NamespaceInfo> from_proto =
+        cache::NamespaceFromProto(p);
+    ASSERT_TRUE(from_json.ok()) << from_json.status();
+    ASSERT_TRUE(from_proto.ok()) << from_proto.status();
+    EXPECT_EQ(from_json->name, labeled);
+    EXPECT_EQ(from_json->uid, from_proto->uid);
+    EXPECT_EQ(from_json->resource_version, from_proto->resource_version);
+    EXPECT_EQ(from_json->labels.size(), from_proto->labels.size());
+    for (const auto& [k, v] : from_json->labels) {
+      auto it = from_proto->labels.find(k);
+      ASSERT_NE(it, from_proto->labels.end()) << k;
+      EXPECT_EQ(it->second, v);
+    }
+    // Its own label, and the one the API server adds.
+    EXPECT_EQ(from_proto->labels.count("team"), 1u);
+    EXPECT_EQ(from_proto->labels.count("kubernetes.io/metadata.name"), 1u);
+  }
+  EXPECT_TRUE(Eventually([&] { return namespaces.Saw("add " + labeled); }));
+
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    const Workload& w = workloads[i];
+    const std::string name = w.object["metadata"]["name"];
+    SCOPED_TRACE(name);
+    r = client_->Do("POST", w.collection, w.object.dump());
+    ASSERT_TRUE(r.ok() && r->status == 201)
+        << (r.ok() ? r->body : r.status().ToString());
+    auto [j, p] = BothEncodings(client_, absl::StrCat(w.collection, "/", name));
+    absl::StatusOr<cache::WorkloadInfo> from_json =
+        cache::WorkloadFromJson(w.kind, j);
+    absl::StatusOr<cache::WorkloadInfo> from_proto =
+        cache::WorkloadFromProto(w.kind, p);
+    ASSERT_TRUE(from_json.ok()) << from_json.status();
+    ASSERT_TRUE(from_proto.ok()) << from_proto.status();
+    EXPECT_EQ(from_json->namespace_, namespace_);
+    EXPECT_EQ(from_proto->namespace_, namespace_);
+    EXPECT_EQ(from_json->name, from_proto->name);
+    EXPECT_EQ(from_json->uid, from_proto->uid);
+    EXPECT_EQ(from_json->resource_version, from_proto->resource_version);
+    EXPECT_EQ(from_json->has_selector, w.has_selector);
+    EXPECT_EQ(from_proto->has_selector, w.has_selector);
+    EXPECT_TRUE(
+        MessageDifferencer::Equals(from_json->selector, from_proto->selector))
+        << "JSON: " << from_json->selector.DebugString()
+        << "\nprotobuf: " << from_proto->selector.DebugString();
+    if (w.has_selector) {
+      EXPECT_GT(from_proto->selector.ByteSizeLong(), 0u);
+    }
+  }
+  EXPECT_EQ(recorders.size(), 4u);
+  for (const char* name : {"web", "bare"}) {
+    EXPECT_TRUE(Eventually([&] {
+      return recorders[0]->Saw(absl::StrCat("add ", name));
+    })) << name;
+  }
+  EXPECT_TRUE(Eventually([&] { return recorders[1]->Saw("add rs"); }));
+  EXPECT_TRUE(Eventually([&] { return recorders[2]->Saw("add ss"); }));
+  EXPECT_TRUE(Eventually([&] { return recorders[3]->Saw("add rc"); }));
+  for (auto& informer : informers) {
+    EXPECT_TRUE(informer->HasSynced());
+    informer->Stop();
+  }
+  (void)client_->Do("DELETE", "/api/v1/namespaces/" + labeled);
+  EXPECT_TRUE(Eventually([&] { return namespaces.Saw("delete " + labeled); },
+                         absl::Seconds(60)));
+  ns_informer.Stop();
 }
 
 TEST_F(KubeIntegrationTest, BindingsAndEventsWrittenInProtobufOrJsonAgree) {

@@ -50,6 +50,11 @@ can() {  # can SA VERB RESOURCE [flags]: kubectl auth can-i as that ServiceAccou
 shim_may=(
   "get pods -A" "list pods -A" "watch pods -A"
   "get nodes" "list nodes" "watch nodes"
+  "list namespaces" "watch namespaces"
+  "list services -A" "watch services -A"
+  "list replicationcontrollers -A" "watch replicationcontrollers -A"
+  "list replicasets.apps -A" "watch replicasets.apps -A"
+  "list statefulsets.apps -A" "watch statefulsets.apps -A"
   "create pods --subresource=binding -n default"
   "patch pods --subresource=status -n default"
   "create events.events.k8s.io -n default" "patch events.events.k8s.io -n default"
@@ -63,6 +68,9 @@ shim_may_not=(
   "get leases.coordination.k8s.io/kube-scheduler -n kube-system"
   "update leases.coordination.k8s.io/other -n $NS" "delete leases.coordination.k8s.io/$LEASE -n $NS"
   "get configmaps -n $NS"
+  "update namespaces" "delete namespaces" "create services -n default" "update services -n default"
+  "update replicasets.apps -n default" "update statefulsets.apps -n default"
+  "list deployments.apps -A" "list endpoints -A"
 )
 scorer_may_not=(
   "list pods -A" "get pods -n default" "list nodes" "create pods --subresource=binding -n default"
@@ -76,7 +84,7 @@ check "RBAC: the shim may do all ${#shim_may[@]} things it does" test "${#bad[@]
 bad2=()
 # shellcheck disable=SC2086
 for a in "${shim_may_not[@]}"; do ! can "$SHIM_SA" $a || bad2+=("shim can: $a"); done
-check "RBAC: the shim may not do ${#shim_may_not[@]} things it does not (get secrets, delete pods, update nodes, ...)" \
+check "RBAC: the shim may not do ${#shim_may_not[@]} things it does not (get secrets, delete pods, update nodes, write services, ...)" \
   test "${#bad2[@]}" -eq 0
 bad3=()
 # shellcheck disable=SC2086
