@@ -102,6 +102,7 @@ func compareCmd(args []string, out io.Writer) error {
 	fs := flags("compare")
 	casesPath := fs.String("cases", "", "the cases file (oracle gen)")
 	gotPath := fs.String("got", "", "kscore's answers, one JSON line per case")
+	inputs := fs.Int("inputs", 3, "print the input JSON of the first N mismatching cases (the rest: seed and differences)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -137,13 +138,14 @@ func compareCmd(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return compare(out, cases, got, problems)
+	return compare(out, cases, got, problems, *inputs)
 }
 
 // compare prints every case whose answer differs from upstream's or is
-// missing, then a summary line; errMismatch if anything did not match.
-func compare(out io.Writer, cases []storedCase, got map[int]*Want, problems []string) error {
-	matched := 0
+// missing (with its input for the first `inputs` of them), then a summary
+// line; errMismatch if anything did not match.
+func compare(out io.Writer, cases []storedCase, got map[int]*Want, problems []string, inputs int) error {
+	matched, shown := 0, 0
 	known := map[int]bool{}
 	for i := range cases {
 		c := &cases[i]
@@ -163,7 +165,10 @@ func compare(out io.Writer, cases []storedCase, got map[int]*Want, problems []st
 		for _, d := range diffs {
 			fmt.Fprintf(out, "  %s\n", d)
 		}
-		fmt.Fprintf(out, "  input: %s\n", bytes.TrimSpace(c.Input))
+		if shown < inputs {
+			fmt.Fprintf(out, "  input: %s\n", bytes.TrimSpace(c.Input))
+			shown++
+		}
 	}
 	for _, index := range slices.Sorted(maps.Keys(got)) {
 		if !known[index] {
