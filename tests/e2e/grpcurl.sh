@@ -60,6 +60,27 @@ full=json.load(sys.stdin); d=json.loads(sys.argv[1])
 assert \"scores\" not in d and \"filter\" not in d, d
 assert d[\"totals\"] == [s[\"total\"] for s in full[\"scores\"]], (d, full)
 assert len(d[\"raw\"]) == len(d[\"totals\"]) * len(d[\"plugins\"]), d' '$totals_out'"
+# Topology spread: Plan says what to count, Evaluate reads the counts.
+plan_out="$(g -d @ "$addr" kscore.scorer.v1.Scorer/Plan < examples/grpcurl/plan_spread.json)"
+check "Plan asks for the web pods per zone, with the domains" \
+  bash -c "echo '$plan_out' | python3 -c '
+import json,sys
+q=json.load(sys.stdin)[\"queries\"]
+assert len(q) == 1 and q[0][\"topology_key\"] == \"topology.kubernetes.io/zone\" and q[0][\"want_domains\"], q
+assert q[0][\"all_of\"][0][\"selector\"][\"match_labels\"] == {\"app\": \"web\"}, q'"
+spread_out="$(g -d @ "$addr" kscore.scorer.v1.Scorer/Evaluate < examples/grpcurl/evaluate_spread.json)"
+spread_ok() {  # the reasons quote "didn't": read the answer from the environment
+  SPREAD_OUT="$spread_out" python3 -c '
+import json, os
+d = json.loads(os.environ["SPREAD_OUT"])
+f = d["filter"]
+for i in (0, 1):
+    assert f[i]["plugin"] == "PodTopologySpread", f
+    assert f[i]["reasons"] == ["node(s) didn\x27t match pod topology spread constraints"], f
+assert f[2] == {}, f
+assert [s["node_name"] for s in d["scores"]] == ["node-3"], d'
+}
+check "Evaluate with per-zone counts 2/1/0 keeps only node-3 (maxSkew 1)" spread_ok
 check "an unknown profile is NotFound" \
   bash -c "$grpcurl -plaintext -d '{\"profile\":\"nope\",\"pod\":{\"name\":\"x\"}}' $addr kscore.scorer.v1.Scorer/Evaluate 2>&1 | grep -q 'Code: NotFound'"
 
