@@ -201,7 +201,8 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
                                        Evaluation& ev) {
   const cache::PodInfo& pod = *in.pod;
   const size_t batch = std::max<size_t>(1, in.batch_size);
-  const bool with_labels = in.profile->NeedsNodeLabels(plan.pod);
+  const bool with_labels =
+      in.profile->NeedsNodeLabels(plan.pod) || plan.plan.node_labels();
   const std::string head = RequestHead(pod, *in.profile, plan);
   pb::EvaluateRequest skip;
   skip.set_skip_normalize(true);
@@ -256,10 +257,11 @@ std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
   for (size_t i : ev.feasible) feasible.push_back(ev.names[i]);
   std::string req = RequestHead(*in.pod, *in.profile, plan);
   std::vector<std::string> names;
-  in.cache->AppendNamed(*in.pod, in.profile->label_count_keys, feasible,
-                        in.profile->NeedsNodeLabels(plan.pod),
-                        pb::EvaluateRequest::kNodesFieldNumber, &req, &names,
-                        plan.prepared.get());
+  in.cache->AppendNamed(
+      *in.pod, in.profile->label_count_keys, feasible,
+      in.profile->NeedsNodeLabels(plan.pod) || plan.plan.node_labels(),
+      pb::EvaluateRequest::kNodesFieldNumber, &req, &names,
+      plan.prepared.get());
   ++ev.calls;
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =

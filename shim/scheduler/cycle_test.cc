@@ -463,5 +463,50 @@ TEST(RunCyclePlanTest, PlannedPodsFilterInBatchesThenScoreAllFeasible) {
   EXPECT_FALSE(scorer.evaluated[4].filter_only());
 }
 
+// A plan may ask for node labels for its pod alone (the profile never
+// sends them): every request of the cycle carries them, the batches and the
+// last call over the feasible nodes alike.
+TEST(RunCyclePlanTest, PlanAsksForNodeLabels) {
+  for (const bool want : {false, true}) {
+    SCOPED_TRACE(want);
+    cache::Cache cache;
+    for (int i = 0; i < 3; ++i) {
+      pb::Node node;
+      node.set_name(NodeName(i));
+      (*node.mutable_labels())["zone"] = "z";
+      node.mutable_allocatable()->set_milli_cpu(4000);
+      node.mutable_allocatable()->set_pods(110);
+      cache.UpsertNode(node);
+    }
+    FakeScorer scorer;
+    scorer.plan.set_score_needs_all_feasible(true);
+    scorer.plan.set_node_labels(want);
+    ProfileInfo profile;
+    profile.scheduler_name = "test-scheduler";
+    profile.percentage_of_nodes_to_score = 100;
+    profile.config_hash = "h1";
+    profile.plans = true;
+    profile.node_labels = pb::NODE_LABELS_NEVER;
+    std::mt19937_64 rng(1);
+    const cache::PodInfo pod = Pod();
+    CycleResult r = RunCycle({.pod = &pod,
+                              .profile = &profile,
+                              .cache = &cache,
+                              .batch_size = 2,
+                              .start = 0,
+                              .rng = &rng,
+                              .plans = nullptr},
+                             scorer);
+    ASSERT_TRUE(r.ok()) << r.failure->message;
+    // Two filter-only batches, then one call with the 3 feasible nodes.
+    ASSERT_EQ(scorer.evaluated.size(), 3u);
+    for (const pb::EvaluateRequest& req : scorer.evaluated) {
+      for (const pb::Node& n : req.nodes()) {
+        EXPECT_EQ(n.labels().contains("zone"), want) << n.name();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kscore::scheduler
