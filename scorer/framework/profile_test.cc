@@ -53,15 +53,19 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                          "PodTopologySpread", "NodeDeclaredFeatures"));
+                          "PodTopologySpread", "InterPodAffinity",
+                          "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
                           W{"NodeResourcesFit", 1}, W{"PodTopologySpread", 2},
+                          W{"InterPodAffinity", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}));
+  // InterPodAffinity reads the labels of the pod's namespace;
   // PodTopologySpread's default constraints select the pod's Services and
   // controller; ImageLocality reads the images.
-  EXPECT_THAT(p.pod_data(), ElementsAre(pb::POD_DATA_WORKLOAD_SELECTORS,
+  EXPECT_THAT(p.pod_data(), ElementsAre(pb::POD_DATA_NAMESPACE_LABELS,
+                                        pb::POD_DATA_WORKLOAD_SELECTORS,
                                         pb::POD_DATA_IMAGES));
   EXPECT_TRUE(p.plans());
 }
@@ -84,6 +88,7 @@ profiles:
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
                           W{"NodeResourcesFit", 1}, W{"PodTopologySpread", 2},
+                          W{"InterPodAffinity", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}, W{"Concentrate", 10}));
   EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore),
@@ -107,6 +112,7 @@ profiles:
   EXPECT_THAT(Weights(Only(**set)),
               ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
                           W{"NodeAffinity", 2}, W{"PodTopologySpread", 2},
+                          W{"InterPodAffinity", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}));
 }
@@ -696,8 +702,7 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
     std::string plugin;  // "" means admitted
     std::string reason;
   } cases[] = {
-      {"anti-affinity", "", anti, "InterPodAffinity",
-       "pod uses required podAntiAffinity, which kscore does not support yet"},
+      {"anti-affinity is InterPodAffinity's, which runs", "", anti, "", ""},
       {"preferred affinity is not refused", "", preferred, "", ""},
       {"claims", "", pvc, "VolumeBinding",
        "pod uses PersistentVolumeClaims, which kscore does not support yet"},
@@ -707,27 +712,26 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
 profiles:
 - plugins:
     multiPoint:
-      disabled: [{name: InterPodAffinity}]
+      disabled: [{name: VolumeBinding}]
 )",
-       anti, "", ""},
+       pvc, "", ""},
       {"disabled at preFilter and filter", R"(
 profiles:
 - plugins:
     preFilter:
-      disabled: [{name: InterPodAffinity}]
+      disabled: [{name: VolumeBinding}]
     filter:
-      disabled: [{name: InterPodAffinity}]
+      disabled: [{name: VolumeBinding}]
 )",
-       anti, "", ""},
+       pvc, "", ""},
       {"disabled at filter, still at preFilter", R"(
 profiles:
 - plugins:
     filter:
-      disabled: [{name: InterPodAffinity}]
+      disabled: [{name: VolumeBinding}]
 )",
-       anti, "InterPodAffinity",
-       "pod uses required podAntiAffinity, which "
-       "kscore does not support yet"},
+       pvc, "VolumeBinding",
+       "pod uses PersistentVolumeClaims, which kscore does not support yet"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -271,4 +271,42 @@ std::string NormalizedImageName(absl::string_view name) {
   return has_tag ? std::string(name) : absl::StrCat(name, ":latest");
 }
 
+pb::PodMatcher PodAffinityTermMatcher(const pb::PodAffinityTerm& term,
+                                      absl::string_view owner_namespace) {
+  pb::PodMatcher m;
+  if (term.namespaces().empty() && !term.has_namespace_selector()) {
+    m.add_namespaces(std::string(owner_namespace));
+  } else {
+    *m.mutable_namespaces() = term.namespaces();
+  }
+  if (term.has_namespace_selector()) {
+    *m.mutable_namespace_selector() = term.namespace_selector();
+  }
+  if (term.has_label_selector()) *m.mutable_selector() = term.label_selector();
+  return m;
+}
+
+bool PodAffinityTermMatches(const pb::PodAffinityTerm& term,
+                            absl::string_view owner_namespace,
+                            absl::string_view pod_namespace,
+                            const LabelMap& pod_labels,
+                            const LabelMap& namespace_labels) {
+  // An unset label selector is labels.Nothing().
+  if (!term.has_label_selector()) return false;
+  bool in_namespace;
+  if (term.namespaces().empty() && !term.has_namespace_selector()) {
+    in_namespace = pod_namespace == owner_namespace;
+  } else {
+    in_namespace = std::find(term.namespaces().begin(), term.namespaces().end(),
+                             pod_namespace) != term.namespaces().end();
+  }
+  // An unset namespace selector selects no namespace, an empty one all.
+  if (!in_namespace && term.has_namespace_selector()) {
+    in_namespace =
+        LabelSelectorMatches(term.namespace_selector(), namespace_labels);
+  }
+  return in_namespace &&
+         LabelSelectorMatches(term.label_selector(), pod_labels);
+}
+
 }  // namespace kscore::framework

@@ -73,6 +73,23 @@ bool ToleratesNoScheduleTaints(const pb::Pod& pod, const pb::Node& node);
 // "/" gets ":latest".
 std::string NormalizedImageName(absl::string_view name);
 
+// A pod (anti-)affinity term of a pod in `owner_namespace`, as
+// kube-scheduler reads it (fwk.AffinityTerm): the pods it selects, as a
+// PodMatcher. Its namespaces are the term's, or the owner's when the term
+// names none and has no namespace selector; its selectors are the term's
+// (unset stays unset: selects nothing).
+pb::PodMatcher PodAffinityTermMatcher(const pb::PodAffinityTerm& term,
+                                      absl::string_view owner_namespace);
+// fwk.AffinityTerm.Matches for a term with well-formed selectors: whether a
+// pod in `pod_namespace` with `pod_labels`, whose namespace has
+// `namespace_labels`, is selected by the term of a pod in
+// `owner_namespace`.
+bool PodAffinityTermMatches(const pb::PodAffinityTerm& term,
+                            absl::string_view owner_namespace,
+                            absl::string_view pod_namespace,
+                            const LabelMap& pod_labels,
+                            const LabelMap& namespace_labels);
+
 }  // namespace kscore::framework
 
 #endif  // KSCORE_SCORER_FRAMEWORK_SELECTORS_H_

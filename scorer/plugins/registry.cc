@@ -2,6 +2,7 @@
 
 #include "scorer/plugins/concentrate.h"
 #include "scorer/plugins/image_locality.h"
+#include "scorer/plugins/inter_pod_affinity.h"
 #include "scorer/plugins/node_affinity.h"
 #include "scorer/plugins/node_declared_features.h"
 #include "scorer/plugins/node_name.h"
@@ -19,6 +20,7 @@ framework::Registry DefaultRegistry() {
   framework::Registry r;
   r.Register(std::string(Concentrate::kName), &Concentrate::New);
   r.Register(std::string(ImageLocality::kName), &ImageLocality::New);
+  r.Register(std::string(InterPodAffinity::kName), &InterPodAffinity::New);
   r.Register(std::string(NodeAffinity::kName), &NodeAffinity::New);
   r.Register(std::string(NodeDeclaredFeatures::kName),
              &NodeDeclaredFeatures::New);
@@ -43,9 +45,6 @@ framework::Registry DefaultRegistry() {
   r.RegisterKnown(
       "DefaultPreemption", nullptr,
       "{minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100}");
-  r.RegisterKnown(
-      "InterPodAffinity", &NeedsInterPodAffinity,
-      "{hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: false}");
   r.RegisterKnown("VolumeBinding", &NeedsVolumeBinding,
                   "{bindTimeoutSeconds: 600, shape: [{utilization: 0, score: "
                   "10}, {utilization: 100, score: 0}]}");

@@ -4,18 +4,6 @@
 
 namespace kscore::plugins {
 
-std::string NeedsInterPodAffinity(const scorer::v1::Pod& pod) {
-  for (const auto& [kind, terms] :
-       {std::pair{"podAffinity", &pod.pod_affinity()},
-        std::pair{"podAntiAffinity", &pod.pod_anti_affinity()}}) {
-    if (!terms->required().empty()) {
-      return absl::StrCat("pod uses required ", kind,
-                          ", which kscore does not support yet");
-    }
-  }
-  return "";
-}
-
 std::string NeedsVolumeBinding(const scorer::v1::Pod& pod) {
   if (pod.volume_claims().empty()) return "";
   return "pod uses PersistentVolumeClaims, which kscore does not support yet";
