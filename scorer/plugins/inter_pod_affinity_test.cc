@@ -39,10 +39,13 @@ using Labels = std::map<std::string, std::string>;
 // by the cluster as the shim answers it, bound to the cycle's state.
 class Cycle {
  public:
+  // `also` adds existing-term kinds to the plan, as another plugin of the
+  // profile may.
   Cycle(const InterPodAffinity& plugin, const IpaCluster& cluster,
-        const pb::Pod& pod)
+        const pb::Pod& pod, std::vector<pb::TermKind> also = {})
       : plugin_(plugin), pod_(cluster.Incoming(pod)) {
     plugin_.AddToPlan(pod_, plan_);
+    for (pb::TermKind k : also) plan_.add_existing_terms(k);
     std::tie(data_, nodes_) = cluster.Answer(pod_, plan_);
     absl::flat_hash_map<std::string, int> bases;
     if (plan_.queries_size() > 0)
@@ -637,6 +640,705 @@ std::vector<FilterCase> MultipleNodesCases() {
 
 INSTANTIATE_TEST_SUITE_P(MultipleNodes, FilterTest,
                          ::testing::ValuesIn(MultipleNodesCases()));
+
+// ---------------------------------------------------------------- Score
+
+struct ScoreCase {
+  std::string name;
+  IpaCluster cluster;
+  pb::Pod pod;
+  std::vector<int64_t> want;  // normalised, per node, when PreScore succeeds
+  Code pre_score = Code::kSuccess;
+  InterPodAffinity::Args args = InterPodAffinity::Args();
+};
+
+void PrintTo(const ScoreCase& c, std::ostream* os) { *os << c.name; }
+
+class ScoreTest : public ::testing::TestWithParam<ScoreCase> {};
+
+TEST_P(ScoreTest, NormalizedScores) {
+  const ScoreCase& c = GetParam();
+  InterPodAffinity plugin(c.args);
+  Cycle cycle(plugin, c.cluster, c.pod);
+  PluginStatus pre = cycle.PreScore();
+  ASSERT_EQ(pre.code, c.pre_score) << ::testing::PrintToString(pre.reasons);
+  if (!pre.ok()) return;
+  EXPECT_THAT(cycle.Normalized(), ElementsAreArray(c.want));
+}
+
+// The affinities of kube-scheduler's scoring_test.go, added to a pod.
+using Shape = AffinityPod (*)(AffinityPod);
+pb::PodAffinityTerm Security(const std::string& value, const std::string& key) {
+  return TermIn("security", key, {value});
+}
+pb::PodAffinityTerm TeamTerm() {
+  pb::PodAffinityTerm t =
+      WithNamespaceSelector(Security("S1", "region"), Team1());
+  t.add_namespaces("subteam2.team2");
+  return t;
+}
+pb::PodAffinityTerm NotTeam1Term() {
+  return WithNamespaceSelector(Security("S1", "region"),
+                               Selector({Req("team", "NotIn", {"team1"})}));
+}
+AffinityPod StayWithS1InRegion(AffinityPod p) {
+  return p.Preferred(5, Security("S1", "region"));
+}
+AffinityPod StayWithS2InRegion(AffinityPod p) {
+  return p.Preferred(6, Security("S2", "region"));
+}
+AffinityPod Affinity3(AffinityPod p) {
+  return p
+      .Preferred(8, Term("region", Selector({Req("security", "NotIn", {"S1"}),
+                                             Req("security", "In", {"S2"})})))
+      .Preferred(2,
+                 Term("region", Selector({Req("security", "Exists"),
+                                          Req("wrongkey", "DoesNotExist")})));
+}
+AffinityPod HardAffinity(AffinityPod p) {
+  return p
+      .Affinity(
+          Term("region", Selector({Req("security", "In", {"S1", "value2"})})))
+      .Affinity(Term("region", Selector({Req("security", "Exists"),
+                                         Req("wrongkey", "DoesNotExist")})));
+}
+AffinityPod AwayFromS1InAz(AffinityPod p) {
+  return p.PreferredAnti(5, Security("S1", "az"));
+}
+AffinityPod AwayFromS2InAz(AffinityPod p) {
+  return p.PreferredAnti(5, Security("S2", "az"));
+}
+AffinityPod StayWithS1InRegionAwayFromS2InAz(AffinityPod p) {
+  return p.Preferred(8, Security("S1", "region"))
+      .PreferredAnti(5, Security("S2", "az"));
+}
+AffinityPod AffinityNamespaceSelector(AffinityPod p) {
+  return p.Preferred(5, TeamTerm());
+}
+AffinityPod AntiAffinityNamespaceSelector(AffinityPod p) {
+  return p.PreferredAnti(5, TeamTerm());
+}
+AffinityPod AffinityNegativeNamespaceSelector(AffinityPod p) {
+  return p.Preferred(5, NotTeam1Term());
+}
+AffinityPod AntiAffinityNegativeNamespaceSelector(AffinityPod p) {
+  return p.PreferredAnti(5, NotTeam1Term());
+}
+AffinityPod None(AffinityPod p) { return p; }
+
+// A pod in namespace `ns` labelled security=<security> ("" for none).
+pb::Pod Sec(const std::string& security, Shape shape = None,
+            const std::string& ns = "") {
+  AffinityPod p(ns);
+  if (!security.empty()) p.Label("security", security);
+  return shape(p).Obj();
+}
+
+const Labels kAz1{{"az", "az1"}};
+const Labels kAz2{{"az", "az2"}};
+
+IpaCluster Teams(std::vector<std::pair<std::string, Labels>> nodes,
+                 std::vector<std::pair<pb::Pod, std::string>> pods) {
+  IpaCluster c = WithTeams();
+  for (auto& [name, labels] : nodes) c.Node(name, labels);
+  for (auto& [pod, node] : pods) c.Place(pod, node);
+  return c;
+}
+
+std::vector<ScoreCase> PreferredCases() {
+  const std::vector<std::pair<std::string, Labels>> china_india_az1 = {
+      {"node1", kChina}, {"node2", kIndia}, {"node3", kAz1}};
+  const std::vector<std::pair<std::string, Labels>> china_india = {
+      {"node1", kChina}, {"node2", kIndia}};
+  const std::vector<std::pair<pb::Pod, std::string>> by_team = {
+      {Sec("S1", None, "subteam1.team1"), "node1"},
+      {Sec("S1", None, "subteam1.team1"), "node1"},
+      {Sec("S1", None, "subteam1.team2"), "node1"},
+      {Sec("S1", None, "subteam2.team1"), "node2"}};
+  const std::vector<std::pair<pb::Pod, std::string>> by_team_and_names = {
+      {Sec("S1", None, "subteam1.team1"), "node1"},
+      {Sec("S1", None, "subteam1.team1"), "node1"},
+      {Sec("S1", None, "subteam2.team2"), "node1"},
+      {Sec("S1", None, "subteam2.team1"), "node2"}};
+  const std::vector<std::pair<pb::Pod, std::string>> negative = {
+      {Sec("S1", None, "subteam1.team1"), "node1"},
+      {Sec("S1", None, "subteam1.team1"), "node1"},
+      {Sec("S1", None, "subteam1.team2"), "node2"}};
+  InterPodAffinity::Args ignore;
+  ignore.ignore_preferred_terms_of_existing_pods = true;
+  return {
+      {"no affinity anywhere: Skip",
+       Teams(china_india_az1, {}),
+       Sec("S1"),
+       {},
+       Code::kSkip},
+      {"affinity: matching pod in the domain",
+       Teams(
+           china_india_az1,
+           {{Sec("S1"), "node1"}, {Sec("S2"), "node2"}, {Sec("S1"), "node3"}}),
+       Sec("S1", StayWithS1InRegion),
+       {100, 0, 0}},
+      {"affinity: every node of the domain",
+       Teams({{"node1", kChina}, {"node2", kChinaAz1}, {"node3", kIndia}},
+             {{Sec("S1"), "node1"}}),
+       Sec("", StayWithS1InRegion),
+       {100, 100, 0}},
+      {"affinity: the region with more matching pods",
+       Teams({{"node1", kChina},
+              {"node2", kIndia},
+              {"node3", kChina},
+              {"node4", kChina},
+              {"node5", kIndia}},
+             {{Sec("S2"), "node1"},
+              {Sec("S2"), "node1"},
+              {Sec("S2"), "node2"},
+              {Sec("S2"), "node3"},
+              {Sec("S2"), "node4"},
+              {Sec("S2"), "node5"}}),
+       Sec("S1", StayWithS2InRegion),
+       {100, 0, 100, 100, 0}},
+      {"affinity: operators, some terms not matching",
+       Teams(
+           china_india_az1,
+           {{Sec("S1"), "node1"}, {Sec("S2"), "node2"}, {Sec("S1"), "node3"}}),
+       Sec("S1", Affinity3),
+       {20, 100, 0}},
+      {"symmetry: existing pods' preferred affinity",
+       Teams(china_india_az1, {{Sec("S1", StayWithS1InRegion), "node1"},
+                               {Sec("S2", StayWithS2InRegion), "node2"}}),
+       Sec("S2"),
+       {0, 100, 0}},
+      {"symmetry with a namespace selector",
+       Teams(china_india_az1, {{Sec("S1", AffinityNamespaceSelector), "node1"},
+                               {Sec("S2", StayWithS2InRegion), "node2"}}),
+       Sec("S1", None, "subteam1.team1"),
+       {100, 0, 0}},
+      {"anti-affinity symmetry with a namespace selector",
+       Teams(china_india_az1,
+             {{Sec("S1", AntiAffinityNamespaceSelector), "node1"},
+              {Sec("S2", StayWithS2InRegion), "node2"}}),
+       Sec("S1", None, "subteam1.team1"),
+       {0, 100, 100}},
+      {"symmetry: existing pods' required affinity",
+       Teams(china_india_az1, {{Sec("S1", HardAffinity), "node1"},
+                               {Sec("S2", HardAffinity), "node2"}}),
+       Sec("S1"),
+       {100, 100, 0}},
+      {"anti-affinity: matching pod in the domain",
+       Teams({{"node1", kAz1}, {"node2", kChina}},
+             {{Sec("S1"), "node1"}, {Sec("S2"), "node2"}}),
+       Sec("S1", AwayFromS1InAz),
+       {0, 100}},
+      {"anti-affinity: node without the topology key",
+       Teams({{"node1", kAz1}, {"node2", kChina}},
+             {{Sec("S1"), "node1"}, {Sec("S1"), "node2"}}),
+       Sec("S1", AwayFromS1InAz),
+       {0, 100}},
+      {"anti-affinity: more matching pods",
+       Teams(
+           {{"node1", kAz1}, {"node2", kIndia}},
+           {{Sec("S1"), "node1"}, {Sec("S1"), "node1"}, {Sec("S2"), "node2"}}),
+       Sec("S1", AwayFromS1InAz),
+       {0, 100}},
+      {"anti-affinity symmetry",
+       Teams({{"node1", kAz1}, {"node2", kAz2}},
+             {{Sec("S1", AwayFromS2InAz), "node1"},
+              {Sec("S2", AwayFromS1InAz), "node2"}}),
+       Sec("S2"),
+       {0, 100}},
+      {"affinity and anti-affinity",
+       Teams({{"node1", kChina}, {"node2", kAz1}},
+             {{Sec("S1"), "node1"}, {Sec("S1"), "node2"}}),
+       Sec("S1", StayWithS1InRegionAwayFromS2InAz),
+       {100, 0}},
+      {"affinity and anti-affinity, same labels",
+       Teams({{"node1", kChinaAz1},
+              {"node2", kIndia},
+              {"node3", kChina},
+              {"node4", kChina},
+              {"node5", kIndia}},
+             {{Sec("S1"), "node1"},
+              {Sec("S1"), "node1"},
+              {Sec("S1"), "node2"},
+              {Sec("S1"), "node3"},
+              {Sec("S1"), "node3"},
+              {Sec("S1"), "node4"},
+              {Sec("S1"), "node5"}}),
+       Sec("S1", StayWithS1InRegionAwayFromS2InAz),
+       {100, 0, 100, 100, 0}},
+      {"affinity, anti-affinity and symmetry",
+       Teams({{"node1", kChina},
+              {"node2", kAz1},
+              {"node3", kIndia},
+              {"node4", kAz2}},
+             {{Sec("S1"), "node1"},
+              {Sec("S2"), "node2"},
+              {Sec("", StayWithS1InRegionAwayFromS2InAz), "node3"},
+              {Sec("", AwayFromS1InAz), "node4"}}),
+       Sec("S1", StayWithS1InRegionAwayFromS2InAz),
+       {100, 0, 100, 0}},
+      {"same score everywhere: all 0",
+       Teams({{"node1", kChina}, {"node2", kChina}},
+             {{Sec("S1"), "node1"},
+              {Sec("", StayWithS1InRegionAwayFromS2InAz), "node2"}}),
+       Sec("S1"),
+       {0, 0}},
+      {"invalid affinity fails PreScore",
+       Teams(china_india, {}),
+       AffinityPod("")
+           .Preferred(8, TermIn("security", "region", {"{{.bad-value.}}"}))
+           .Obj(),
+       {},
+       Code::kError},
+      {"invalid anti-affinity fails PreScore",
+       Teams(china_india, {}),
+       AffinityPod("")
+           .PreferredAnti(5, TermIn("security", "az", {"{{.bad-value.}}"}))
+           .Obj(),
+       {},
+       Code::kError},
+      {"affinity by namespace selector",
+       Teams(china_india, by_team),
+       Sec("S1", AffinityNamespaceSelector, "subteam1.team1"),
+       {100, 0}},
+      {"affinity by namespace selector and namespaces",
+       Teams(china_india, by_team_and_names),
+       Sec("S1", AffinityNamespaceSelector, "subteam1.team1"),
+       {100, 0}},
+      {"anti-affinity by namespace selector",
+       Teams(china_india, by_team),
+       Sec("S1", AntiAffinityNamespaceSelector, "subteam1.team1"),
+       {0, 100}},
+      {"anti-affinity by namespace selector and namespaces",
+       Teams(china_india, by_team_and_names),
+       Sec("S1", AntiAffinityNamespaceSelector, "subteam1.team1"),
+       {0, 100}},
+      {"affinity by negative namespace selector",
+       Teams(china_india, negative),
+       Sec("S1", AffinityNegativeNamespaceSelector, "subteam1.team1"),
+       {0, 100}},
+      {"anti-affinity by negative namespace selector",
+       Teams(china_india, negative),
+       Sec("S1", AntiAffinityNegativeNamespaceSelector, "subteam1.team1"),
+       {100, 0}},
+      {"ignorePreferredTermsOfExistingPods: Skip",
+       Teams(china_india,
+             {{Sec("S1", StayWithS1InRegionAwayFromS2InAz), "node1"},
+              {Sec("S2", StayWithS2InRegion), "node2"}}),
+       Sec("S2"),
+       {},
+       Code::kSkip,
+       ignore},
+      {"existing pods' preferred terms count by default",
+       Teams(china_india,
+             {{Sec("S1", StayWithS1InRegionAwayFromS2InAz), "node1"},
+              {Sec("S2", StayWithS2InRegion), "node2"}}),
+       Sec("S2"),
+       {0, 100}},
+      {"no nodes: Skip", Teams({}, {}), Sec("S2"), {}, Code::kSkip},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Preferred, ScoreTest,
+                         ::testing::ValuesIn(PreferredCases()));
+
+// kube-scheduler's TestPreferredAffinityWithHardPodAffinitySymmetricWeight.
+std::vector<ScoreCase> HardWeightCases() {
+  pb::PodAffinityTerm hard =
+      WithNamespaceSelector(TermIn("service", "region", {"S1"}), Team1());
+  hard.add_namespaces("");
+  hard.add_namespaces("subteam2.team2");
+  const IpaCluster cluster =
+      Teams({{"node1", kChina}, {"node2", kIndia}, {"node3", kAz1}},
+            {{AffinityPod("").Affinity(hard).Obj(), "node1"},
+             {AffinityPod("").Affinity(hard).Obj(), "node2"}});
+  auto incoming = [](const std::string& ns) {
+    return AffinityPod(ns).Label("service", "S1").Obj();
+  };
+  InterPodAffinity::Args zero;
+  zero.hard_pod_affinity_weight = 0;
+  return {
+      {"default weight", cluster, incoming(""), {100, 100, 0}},
+      {"zero weight: Skip", cluster, incoming(""), {}, Code::kSkip, zero},
+      {"no matching namespace: Skip",
+       cluster,
+       incoming("subteam1.team2"),
+       {},
+       Code::kSkip},
+      {"matching namespace selector",
+       cluster,
+       incoming("subteam1.team1"),
+       {100, 100, 0}},
+      {"matching namespaces",
+       cluster,
+       incoming("subteam2.team2"),
+       {100, 100, 0}},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(HardWeight, ScoreTest,
+                         ::testing::ValuesIn(HardWeightCases()));
+
+// Existing pods' required affinity never counts with weight 0, even when
+// another plugin of the profile has their terms sent.
+TEST(InterPodAffinityTest, ZeroHardWeightIgnoresTermsSentAnyway) {
+  IpaCluster c = Nodes({{"a", {{"zone", "z1"}}}, {"b", {{"zone", "z2"}}}});
+  c.Place(AffinityPod().Affinity(TermIn("app", "zone", {"web"})).Obj(), "a");
+  InterPodAffinity::Args zero;
+  zero.hard_pod_affinity_weight = 0;
+  InterPodAffinity plugin(zero);
+  Cycle cycle(plugin, c, AffinityPod().Label("app", "web").Obj(),
+              {pb::TERM_KIND_REQUIRED_AFFINITY});
+  ASSERT_EQ(cycle.nodes()[0].term_counts_size(), 1);
+  EXPECT_EQ(cycle.PreScore().code, Code::kSkip);
+}
+
+// Raw scores: weights times pods in the domain, both sides, with
+// hardPodAffinityWeight for existing pods' required affinity.
+TEST(InterPodAffinityTest, RawScoresAddWeightsTimesPods) {
+  IpaCluster c = Nodes({{"a", {{"zone", "z1"}}},
+                        {"b", {{"zone", "z1"}}},
+                        {"c", {{"zone", "z2"}}},
+                        {"d", {}}});
+  const pb::Pod web = AffinityPod().Label("app", "web").Obj();
+  c.Place(web, "a").Place(web, "b").Place(web, "c");
+  // Two pods whose required affinity selects the incoming pod, in z2.
+  const pb::Pod fan =
+      AffinityPod().Affinity(TermIn("role", "zone", {"db"})).Obj();
+  c.Place(fan, "c").Place(fan, "c");
+  // One whose preferred anti-affinity does, in z1.
+  c.Place(AffinityPod().PreferredAnti(7, TermIn("role", "zone", {"db"})).Obj(),
+          "a");
+  const pb::Pod pod = AffinityPod()
+                          .Label("role", "db")
+                          .Preferred(3, TermIn("app", "zone", {"web"}))
+                          .Obj();
+  InterPodAffinity::Args args;
+  args.hard_pod_affinity_weight = 10;
+  InterPodAffinity plugin(args);
+  Cycle cycle(plugin, c, pod);
+  ASSERT_TRUE(cycle.PreScore().ok());
+  // z1: 3*2 - 7 = -1; z2: 3*1 + 10*2 = 23; d has no zone.
+  EXPECT_THAT(cycle.Score(), ElementsAre(-1, -1, 23, 0));
+}
+
+TEST(InterPodAffinityTest, NormalizeScoreIsMinMaxTruncated) {
+  InterPodAffinity plugin;
+  CycleState state;
+  std::vector<int64_t> scores = {-5, 0, 3, 10};
+  ASSERT_TRUE(
+      plugin.NormalizeScore(state, pb::Pod(), absl::MakeSpan(scores)).ok());
+  EXPECT_THAT(scores, ElementsAre(0, 33, 53, 100));
+  scores = {4, 4};
+  ASSERT_TRUE(
+      plugin.NormalizeScore(state, pb::Pod(), absl::MakeSpan(scores)).ok());
+  EXPECT_THAT(scores, ElementsAre(0, 0));
+}
+
+// ---------------------------------------------------------------- Plan
+
+TEST(InterPodAffinityTest, PlanHasAQueryPerTermInOrder) {
+  const pb::Pod pod = AffinityPod("ns")
+                          .Affinity(TermExists("a", "zone"))
+                          .Affinity(TermExists("b", ""))
+                          .Anti(TermExists("c", "host"))
+                          .Preferred(2, TermExists("d", "region"))
+                          .PreferredAnti(3, TermExists("e", "rack"))
+                          .Obj();
+  pb::PlanResponse plan;
+  InterPodAffinity().AddToPlan(pod, plan);
+  ASSERT_EQ(plan.queries_size(), 5);
+  std::vector<std::string> keys;
+  for (const pb::PodQuery& q : plan.queries()) {
+    keys.push_back(q.topology_key());
+    EXPECT_TRUE(q.include_terminating());
+    EXPECT_FALSE(q.want_domains());
+  }
+  EXPECT_THAT(keys, ElementsAre("zone", "", "host", "region", "rack"));
+  // The affinity query counts pods matching both affinity terms, in the
+  // pod's namespace; the term without a key matches no pod.
+  ASSERT_EQ(plan.queries(0).all_of_size(), 2);
+  EXPECT_THAT(plan.queries(0).all_of(1).namespaces(), ElementsAre("ns"));
+  EXPECT_EQ(plan.queries(0).all_of(1).selector().match_expressions(0).key(),
+            "b");
+  EXPECT_EQ(plan.queries(1).all_of_size(), 0);
+  ASSERT_EQ(plan.queries(2).all_of_size(), 1);
+  EXPECT_EQ(plan.queries(4).all_of(0).selector().match_expressions(0).key(),
+            "e");
+  EXPECT_THAT(plan.existing_terms(),
+              ElementsAre(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY,
+                          pb::TERM_KIND_REQUIRED_AFFINITY,
+                          pb::TERM_KIND_PREFERRED_AFFINITY,
+                          pb::TERM_KIND_PREFERRED_ANTI_AFFINITY));
+  EXPECT_TRUE(plan.node_labels());
+  EXPECT_FALSE(plan.score_needs_all_feasible());
+}
+
+TEST(InterPodAffinityTest, PlanAsksOnlyWhatThePodAndArgsNeed) {
+  auto plan_of = [](const pb::Pod& pod, InterPodAffinity::Args args) {
+    pb::PlanResponse plan;
+    InterPodAffinity(args).AddToPlan(pod, plan);
+    return plan;
+  };
+  InterPodAffinity::Args ignore;
+  ignore.ignore_preferred_terms_of_existing_pods = true;
+  const pb::Pod anti = AffinityPod().Anti(TermExists("c", "host")).Obj();
+  pb::PlanResponse p = plan_of(anti, ignore);
+  EXPECT_THAT(p.existing_terms(),
+              ElementsAre(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY));
+  // No required affinity: the node's labels are not needed.
+  EXPECT_FALSE(p.node_labels());
+  // With a preferred term the existing pods' terms count again.
+  p = plan_of(AffinityPod().Preferred(1, TermExists("d", "zone")).Obj(),
+              ignore);
+  EXPECT_EQ(p.existing_terms_size(), 4);
+  InterPodAffinity::Args zero;
+  zero.hard_pod_affinity_weight = 0;
+  p = plan_of(anti, zero);
+  EXPECT_THAT(p.existing_terms(),
+              ElementsAre(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY,
+                          pb::TERM_KIND_PREFERRED_AFFINITY,
+                          pb::TERM_KIND_PREFERRED_ANTI_AFFINITY));
+  // A malformed selector: nothing (PreFilter reports it).
+  p = plan_of(AffinityPod()
+                  .Anti(TermExists("c", "host"))
+                  .PreferredAnti(1, TermIn("x", "zone", {"{{bad}}"}))
+                  .Obj(),
+              InterPodAffinity::Args());
+  EXPECT_EQ(p.queries_size(), 0);
+  EXPECT_EQ(p.existing_terms_size(), 0);
+}
+
+TEST(InterPodAffinityTest, MalformedTermsFailPreFilterNamingTheLists) {
+  const pb::Pod pod =
+      AffinityPod()
+          .Affinity(TermIn("service", "region", {"{{.bad-value.}}"}))
+          .Affinity(TermIn("service", "region", {"{{.other.}}"}))
+          .PreferredAnti(1, Term("zone", Selector({Req("k", "Matches")})))
+          .Obj();
+  InterPodAffinity plugin;
+  Cycle cycle(plugin, IpaCluster(), pod);
+  PluginStatus s = cycle.PreFilter();
+  EXPECT_EQ(s.code, Code::kUnschedulableAndUnresolvable);
+  ASSERT_EQ(s.reasons.size(), 1u);
+  EXPECT_THAT(s.reasons[0],
+              ::testing::StartsWith("parsing pod: [requiredAffinityTerms: "
+                                    "labelSelector.matchExpressions[0]"));
+  EXPECT_THAT(s.reasons[0], HasSubstr("{{.bad-value.}}"));
+  EXPECT_THAT(s.reasons[0], ::testing::Not(HasSubstr("{{.other.}}")));
+  EXPECT_THAT(s.reasons[0], HasSubstr(", preferredAntiAffinityTerms: "
+                                      "labelSelector.matchExpressions[0]"));
+}
+
+// ---------------------------------------------------------------- details
+
+// Pods being deleted are still in kube-scheduler's snapshot: they count.
+TEST(InterPodAffinityTest, PodsBeingDeletedCount) {
+  IpaCluster c = Nodes({{"a", {{"zone", "z1"}}}, {"b", {{"zone", "z2"}}}});
+  c.Place(AffinityPod().Label("app", "web").Obj(), "a", /*deleting=*/true);
+  c.Place(AffinityPod().Anti(TermExists("role", "zone")).Obj(), "b",
+          /*deleting=*/true);
+  InterPodAffinity plugin;
+  Cycle anti(plugin, c,
+             AffinityPod().Anti(TermIn("app", "zone", {"web"})).Obj());
+  ASSERT_TRUE(anti.PreFilter().ok());
+  EXPECT_THAT(Of(anti.Filter()), ElementsAre(kAnti, kOk));
+  Cycle affinity(plugin, c,
+                 AffinityPod().Affinity(TermIn("app", "zone", {"web"})).Obj());
+  ASSERT_TRUE(affinity.PreFilter().ok());
+  EXPECT_THAT(Of(affinity.Filter()), ElementsAre(kOk, kAffinity));
+  Cycle existing(plugin, c, AffinityPod().Label("role", "x").Obj());
+  ASSERT_TRUE(existing.PreFilter().ok());
+  EXPECT_THAT(Of(existing.Filter()), ElementsAre(kOk, kExisting));
+}
+
+// The first pod of a group matches its own terms, namespace selectors read
+// against its namespace's labels.
+TEST(InterPodAffinityTest, FirstOfGroupByNamespaceSelector) {
+  const pb::PodAffinityTerm term =
+      WithNamespaceSelector(TermIn("app", "zone", {"web"}), Team1());
+  IpaCluster c = WithTeams();
+  c.Node("a", {{"zone", "z1"}}).Node("b", {});
+  InterPodAffinity plugin;
+  Cycle mine(
+      plugin, c,
+      AffinityPod("subteam1.team1").Label("app", "web").Affinity(term).Obj());
+  ASSERT_TRUE(mine.PreFilter().ok());
+  EXPECT_THAT(Of(mine.Filter()), ElementsAre(kOk, kAffinity));
+  Cycle other(
+      plugin, c,
+      AffinityPod("subteam1.team2").Label("app", "web").Affinity(term).Obj());
+  ASSERT_TRUE(other.PreFilter().ok());
+  EXPECT_THAT(Of(other.Filter()), ElementsAre(kAffinity, kAffinity));
+  // Once a matching pod exists elsewhere, the group is no longer new.
+  c.Place(AffinityPod("subteam2.team1").Label("app", "web").Obj(), "b");
+  c.Node("c", {{"zone", "z2"}});
+  c.Place(AffinityPod("subteam2.team1").Label("app", "web").Obj(), "c");
+  Cycle later(
+      plugin, c,
+      AffinityPod("subteam1.team1").Label("app", "web").Affinity(term).Obj());
+  ASSERT_TRUE(later.PreFilter().ok());
+  EXPECT_THAT(Of(later.Filter()), ElementsAre(kAffinity, kAffinity, kOk));
+}
+
+TEST(InterPodAffinityTest, FilterAndScoreNeedTheirState) {
+  InterPodAffinity plugin;
+  CycleState state;
+  const pb::Pod pod = AffinityPod().Anti(TermExists("a", "zone")).Obj();
+  EXPECT_EQ(plugin.Filter(state, pod, pb::Node()).code, Code::kError);
+  std::vector<int64_t> scores(1);
+  const pb::Node node;
+  const pb::Node* nodes[] = {&node};
+  EXPECT_EQ(plugin.Score(state, pod, nodes, absl::MakeSpan(scores)).code,
+            Code::kError);
+}
+
+TEST(InterPodAffinityTest, StatesRoundTrip) {
+  InterPodAffinity::PreFilterState f;
+  f.first_of_group = true;
+  f.matching_existing = {0, 4, 9};
+  absl::StatusOr<InterPodAffinity::PreFilterState> f2 =
+      InterPodAffinity::PreFilterState::Decode(f.Encode());
+  ASSERT_TRUE(f2.ok()) << f2.status();
+  EXPECT_TRUE(f2->first_of_group);
+  EXPECT_THAT(f2->matching_existing, ElementsAre(0, 4, 9));
+  for (const char* bad : {"", "2", "1,x", "1,3,2", "0,-1"}) {
+    EXPECT_FALSE(InterPodAffinity::PreFilterState::Decode(bad).ok()) << bad;
+  }
+  InterPodAffinity::PreScoreState sc;
+  sc.existing_weights = {{1, -5}, {3, 100}};
+  absl::StatusOr<InterPodAffinity::PreScoreState> sc2 =
+      InterPodAffinity::PreScoreState::Decode(sc.Encode());
+  ASSERT_TRUE(sc2.ok()) << sc2.status();
+  EXPECT_EQ(sc2->existing_weights, sc.existing_weights);
+  for (const char* bad : {"1", "a:2", "1:b", "-1:2"}) {
+    EXPECT_FALSE(InterPodAffinity::PreScoreState::Decode(bad).ok()) << bad;
+  }
+}
+
+// ---------------------------------------------------------------- args
+
+absl::StatusOr<InterPodAffinity::Args> Parse(const std::string& yaml) {
+  return InterPodAffinity::ParseArgs(
+      framework::YamlField(YAML::Load(yaml), "args"));
+}
+
+TEST(InterPodAffinityArgsTest, DefaultsAndValues) {
+  absl::StatusOr<InterPodAffinity::Args> a = Parse("");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->hard_pod_affinity_weight, 1);
+  EXPECT_FALSE(a->ignore_preferred_terms_of_existing_pods);
+  a = Parse(
+      "{apiVersion: kubescheduler.config.k8s.io/v1, kind: "
+      "InterPodAffinityArgs, hardPodAffinityWeight: 0, "
+      "ignorePreferredTermsOfExistingPods: true}");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->hard_pod_affinity_weight, 0);
+  EXPECT_TRUE(a->ignore_preferred_terms_of_existing_pods);
+  a = Parse("{hardPodAffinityWeight: 100}");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->hard_pod_affinity_weight, 100);
+}
+
+TEST(InterPodAffinityArgsTest, ErrorsNameTheField) {
+  struct Case {
+    std::string yaml;
+    std::string want;
+  } cases[] = {
+      {"{hardPodAffinityWeight: 101}",
+       "args.hardPodAffinityWeight: Invalid value: 101: not in valid range "
+       "[0, 100]"},
+      {"{hardPodAffinityWeight: -1}",
+       "args.hardPodAffinityWeight: Invalid value: -1: not in valid range "
+       "[0, 100]"},
+      {"{hardPodAffinityWeight: heavy}", "args.hardPodAffinityWeight:"},
+      {"{ignorePreferredTermsOfExistingPods: sometimes}",
+       "args.ignorePreferredTermsOfExistingPods:"},
+      {"{kind: NodeAffinityArgs}",
+       "args.kind: expected InterPodAffinityArgs, got \"NodeAffinityArgs\""},
+      {"{hardPodAffinityWieght: 2}", "hardPodAffinityWieght"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<InterPodAffinity::Args> a = Parse(c.yaml);
+    ASSERT_FALSE(a.ok()) << c.yaml;
+    EXPECT_THAT(std::string(a.status().message()), HasSubstr(c.want));
+  }
+}
+
+// ---------------------------------------------------------------- profile
+
+// Through the framework: the stock profile plans for the pod and, when the
+// feasible nodes come in several batches, normalising their raw scores
+// together gives what one batch gives.
+TEST(InterPodAffinityProfileTest, BatchesNormaliseLikeOneCall) {
+  absl::StatusOr<framework::SchedulerConfig> cfg =
+      framework::ParseSchedulerConfig(
+          "apiVersion: kubescheduler.config.k8s.io/v1\n"
+          "kind: KubeSchedulerConfiguration\n"
+          "profiles:\n"
+          "- plugins:\n"
+          "    multiPoint:\n"
+          "      disabled: [{name: \"*\"}]\n"
+          "      enabled: [{name: InterPodAffinity}]\n");
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
+      framework::BuildProfileSet(*std::move(cfg), DefaultRegistry());
+  ASSERT_TRUE(set.ok()) << set.status();
+  const framework::Profile& profile = *(*set)->profiles.begin()->second;
+  EXPECT_TRUE(profile.plans());
+  EXPECT_THAT(profile.pod_data(), ElementsAre(pb::POD_DATA_NAMESPACE_LABELS));
+
+  IpaCluster c = Nodes({{"a", {{"zone", "z1"}}},
+                        {"b", {{"zone", "z2"}}},
+                        {"c", {{"zone", "z3"}}},
+                        {"d", {{"zone", "z4"}}}});
+  const pb::Pod web = AffinityPod().Label("app", "web").Obj();
+  c.Place(web, "a").Place(web, "b").Place(web, "b").Place(web, "d");
+  c.Place(AffinityPod().Label("app", "db").Obj(), "c");
+  const pb::Pod pod =
+      c.Incoming(AffinityPod()
+                     .Preferred(4, TermIn("app", "zone", {"web"}))
+                     .Anti(TermIn("app", "zone", {"db"}))
+                     .Obj());
+  const pb::PlanResponse plan = profile.Plan(pod);
+  auto [data, nodes] = c.Answer(pod, plan);
+  std::vector<const pb::Node*> all;
+  for (const pb::Node& n : nodes) all.push_back(&n);
+
+  CycleState one;
+  ASSERT_TRUE(profile.BindCluster(one, pod, data, all).ok());
+  absl::StatusOr<framework::Evaluation> whole =
+      profile.Evaluate(one, pod, all, framework::EvaluateMode::kFull);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(Of(whole->filter[2]), kAnti);
+  EXPECT_THAT(whole->feasible, ElementsAre(0, 1, 3));
+  // Raw 4, 8, 4: min-max over the three (weight 1 when enabled without
+  // one).
+  EXPECT_THAT(whole->scores.raw[0], ElementsAre(4, 8, 4));
+  EXPECT_THAT(whole->scores.total, ElementsAre(0, 100, 0));
+
+  framework::ScoreTable joined;
+  for (auto part : {absl::MakeConstSpan(all).subspan(0, 2),
+                    absl::MakeConstSpan(all).subspan(2)}) {
+    CycleState state;
+    ASSERT_TRUE(profile.BindCluster(state, pod, data, part).ok());
+    absl::StatusOr<framework::Evaluation> ev =
+        profile.Evaluate(state, pod, part, framework::EvaluateMode::kRawScores);
+    ASSERT_TRUE(ev.ok()) << ev.status();
+    ASSERT_EQ(ev->scores.plugins.size(), 1u);
+    if (joined.plugins.empty()) {
+      joined.plugins = ev->scores.plugins;
+      joined.weights = ev->scores.weights;
+      joined.raw.resize(1);
+    }
+    joined.raw[0].insert(joined.raw[0].end(), ev->scores.raw[0].begin(),
+                         ev->scores.raw[0].end());
+  }
+  CycleState state;
+  ASSERT_TRUE(profile.BindCluster(state, pod, data, {}).ok());
+  ASSERT_TRUE(profile.RunNormalizeScore(state, pod, joined).ok());
+  EXPECT_EQ(joined.total, whole->scores.total);
+}
 
 }  // namespace
 }  // namespace kscore::plugins
