@@ -383,5 +383,158 @@ TEST(WriterTest, LanesAreIndependentAndOnlyFeedbackDrops) {
   EXPECT_EQ(client.Binds(), 5u);  // two events and three bindings
 }
 
+// InterPodAffinity through the whole path: pods decoded from JSON, the
+// cluster index answering the scorer's plan (namespace labels, existing
+// terms, node labels asked for by the plan), a real scorer over gRPC.
+class InterPodAffinityEndToEndTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    profiles_ = *framework::BuildProfileSet(
+        *framework::ParseSchedulerConfig(
+            "apiVersion: kubescheduler.config.k8s.io/v1\n"
+            "kind: KubeSchedulerConfiguration\n"
+            "profiles:\n"
+            "- schedulerName: ipa-scheduler\n"),
+        plugins::DefaultRegistry());
+    service_ = std::make_unique<server::ScorerService>(
+        profiles_.get(), server::ServiceOptions{});
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    scorer_ = *scorer_client::ScorerClient::Create(
+        {.target = absl::StrCat("127.0.0.1:", port)});
+    Profiles::Options o;
+    o.served = {"ipa-scheduler"};
+    known_ = std::make_unique<Profiles>(
+        o, [this] { return scorer_->ListProfiles(); });
+    auto info = known_->Lookup("ipa-scheduler");
+    ASSERT_TRUE(info.ok()) << info.status();
+    profile_ = *info;
+  }
+  void TearDown() override {
+    if (server_) server_->Shutdown();
+  }
+
+  void AddNode(const std::string& name, const std::string& zone) {
+    pb::Node node;
+    node.set_name(name);
+    (*node.mutable_labels())["kubernetes.io/hostname"] = name;
+    if (!zone.empty()) (*node.mutable_labels())["zone"] = zone;
+    node.mutable_allocatable()->set_milli_cpu(4000);
+    node.mutable_allocatable()->set_memory(int64_t{16} << 30);
+    node.mutable_allocatable()->set_pods(110);
+    cache_.UpsertNode(node);
+  }
+  // A pod from its JSON; `node` set places it.
+  static cache::PodInfo MakePod(const std::string& ns, const std::string& name,
+                                nlohmann::json labels, nlohmann::json affinity,
+                                const std::string& node = "") {
+    nlohmann::json spec = {{"schedulerName", "ipa-scheduler"},
+                           {"containers", {{{"name", "c"}}}}};
+    if (!affinity.is_null()) spec["affinity"] = affinity;
+    if (!node.empty()) spec["nodeName"] = node;
+    absl::StatusOr<cache::PodInfo> p = cache::PodFromJson(nlohmann::json{
+        {"metadata",
+         {{"name", name},
+          {"namespace", ns},
+          {"uid", "u-" + name},
+          {"labels", labels}}},
+        {"spec", spec},
+        {"status", {{"phase", node.empty() ? "Pending" : "Running"}}}});
+    EXPECT_TRUE(p.ok()) << p.status();
+    return *p;
+  }
+  static nlohmann::json Term(const std::string& app,
+                             nlohmann::json extra = nlohmann::json::object()) {
+    nlohmann::json t = {{"topologyKey", "zone"},
+                        {"labelSelector", {{"matchLabels", {{"app", app}}}}}};
+    for (auto& [k, v] : extra.items()) t[k] = v;
+    return t;
+  }
+  static nlohmann::json Required(const char* kind, nlohmann::json term) {
+    return {
+        {kind, {{"requiredDuringSchedulingIgnoredDuringExecution", {term}}}}};
+  }
+  CycleResult Run(const cache::PodInfo& pod) {
+    std::mt19937_64 rng(1);
+    return RunCycle({.pod = &pod,
+                     .profile = profile_.get(),
+                     .cache = &cache_,
+                     .batch_size = 2,  // several calls, normalised together
+                     .start = 0,
+                     .rng = &rng,
+                     .plans = nullptr},
+                    *scorer_);
+  }
+
+  std::unique_ptr<framework::ProfileSet> profiles_;
+  std::unique_ptr<server::ScorerService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<scorer_client::ScorerClient> scorer_;
+  std::unique_ptr<Profiles> known_;
+  std::shared_ptr<const ProfileInfo> profile_;
+  cache::Cache cache_;
+};
+
+TEST_F(InterPodAffinityEndToEndTest, RequiredTermsDecideTheNode) {
+  AddNode("n1", "a");
+  AddNode("n2", "a");
+  AddNode("n3", "b");
+  framework::LabelMap team;
+  team["team"] = "x";
+  cache_.UpsertNamespace("web-ns", team);
+  cache_.UpsertAssignedPod(
+      MakePod("web-ns", "web-0", {{"app", "web"}}, nullptr, "n1"));
+
+  // Anti-affinity to web by zone: only zone b.
+  CycleResult r = Run(MakePod("web-ns", "p1", {{"app", "api"}},
+                              Required("podAntiAffinity", Term("web"))));
+  ASSERT_TRUE(r.ok()) << r.failure->message;
+  EXPECT_EQ(r.node, "n3");
+  // Affinity to web pods of the namespaces labelled team=x: zone a.
+  r = Run(
+      MakePod("default", "p2", {{"app", "api"}},
+              Required("podAffinity",
+                       Term("web", {{"namespaceSelector",
+                                     {{"matchLabels", {{"team", "x"}}}}}}))));
+  ASSERT_TRUE(r.ok()) << r.failure->message;
+  EXPECT_TRUE(r.node == "n1" || r.node == "n2") << r.node;
+  // store-0's anti-affinity keeps cache pods out of zone b; with their own
+  // anti-affinity to web, out of zone a too.
+  cache_.UpsertAssignedPod(MakePod("web-ns", "store-0", {{"app", "store"}},
+                                   Required("podAntiAffinity", Term("cache")),
+                                   "n3"));
+  r = Run(MakePod("web-ns", "p3", {{"app", "cache"}}, nullptr));
+  ASSERT_TRUE(r.ok()) << r.failure->message;
+  EXPECT_TRUE(r.node == "n1" || r.node == "n2") << r.node;
+  r = Run(MakePod("web-ns", "p4", {{"app", "cache"}},
+                  Required("podAntiAffinity", Term("web"))));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.failure->message,
+            "0/3 nodes are available: 1 node(s) didn't satisfy existing pods "
+            "anti-affinity rules, 2 node(s) didn't match pod anti-affinity "
+            "rules.");
+}
+
+// Preferred affinity decides among nodes the other plugins score alike,
+// even when the nodes come in several calls.
+TEST_F(InterPodAffinityEndToEndTest, PreferredTermsScore) {
+  for (const char* n : {"n1", "n2", "n3", "n4", "n5"}) AddNode(n, "");
+  AddNode("n6", "b");
+  cache_.UpsertAssignedPod(
+      MakePod("default", "web-0", {{"app", "web"}}, nullptr, "n6"));
+  nlohmann::json preferred = {
+      {"podAffinity",
+       {{"preferredDuringSchedulingIgnoredDuringExecution",
+         {{{"weight", 50}, {"podAffinityTerm", Term("web")}}}}}}};
+  CycleResult r = Run(MakePod("default", "p", {{"app", "api"}}, preferred));
+  ASSERT_TRUE(r.ok()) << r.failure->message;
+  EXPECT_EQ(r.node, "n6");
+}
+
 }  // namespace
 }  // namespace kscore::scheduler
