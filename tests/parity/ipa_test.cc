@@ -3,9 +3,14 @@
 // brute-force IpaCluster of scorer/testing/ipa_cluster.h; here random
 // clusters check that the index answers alike: the same query counts, the
 // same existing terms (in its own order) with the same per-node counts, and
-// so the same verdicts and raw scores.
+// so the same verdicts and raw scores. And the cases of
+// tests/testdata/parity/interpodaffinity.json, whose answers
+// reference/pkg/parity checks against kube-scheduler's own plugin, run
+// through the shim's decoding and cache and the scorer's plugin.
+#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -13,9 +18,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "scorer/framework/cycle_state.h"
 #include "scorer/plugins/inter_pod_affinity.h"
 #include "scorer/testing/ipa_cluster.h"
+#include "shim/cache/cache.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/objects.h"
 
@@ -293,6 +300,131 @@ TEST(InterPodAffinityParityTest, IpaClusterAnswersAsTheClusterIndex) {
   EXPECT_GT(compared_terms, 300);
   EXPECT_GT(filtered, 100);
   EXPECT_GT(scored, 50);
+}
+
+nlohmann::json IpaFixture() {
+  const std::string path = std::string(KSCORE_SOURCE_DIR) +
+                           "/tests/testdata/parity/interpodaffinity.json";
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::stringstream s;
+  s << in.rdbuf();
+  return nlohmann::json::parse(s.str());
+}
+
+// A status as the fixture writes it (Go's Code names).
+std::string FixtureStatus(const PluginStatus& s) {
+  if (s.ok()) return "";
+  std::string out;
+  switch (s.code) {
+    case framework::Code::kError:
+      out = "Error";
+      break;
+    case framework::Code::kUnschedulable:
+      out = "Unschedulable";
+      break;
+    case framework::Code::kUnschedulableAndUnresolvable:
+      out = "UnschedulableAndUnresolvable";
+      break;
+    case framework::Code::kSkip:
+      out = "Skip";
+      break;
+    default:
+      out = "Success";
+  }
+  for (size_t i = 0; i < s.reasons.size(); ++i) {
+    out += (i == 0 ? ": " : ", ") + s.reasons[i];
+  }
+  return out;
+}
+
+cache::PodInfo DecodePod(nlohmann::json j) {
+  if (!j["metadata"].contains("namespace"))
+    j["metadata"]["namespace"] = "default";
+  j["metadata"]["uid"] = "uid-" + j["metadata"]["name"].get<std::string>();
+  absl::StatusOr<cache::PodInfo> p = cache::PodFromJson(j);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *p : cache::PodInfo();
+}
+
+// Every case as the shim and the scorer run it: nodes, namespaces and pods
+// decoded from their JSON into the cache, the plugin's plan answered by it,
+// the nodes as the shim sends them, then the plugin's points on all nodes.
+TEST(InterPodAffinityParityTest, FixtureCasesAnswerAsKubeScheduler) {
+  const nlohmann::json fixture = IpaFixture();
+  ASSERT_FALSE(fixture["cases"].empty());
+  for (const nlohmann::json& c : fixture["cases"]) {
+    const std::string name = c["name"].get<std::string>();
+    SCOPED_TRACE(name);
+    cache::Cache cache;
+    std::vector<std::string> names;
+    for (const nlohmann::json& n : fixture["nodes"]) {
+      absl::StatusOr<cache::NodeInfo> info = cache::NodeFromJson(n);
+      ASSERT_TRUE(info.ok()) << info.status();
+      cache.UpsertNode(info->node);
+      names.push_back(info->node.name());
+    }
+    for (const nlohmann::json& n : fixture["namespaces"]) {
+      absl::StatusOr<cache::NamespaceInfo> ns = cache::NamespaceFromJson(n);
+      ASSERT_TRUE(ns.ok()) << ns.status();
+      cache.UpsertNamespace(ns->name, ns->labels);
+    }
+    for (const nlohmann::json& p : c["pods"])
+      cache.UpsertAssignedPod(DecodePod(p));
+
+    InterPodAffinity::Args args;
+    if (c.contains("args")) {
+      args.hard_pod_affinity_weight =
+          c["args"].value("hardPodAffinityWeight", 1);
+      args.ignore_preferred_terms_of_existing_pods =
+          c["args"].value("ignorePreferredTermsOfExistingPods", false);
+    }
+    const InterPodAffinity plugin(args);
+    const cache::PodInfo incoming = DecodePod(c["pod"]);
+    const pb::Pod pod = cache.PodFor(incoming, plugin.PodDataNeeded());
+    pb::PlanResponse plan;
+    plugin.AddToPlan(pod, plan);
+    const std::shared_ptr<const cache::ClusterIndex::Prepared> prepared =
+        cache.Prepare(pod, plan);
+    google::protobuf::RepeatedPtrField<pb::Node> candidates;
+    cache.FillCandidates(incoming, {}, 0, names.size(), &candidates,
+                         plan.node_labels(), prepared.get());
+    // In the fixture's node order.
+    std::vector<const pb::Node*> nodes;
+    for (const std::string& n : names) {
+      for (const pb::Node& cand : candidates) {
+        if (cand.name() == n) nodes.push_back(&cand);
+      }
+    }
+    ASSERT_EQ(nodes.size(), names.size());
+
+    CycleState state;
+    absl::flat_hash_map<std::string, int> bases;
+    if (plan.queries_size() > 0) {
+      bases[std::string(InterPodAffinity::kName)] = 0;
+    }
+    state.BindCluster(&prepared->cluster, std::move(bases));
+    nlohmann::json got = nlohmann::json::object();
+    const PluginStatus pre = plugin.PreFilter(state, pod);
+    got["preFilter"] = FixtureStatus(pre);
+    if (pre.ok()) {
+      got["filter"] = nlohmann::json::array();
+      for (const pb::Node* n : nodes) {
+        got["filter"].push_back(FixtureStatus(plugin.Filter(state, pod, *n)));
+      }
+    }
+    const PluginStatus pre_score = plugin.PreScore(state, pod, nodes);
+    got["preScore"] = FixtureStatus(pre_score);
+    if (pre_score.ok()) {
+      std::vector<int64_t> scores(nodes.size());
+      ASSERT_TRUE(plugin.Score(state, pod, nodes, absl::MakeSpan(scores)).ok());
+      got["raw"] = scores;
+      ASSERT_TRUE(
+          plugin.NormalizeScore(state, pod, absl::MakeSpan(scores)).ok());
+      got["scores"] = scores;
+    }
+    EXPECT_EQ(got, c["want"]) << "kscore answers " << got.dump();
+  }
 }
 
 }  // namespace
