@@ -291,14 +291,15 @@ std::optional<PluginStatus> MergePreFilterNodes(
   result->plugins.emplace_back(p.Name());
   std::sort(result->plugins.begin(), result->plugins.end());
   if (!result->names.empty()) return std::nullopt;
-  // As kube-scheduler: no node is left that every plugin allows.
+  // As kube-scheduler: no node is left that every plugin allows. The status
+  // names no plugin (upstream's names none either): the plugins are in the
+  // reason.
   PluginStatus s = PluginStatus::UnschedulableAndUnresolvable(
       result->plugins.size() == 1
           ? absl::StrCat("node(s) didn't satisfy plugin ", result->plugins[0])
           : absl::StrCat("node(s) didn't satisfy plugin(s) [",
                          absl::StrJoin(result->plugins, " "),
                          "] simultaneously"));
-  s.plugin = std::string(p.Name());
   return s;
 }
 

@@ -820,6 +820,7 @@ TEST(ProfileTest, DisjointPreFilterResultsFailPreFilter) {
   EXPECT_EQ(s->reasons,
             std::vector<std::string>{"node(s) didn't satisfy plugin(s) "
                                      "[NodeAffinity NodeName] simultaneously"});
+  EXPECT_EQ(s->plugin, "");
 }
 
 }  // namespace
