@@ -30,6 +30,7 @@ run() {
 run "ctest (unit + gRPC)" ctest --test-dir "$root/build" --output-on-failure -j2 --timeout 300
 run "clang-format" "$root/hack/format.sh" --check
 run "reference go test" bash -c "cd '$root/reference' && go test ./... -count=1"
+run "oracle (kube-scheduler's plugins vs kscore)" "$root/tests/oracle/run.sh"
 
 if ! $only_unit; then
   for t in "$root"/tests/e2e/*.sh; do

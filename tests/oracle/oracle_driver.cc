@@ -196,6 +196,11 @@ json Answer(int64_t index, const json& input,
   absl::StatusOr<cache::PodInfo> pod = cache::PodFromJson(input.at("pod"));
   if (!pod.ok()) return ErrorAnswer(index, std::string(pod.status().message()));
   pod->scheduler_name = kProfile;
+  // The shim never schedules a pod that names its node (spec.nodeName makes
+  // it bound), so its decoders leave pb::Pod.node_name to direct callers of
+  // the scorer; the generator's pods that name a node test NodeName that way.
+  pod->pod.set_node_name(pod->node_name);
+  pod->node_name.clear();
   absl::StatusOr<std::shared_ptr<const scheduler::ProfileInfo>> profile =
       scorer->lookup->Lookup(kProfile);
   if (!profile.ok()) {
