@@ -14,6 +14,9 @@
 #include "benchmark/benchmark.h"
 #include "kscore/k8s/k8s_subset.pb.h"
 #include "nlohmann/json.hpp"
+#include "scorer/framework/config.h"
+#include "scorer/framework/profile_set.h"
+#include "scorer/plugins/registry.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/objects.h"
 
@@ -272,6 +275,120 @@ BENCHMARK(BM_EncodeEvaluateRequest)
     ->ArgNames({"nodes", "labels"})
     ->Args({500, 1})
     ->Args({500, 0});
+
+// A pod of workload `app` as the spread and anti-affinity shapes make them:
+// a zone spread constraint (maxSkew 5) and required hostname anti-affinity,
+// both selecting the pod's own app.
+pb::Pod ConstrainedPod(int i, int app) {
+  pb::Pod p;
+  p.set_namespace_("default");
+  p.set_name(absl::StrCat("c-", i));
+  p.set_uid(absl::StrCat("uid-c-", i));
+  const std::string value = absl::StrCat("app-", app);
+  (*p.mutable_labels())["app"] = value;
+  pb::Container* c = p.add_containers();
+  c->mutable_requests()->set_milli_cpu(10);
+  c->mutable_requests()->set_memory(1 << 20);
+  pb::TopologySpreadConstraint* t = p.add_topology_spread_constraints();
+  t->set_max_skew(5);
+  t->set_topology_key("topology.kubernetes.io/zone");
+  t->set_when_unsatisfiable("DoNotSchedule");
+  (*t->mutable_label_selector()->mutable_match_labels())["app"] = value;
+  pb::PodAffinityTerm* term = p.mutable_pod_anti_affinity()->add_required();
+  term->set_topology_key("kubernetes.io/hostname");
+  (*term->mutable_label_selector()->mutable_match_labels())["app"] = value;
+  return p;
+}
+
+// The request for a pod with cluster-wide rules under the stock profile, at
+// 5000 nodes: the scorer's real plan for the pod (PodTopologySpread,
+// InterPodAffinity), the shim's answers (Cache::Prepare) and 500 candidates.
+// Every placed pod carries the same two rules; `per_node` of them on each
+// node, spread over `apps` workloads (so `apps` distinct anti-affinity terms
+// exist). request_bytes follows the candidates, the plan's queries and, per
+// candidate, the distinct terms present in its domains (at most per_node
+// for hostname terms): with one workload it stays flat from 2 to 10 pods
+// per node.
+void BM_EncodePlannedRequest(benchmark::State& state) {
+  const int per_node = static_cast<int>(state.range(0));
+  const int apps = static_cast<int>(state.range(1));
+  constexpr int kNodes = 5000;
+  constexpr int kCandidates = 500;
+  absl::StatusOr<framework::SchedulerConfig> config =
+      framework::ParseSchedulerConfig(
+          "apiVersion: kubescheduler.config.k8s.io/v1\n"
+          "kind: KubeSchedulerConfiguration\n"
+          "profiles:\n- schedulerName: kscore-default\n");
+  if (!config.ok()) {
+    state.SkipWithError(std::string(config.status().message()).c_str());
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
+      framework::BuildProfileSet(*std::move(config),
+                                 plugins::DefaultRegistry());
+  if (!set.ok()) {
+    state.SkipWithError(std::string(set.status().message()).c_str());
+    return;
+  }
+  const framework::Profile* profile = (*set)->Find("kscore-default");
+  Cache c;
+  for (int n = 0; n < kNodes; ++n) c.UpsertNode(MakeNode(n));
+  int id = 0;
+  for (int n = 0; n < kNodes; ++n) {
+    for (int k = 0; k < per_node; ++k, ++id) {
+      PodInfo placed;
+      placed.pod = ConstrainedPod(id, id % apps);
+      placed.namespace_ = "default";
+      placed.name = placed.pod.name();
+      placed.key = absl::StrCat("default/", placed.name);
+      placed.uid = placed.pod.uid();
+      placed.node_name = absl::StrCat("bench-node-", n);
+      placed.phase = "Running";
+      c.UpsertAssignedPod(placed);
+    }
+  }
+  PodInfo incoming;
+  incoming.pod = ConstrainedPod(id, 0);
+  incoming.namespace_ = "default";
+  incoming.name = incoming.pod.name();
+  incoming.key = absl::StrCat("default/", incoming.name);
+  const pb::PlanResponse plan = profile->Plan(incoming.pod);
+  std::string wire;
+  for (auto _ : state) {
+    std::shared_ptr<const cache::ClusterIndex::Prepared> prepared =
+        c.Prepare(incoming.pod, plan);
+    pb::EvaluateRequest head;
+    head.set_profile("kscore-default");
+    *head.mutable_pod() = incoming.pod;
+    *head.mutable_cluster() = prepared->cluster;
+    wire.clear();
+    head.SerializeToString(&wire);
+    c.AppendCandidates(incoming, {}, 0, kCandidates, true,
+                       pb::EvaluateRequest::kNodesFieldNumber, &wire, nullptr,
+                       prepared.get());
+    benchmark::DoNotOptimize(wire.data());
+  }
+  pb::EvaluateRequest parsed;
+  if (!parsed.ParseFromString(wire) || parsed.nodes_size() != kCandidates) {
+    state.SkipWithError("the encoded request does not parse back");
+  }
+  state.counters["pods"] = static_cast<double>(id);
+  state.counters["queries"] = static_cast<double>(plan.queries_size());
+  state.counters["existing_terms"] =
+      static_cast<double>(parsed.cluster().existing_terms_size());
+  state.counters["request_bytes"] = static_cast<double>(wire.size());
+  state.counters["bytes_per_node"] =
+      static_cast<double>(wire.size()) / kCandidates;
+}
+BENCHMARK(BM_EncodePlannedRequest)
+    ->ArgNames({"per_node", "apps"})
+    ->Args({2, 1})
+    ->Args({10, 1})
+    ->Args({10, 10})
+    ->Args({2, 100})
+    ->Args({10, 100})
+    ->Args({2, 1000})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kscore
