@@ -1,6 +1,8 @@
 #include "shim/app/cluster_events.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "google/protobuf/util/message_differencer.h"
 
@@ -41,12 +43,44 @@ void ClusterEvents::OnPodDelete(const PodPtr& pod) {
   const bool was_assigned = !cache_->NodeOf(pod->key).empty();
   cache_->RemovePod(pod->key);
   queue_->Delete(pod->key);
-  if (was_assigned) queue_->MoveAllToActiveOrBackoff();  // room was freed
+  // Room was freed.
+  if (was_assigned) queue_->MoveAllToActiveOrBackoff("AssignedPodDelete");
 }
 
 void ClusterEvents::OnNode(const NodePtr& node) {
   cache_->UpsertNode(node->node, node->images);
-  queue_->MoveAllToActiveOrBackoff();
+  queue_->MoveAllToActiveOrBackoff("NodeAdd");
+}
+
+std::vector<absl::string_view> NodeUpdateEvents(
+    const ::kscore::scorer::v1::Node& before,
+    const ::kscore::scorer::v1::Node& after) {
+  using google::protobuf::util::MessageDifferencer;
+  std::vector<absl::string_view> events;
+  if (!MessageDifferencer::Equals(before.allocatable(), after.allocatable())) {
+    events.push_back("NodeUpdateNodeAllocatable");
+  }
+  bool labels = before.labels_size() != after.labels_size();
+  for (const auto& [key, value] : before.labels()) {
+    if (labels) break;
+    auto it = after.labels().find(key);
+    labels = it == after.labels().end() || it->second != value;
+  }
+  if (labels) events.push_back("NodeUpdateNodeLabel");
+  // kube-scheduler counts spec.unschedulable as a taint change.
+  bool taints = before.unschedulable() != after.unschedulable() ||
+                before.taints_size() != after.taints_size();
+  for (int i = 0; !taints && i < before.taints_size(); ++i) {
+    taints = !MessageDifferencer::Equals(before.taints(i), after.taints(i));
+  }
+  if (taints) events.push_back("NodeUpdateNodeTaint");
+  if (!std::equal(
+          before.declared_features().begin(), before.declared_features().end(),
+          after.declared_features().begin(), after.declared_features().end())) {
+    events.push_back("NodeUpdateNodeDeclaredFeature");
+  }
+  if (events.empty()) events.push_back("NodeUpdate");
+  return events;
 }
 
 void ClusterEvents::OnNodeUpdate(const NodePtr& before, const NodePtr& after) {
@@ -59,7 +93,10 @@ void ClusterEvents::OnNodeUpdate(const NodePtr& before, const NodePtr& after) {
     }
     return;
   }
-  OnNode(after);
+  cache_->UpsertNode(after->node, after->images);
+  for (absl::string_view event : NodeUpdateEvents(before->node, after->node)) {
+    queue_->MoveAllToActiveOrBackoff(event);
+  }
 }
 
 void ClusterEvents::OnNodeDelete(const NodePtr& node) {

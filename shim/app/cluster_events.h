@@ -3,9 +3,11 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/objects.h"
@@ -19,6 +21,13 @@ namespace kscore::app {
 // pods of a served profile to the queue, and changes that may make room move
 // the unschedulable pods back. Namespaces, Services and controllers only
 // feed the cache. Called on the informers' threads.
+// kube-scheduler's labels of the events a node update is made of
+// (NodeUpdateNodeAllocatable, NodeUpdateNodeLabel, NodeUpdateNodeTaint,
+// NodeUpdateNodeDeclaredFeature), or NodeUpdate when none of those changed.
+std::vector<absl::string_view> NodeUpdateEvents(
+    const ::kscore::scorer::v1::Node& before,
+    const ::kscore::scorer::v1::Node& after);
+
 class ClusterEvents {
  public:
   using PodPtr = kube::Ptr<cache::PodInfo>;

@@ -24,7 +24,7 @@ class ClusterEventsTest : public ::testing::Test {
  protected:
   ClusterEventsTest()
       : queue_({absl::Seconds(1), absl::Seconds(10), absl::Minutes(5),
-                [] { return absl::Now(); }}),
+                [] { return absl::Now(); }, nullptr}),
         events_(&cache_, &queue_,
                 [](const std::string& name) { return name == "ours"; }) {}
 
@@ -267,6 +267,32 @@ TEST_F(ClusterEventsTest, HandlersCallTheMethodsAndTheSyncSignal) {
   namespaces.on_synced();
   workloads.on_synced();
   EXPECT_EQ(synced, 4);
+}
+
+// A node update is named by what changed, as kube-scheduler labels it.
+TEST(NodeUpdateEventsTest, NamesWhatChanged) {
+  namespace pb = ::kscore::scorer::v1;
+  pb::Node before;
+  before.set_name("n1");
+  (*before.mutable_labels())["zone"] = "a";
+  before.mutable_allocatable()->set_milli_cpu(1000);
+  using Events = std::vector<absl::string_view>;
+  EXPECT_EQ(NodeUpdateEvents(before, before), Events{"NodeUpdate"});
+  pb::Node after = before;
+  after.mutable_allocatable()->set_milli_cpu(2000);
+  EXPECT_EQ(NodeUpdateEvents(before, after),
+            Events{"NodeUpdateNodeAllocatable"});
+  after = before;
+  (*after.mutable_labels())["zone"] = "b";
+  EXPECT_EQ(NodeUpdateEvents(before, after), Events{"NodeUpdateNodeLabel"});
+  after = before;
+  after.set_unschedulable(true);
+  EXPECT_EQ(NodeUpdateEvents(before, after), Events{"NodeUpdateNodeTaint"});
+  after = before;
+  after.add_taints()->set_key("k");
+  after.add_declared_features("F");
+  EXPECT_EQ(NodeUpdateEvents(before, after),
+            (Events{"NodeUpdateNodeTaint", "NodeUpdateNodeDeclaredFeature"}));
 }
 
 }  // namespace

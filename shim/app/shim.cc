@@ -169,14 +169,26 @@ scheduler::Scheduler::Options SchedulerOptions(const Options& o) {
   return s;
 }
 
+// The queue's options: the configured backoff, and every pod entering a
+// queue counted in scheduler_queue_incoming_pods_total.
+queue::SchedulingQueue::Options QueueOptions(const Options& o,
+                                             scheduler::Metrics* metrics) {
+  queue::SchedulingQueue::Options q;
+  q.initial_backoff = absl::Seconds(o.config.pod_initial_backoff_seconds);
+  q.max_backoff = absl::Seconds(o.config.pod_max_backoff_seconds);
+  q.max_unschedulable = absl::Minutes(5);
+  q.on_incoming = [metrics](absl::string_view queue, absl::string_view event) {
+    metrics->Incoming(queue, event);
+  };
+  return q;
+}
+
 Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
            std::unique_ptr<scorer_client::ScorerClient> scorer)
     : o_(o),
       client_(std::move(client)),
       scorer_(std::move(scorer)),
-      queue_({absl::Seconds(o.config.pod_initial_backoff_seconds),
-              absl::Seconds(o.config.pod_max_backoff_seconds), absl::Minutes(5),
-              [] { return absl::Now(); }}),
+      queue_(QueueOptions(o, &metrics_)),
       writer_(client_.get(), WriterOptions(o)),
       feedback_(&writer_, Hostname(), o.protobuf),
       profiles_(ProfileOptions(), [this] { return scorer_->ListProfiles(); }),

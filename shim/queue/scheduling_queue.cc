@@ -11,21 +11,29 @@ absl::Duration SchedulingQueue::BackoffFor(int attempts) const {
   return std::min(d, options_.max_backoff);
 }
 
-void SchedulingQueue::ActivateLocked(Entry& e) {
+void SchedulingQueue::Incoming(absl::string_view queue,
+                               absl::string_view event) const {
+  if (options_.on_incoming) options_.on_incoming(queue, event);
+}
+
+void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
   if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
   e.where = Where::kActive;
   e.pod.timestamp = options_.now();
   active_.insert({-e.pod.info->priority, e.pod.timestamp, e.pod.info->key});
+  Incoming("active", event);
 }
 
-void SchedulingQueue::BackoffOrActivateLocked(Entry& e) {
+void SchedulingQueue::BackoffOrActivateLocked(Entry& e,
+                                              absl::string_view event) {
   absl::Time until = e.pod.timestamp + BackoffFor(e.pod.attempts);
   if (e.pod.attempts > 0 && until > options_.now()) {
     if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
     e.where = Where::kBackoff;
     e.backoff_until = until;
+    Incoming("backoff", event);
   } else {
-    ActivateLocked(e);
+    ActivateLocked(e, event);
   }
 }
 
@@ -41,7 +49,7 @@ void SchedulingQueue::AddOrUpdate(std::shared_ptr<const cache::PodInfo> pod) {
   if (it == entries_.end()) {
     Entry& e = entries_[pod->key];
     e.pod.info = std::move(pod);
-    ActivateLocked(e);
+    ActivateLocked(e, kUnscheduledPodAdd);
     return;
   }
   Entry& e = it->second;
@@ -62,7 +70,7 @@ void SchedulingQueue::AddOrUpdate(std::shared_ptr<const cache::PodInfo> pod) {
       break;
     case Where::kUnschedulable:
       e.pod.info = std::move(pod);
-      BackoffOrActivateLocked(e);
+      BackoffOrActivateLocked(e, kUnscheduledPodUpdate);
       break;
   }
 }
@@ -108,7 +116,7 @@ void SchedulingQueue::Done(const std::string& key, const std::string& uid) {
       !uid.empty() && e.pending_update->uid != uid && !e.deleted_in_flight) {
     e.pod = QueuedPod{std::move(e.pending_update), 0, {}, {}, 0};
     e.pending_update = nullptr;
-    ActivateLocked(e);
+    ActivateLocked(e, kUnscheduledPodAdd);
     return;
   }
   entries_.erase(it);
@@ -133,16 +141,19 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
     e.where = Where::kUnschedulable;
     unschedulable_.insert(e.pod.info->key);
     e.unschedulable_since = options_.now();
+    Incoming("unschedulable", kScheduleAttemptFailure);
     return;
   }
-  BackoffOrActivateLocked(e);
+  BackoffOrActivateLocked(e, kScheduleAttemptFailure);
 }
 
-void SchedulingQueue::MoveAllToActiveOrBackoff() {
+void SchedulingQueue::MoveAllToActiveOrBackoff(absl::string_view event) {
   absl::MutexLock lock(&mu_);
   ++move_cycle_;
   std::vector<std::string> keys(unschedulable_.begin(), unschedulable_.end());
-  for (const std::string& key : keys) BackoffOrActivateLocked(entries_.at(key));
+  for (const std::string& key : keys) {
+    BackoffOrActivateLocked(entries_.at(key), event);
+  }
 }
 
 void SchedulingQueue::Flush() {
@@ -150,10 +161,10 @@ void SchedulingQueue::Flush() {
   const absl::Time now = options_.now();
   for (auto& [key, e] : entries_) {
     if (e.where == Where::kBackoff && e.backoff_until <= now) {
-      ActivateLocked(e);
+      ActivateLocked(e, kBackoffComplete);
     } else if (e.where == Where::kUnschedulable &&
                now - e.unschedulable_since >= options_.max_unschedulable) {
-      BackoffOrActivateLocked(e);
+      BackoffOrActivateLocked(e, kUnschedulableTimeout);
     }
   }
 }

@@ -12,6 +12,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shim/cache/objects.h"
@@ -31,7 +32,22 @@ class SchedulingQueue {
     // kube-scheduler's podMaxInUnschedulablePodsDuration.
     absl::Duration max_unschedulable = absl::Minutes(5);
     std::function<absl::Time()> now = [] { return absl::Now(); };
+    // Told each time a pod enters a queue ("active", "backoff",
+    // "unschedulable") and the event that sent it there, with
+    // kube-scheduler's labels (scheduler_queue_incoming_pods_total).
+    std::function<void(absl::string_view queue, absl::string_view event)>
+        on_incoming;
   };
+
+  // kube-scheduler's event labels for the queue's own moves.
+  static constexpr absl::string_view kUnscheduledPodAdd = "UnscheduledPodAdd";
+  static constexpr absl::string_view kUnscheduledPodUpdate =
+      "UnscheduledPodUpdate";
+  static constexpr absl::string_view kScheduleAttemptFailure =
+      "ScheduleAttemptFailure";
+  static constexpr absl::string_view kBackoffComplete = "BackoffComplete";
+  static constexpr absl::string_view kUnschedulableTimeout =
+      "UnschedulableTimeout";
 
   struct QueuedPod {
     std::shared_ptr<const cache::PodInfo> info;
@@ -66,8 +82,9 @@ class SchedulingQueue {
   void Requeue(QueuedPod pod, bool unschedulable);
 
   // A cluster event (node added/updated, pod deleted...) that may make
-  // unschedulable pods fit: they go to backoff or active.
-  void MoveAllToActiveOrBackoff();
+  // unschedulable pods fit: they go to backoff or active. `event` is its
+  // kube-scheduler label ("NodeAdd", "AssignedPodDelete", ...).
+  void MoveAllToActiveOrBackoff(absl::string_view event);
   // Moves expired backoff pods to active and long-waiting unschedulable pods
   // back; call periodically (every second, as kube-scheduler).
   void Flush();
@@ -89,8 +106,11 @@ class SchedulingQueue {
     bool deleted_in_flight = false;
   };
 
-  void ActivateLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void BackoffOrActivateLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ActivateLocked(Entry& e, absl::string_view event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BackoffOrActivateLocked(Entry& e, absl::string_view event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Incoming(absl::string_view queue, absl::string_view event) const;
   void RemoveFromActiveLocked(const Entry& e)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -1,5 +1,6 @@
 #include "shim/queue/scheduling_queue.h"
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -74,7 +75,7 @@ TEST_F(QueueTest, UnschedulableWaitsForAnEventOrTheCeiling) {
   now_ += absl::Seconds(30);
   q.Flush();
   EXPECT_EQ(q.sizes().unschedulable, 1u);
-  q.MoveAllToActiveOrBackoff();
+  q.MoveAllToActiveOrBackoff("NodeAdd");
   EXPECT_EQ(q.sizes().active, 1u);
   q.Requeue(*q.Pop(absl::ZeroDuration()), true);
   now_ += absl::Minutes(5);
@@ -82,11 +83,42 @@ TEST_F(QueueTest, UnschedulableWaitsForAnEventOrTheCeiling) {
   EXPECT_EQ(q.sizes().unschedulable, 0u);
 }
 
+// Every move into a queue is reported with kube-scheduler's queue and event
+// labels (scheduler_queue_incoming_pods_total).
+TEST_F(QueueTest, TellsWhichEventSentAPodToWhichQueue) {
+  std::vector<std::string> seen;
+  SchedulingQueue::Options o = Opts();
+  o.on_incoming = [&seen](absl::string_view queue, absl::string_view event) {
+    seen.push_back(absl::StrCat(queue, "/", event));
+  };
+  SchedulingQueue q(o);
+  q.AddOrUpdate(Pod("p"));
+  q.Requeue(*q.Pop(absl::ZeroDuration()), true);
+  q.MoveAllToActiveOrBackoff("NodeAdd");
+  now_ += absl::Seconds(1);
+  q.Flush();
+  q.Requeue(*q.Pop(absl::ZeroDuration()), false);
+  now_ += absl::Minutes(1);
+  q.Flush();
+  q.Requeue(*q.Pop(absl::ZeroDuration()), true);
+  now_ += absl::Minutes(5);
+  q.Flush();
+  EXPECT_THAT(
+      seen, ::testing::ElementsAre("active/UnscheduledPodAdd",
+                                   "unschedulable/ScheduleAttemptFailure",
+                                   "backoff/NodeAdd", "active/BackoffComplete",
+                                   "backoff/ScheduleAttemptFailure",
+                                   "active/BackoffComplete",
+                                   "unschedulable/ScheduleAttemptFailure",
+                                   "active/UnschedulableTimeout"));
+}
+
 TEST_F(QueueTest, EventDuringTheCycleSendsToBackoffNotUnschedulable) {
   SchedulingQueue q(Opts());
   q.AddOrUpdate(Pod("p"));
   auto qp = q.Pop(absl::ZeroDuration());
-  q.MoveAllToActiveOrBackoff();  // a node was added while we were scheduling
+  q.MoveAllToActiveOrBackoff(
+      "NodeAdd");  // a node was added while we were scheduling
   q.Requeue(*qp, true);
   EXPECT_EQ(q.sizes().unschedulable, 0u);
   EXPECT_EQ(q.sizes().backoff, 1u);
@@ -123,7 +155,7 @@ TEST_F(QueueTest, UpdateInFlightIsUsedOnRequeue) {
   auto qp = q.Pop(absl::ZeroDuration());
   q.AddOrUpdate(Pod("p", 7));
   q.Requeue(*qp, true);
-  q.MoveAllToActiveOrBackoff();
+  q.MoveAllToActiveOrBackoff("NodeAdd");
   now_ += absl::Seconds(10);
   q.Flush();
   auto next = q.Pop(absl::ZeroDuration());

@@ -68,6 +68,17 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                 .Help("1 while this shim is the leader.")
                 .Register(*registry)
                 .Add({});
+  incoming = &prometheus::BuildCounter()
+                  .Name("scheduler_queue_incoming_pods_total")
+                  .Help(
+                      "Number of pods added to scheduling queues by event "
+                      "and queue type.")
+                  .Register(*registry);
+}
+
+void Metrics::Incoming(absl::string_view queue, absl::string_view event) {
+  incoming->Add({{"queue", std::string(queue)}, {"event", std::string(event)}})
+      .Increment();
 }
 
 void Metrics::Attempt(const std::string& result, const std::string& profile,

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -22,6 +23,9 @@ struct Metrics {
   // A pod bound after `attempts` attempts, `sli_seconds` after its first
   // (kube-scheduler's pod_scheduling_attempts and SLI duration).
   void Scheduled(int attempts, double sli_seconds);
+  // A pod entered `queue` because of `event` (kube-scheduler's
+  // scheduler_queue_incoming_pods_total{queue,event}).
+  void Incoming(absl::string_view queue, absl::string_view event);
 
   std::shared_ptr<prometheus::Registry> registry;
   prometheus::Family<prometheus::Counter>* attempts;
@@ -32,6 +36,7 @@ struct Metrics {
   prometheus::Family<prometheus::Counter>* binds;
   prometheus::Family<prometheus::Gauge>* scorer;
   prometheus::Gauge* leader;
+  prometheus::Family<prometheus::Counter>* incoming;
 };
 
 }  // namespace kscore::scheduler

@@ -141,7 +141,8 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
   node.mutable_allocatable()->set_pods(110);
   cache.UpsertNode(node);
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
-                                absl::Minutes(5), [] { return absl::Now(); }});
+                                absl::Minutes(5), [] { return absl::Now(); },
+                                nullptr});
   HoldingClient client;
   Writer::Options writer_options;
   writer_options.max_bindings_in_flight = 2;
@@ -234,8 +235,8 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
     node.set_name(fakes::NodeName(0));
     cache.UpsertNode(node);
     queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
-                                  absl::Minutes(5),
-                                  [] { return absl::Now(); }});
+                                  absl::Minutes(5), [] { return absl::Now(); },
+                                  nullptr});
     HoldingClient client;
     Writer writer(&client, Writer::Options());
     Feedback feedback(&writer, "test-host");

@@ -62,6 +62,8 @@ check "metrics: the SLI duration is labelled by attempts" \
   poll "$TIMEOUT" metrics_have 'scheduler_pod_scheduling_sli_duration_seconds_count{attempts="1"}'
 check "metrics: the attempt duration has upstream's 15 buckets (last 16.384)" \
   poll "$TIMEOUT" metrics_have 'scheduler_scheduling_attempt_duration_seconds_bucket{profile="rule-scheduler",result="scheduled",le="16.384"}'
+check "metrics: queue_incoming_pods_total counts the 6 new pods entering activeQ" \
+  poll "$TIMEOUT" metrics_have 'scheduler_queue_incoming_pods_total{event="UnscheduledPodAdd",queue="active"} 6'
 k apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
@@ -78,6 +80,8 @@ k run ghost --image=pause:3.9 --labels=app=ghost \
   --overrides='{"spec":{"schedulerName":"ghost-scheduler"}}' >/dev/null
 check "ghost-scheduler pod: FailedScheduling names the missing profile" \
   poll "$TIMEOUT" pending_with ghost 'profile "ghost-scheduler" is not served by the scorer (its configuration has schedulerNames [rule-scheduler])'
+check "metrics: the failed attempt sends the pod back with event ScheduleAttemptFailure" \
+  poll "$TIMEOUT" metrics_have 'scheduler_queue_incoming_pods_total{event="ScheduleAttemptFailure",queue='
 check "ghost-scheduler pod: not bound" test "$(bound_count ghost)" -eq 0
 delete_app before
 
