@@ -41,19 +41,6 @@ Failure FilterError(const pb::Status& s) {
                    "\" filter plugin: ", absl::StrJoin(s.reasons(), ", ")));
 }
 
-// The bytes every request of a cycle starts with: profile, pod, detail,
-// the configuration hash the cycle is planned with and the plan's answers.
-std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
-                        const CyclePlan& plan) {
-  pb::EvaluateRequest h;
-  h.set_profile(pod.scheduler_name);
-  *h.mutable_pod() = plan.pod;
-  h.set_detail(pb::DETAIL_TOTALS);
-  h.set_config_hash(profile.config_hash);
-  if (plan.prepared != nullptr) *h.mutable_cluster() = plan.prepared->cluster;
-  return h.SerializeAsString();
-}
-
 // The plan cache's key: what a plan depends on.
 std::string PlanKey(const ProfileInfo& profile, const pb::Pod& pod) {
   pb::Pod anonymous = pod;
@@ -70,6 +57,17 @@ std::string PlanKey(const ProfileInfo& profile, const pb::Pod& pod) {
 }
 
 }  // namespace
+
+std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
+                        const CyclePlan& plan) {
+  pb::EvaluateRequest h;
+  h.set_profile(pod.scheduler_name);
+  *h.mutable_pod() = plan.pod;
+  h.set_detail(pb::DETAIL_TOTALS);
+  h.set_config_hash(profile.config_hash);
+  if (plan.prepared != nullptr) *h.mutable_cluster() = plan.prepared->cluster;
+  return h.SerializeAsString();
+}
 
 absl::StatusOr<pb::PlanResponse> PlanCache::Get(const ProfileInfo& profile,
                                                 const pb::Pod& pod,
@@ -100,6 +98,7 @@ absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
                                        scorer_client::Scorer& scorer) {
   CyclePlan out;
   out.pod = in.cache->PodFor(*in.pod, in.profile->pod_data);
+  out.node_labels = in.profile->NeedsNodeLabels(out.pod);
   if (!in.profile->plans) return out;
   absl::StatusOr<pb::PlanResponse> plan;
   if (in.plans != nullptr) {
@@ -114,6 +113,7 @@ absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
   if (!plan.ok()) return plan.status();
   out.plan = *std::move(plan);
   out.prepared = in.cache->Prepare(out.pod, out.plan);
+  out.node_labels = out.node_labels || out.plan.node_labels();
   return out;
 }
 
@@ -201,8 +201,6 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
                                        Evaluation& ev) {
   const cache::PodInfo& pod = *in.pod;
   const size_t batch = std::max<size_t>(1, in.batch_size);
-  const bool with_labels =
-      in.profile->NeedsNodeLabels(plan.pod) || plan.plan.node_labels();
   const std::string head = RequestHead(pod, *in.profile, plan);
   pb::EvaluateRequest skip;
   skip.set_skip_normalize(true);
@@ -228,7 +226,7 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
       bases.push_back(ev.names.size());
       in.cache->AppendCandidates(
           pod, in.profile->label_count_keys, w.first + ev.processed + off,
-          std::min(batch, want - off), with_labels,
+          std::min(batch, want - off), plan.node_labels,
           pb::EvaluateRequest::kNodesFieldNumber, &req, &ev.names, prepared);
     }
     ev.processed += want;
@@ -257,11 +255,10 @@ std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
   for (size_t i : ev.feasible) feasible.push_back(ev.names[i]);
   std::string req = RequestHead(*in.pod, *in.profile, plan);
   std::vector<std::string> names;
-  in.cache->AppendNamed(
-      *in.pod, in.profile->label_count_keys, feasible,
-      in.profile->NeedsNodeLabels(plan.pod) || plan.plan.node_labels(),
-      pb::EvaluateRequest::kNodesFieldNumber, &req, &names,
-      plan.prepared.get());
+  in.cache->AppendNamed(*in.pod, in.profile->label_count_keys, feasible,
+                        plan.node_labels,
+                        pb::EvaluateRequest::kNodesFieldNumber, &req, &names,
+                        plan.prepared.get());
   ++ev.calls;
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =

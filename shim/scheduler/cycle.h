@@ -91,7 +91,16 @@ struct CyclePlan {
   pb::Pod pod;
   pb::PlanResponse plan;
   std::shared_ptr<const cache::ClusterIndex::Prepared> prepared;
+  // Every request of the cycle carries Node.labels: the profile's rule for
+  // this pod (ProfileInfo::NeedsNodeLabels), or the plan asks for them.
+  bool node_labels = false;
 };
+
+// The bytes every request of a cycle starts with: profile, pod, detail
+// (DETAIL_TOTALS), the configuration hash the cycle is planned with and the
+// plan's answers. Fields appended later override (protobuf merging).
+std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
+                        const CyclePlan& plan);
 
 // Builds the pod message, asks for (or reuses) the plan and answers it.
 absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,

@@ -218,21 +218,20 @@ json Answer(int64_t index, const json& input,
   if (!plan.ok()) {
     return ErrorAnswer(index, std::string(plan.status().message()));
   }
+  // The shim's own request head, with the detail raised to DETAIL_FULL
+  // (the default value, so it cannot be appended as an override).
   pb::EvaluateRequest head;
-  head.set_profile(kProfile);
-  *head.mutable_pod() = plan->pod;
+  if (!head.ParseFromString(scheduler::RequestHead(*pod, **profile, *plan))) {
+    return ErrorAnswer(index, "the shim's request head does not parse");
+  }
   head.set_detail(pb::DETAIL_FULL);
-  head.set_config_hash((*profile)->config_hash);
-  if (plan->prepared != nullptr)
-    *head.mutable_cluster() = plan->prepared->cluster;
   std::string req = head.SerializeAsString();
   std::vector<std::string> order;
   for (const json& n : input.at("nodes")) {
     order.push_back(n.at("metadata").at("name").get<std::string>());
   }
   std::vector<std::string> names;
-  c.AppendNamed(*pod, (*profile)->label_count_keys, order,
-                (*profile)->NeedsNodeLabels(plan->pod),
+  c.AppendNamed(*pod, (*profile)->label_count_keys, order, plan->node_labels,
                 pb::EvaluateRequest::kNodesFieldNumber, &req, &names,
                 plan->prepared.get());
   google::protobuf::Arena arena;
@@ -259,6 +258,11 @@ json Answer(int64_t index, const json& input,
               {"skipped", json::array()},
               {"weights", weights}};
   if (resp.status().code() != pb::CODE_SUCCESS) return out;
+  if (static_cast<size_t>(resp.filter_size()) != names.size()) {
+    return ErrorAnswer(
+        index, absl::StrCat("the scorer answered ", resp.filter_size(),
+                            " filter verdicts for ", names.size(), " nodes"));
+  }
   std::map<std::string, const pb::NodeScore*> scores;
   for (const pb::NodeScore& s : resp.scores()) scores[s.node_name()] = &s;
   for (size_t i = 0; i < names.size(); ++i) {
