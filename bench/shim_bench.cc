@@ -314,18 +314,12 @@ void BM_EncodePlannedRequest(benchmark::State& state) {
   const int apps = static_cast<int>(state.range(1));
   constexpr int kNodes = 5000;
   constexpr int kCandidates = 500;
-  absl::StatusOr<framework::SchedulerConfig> config =
-      framework::ParseSchedulerConfig(
+  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
+      framework::ParseProfileSet(
           "apiVersion: kubescheduler.config.k8s.io/v1\n"
           "kind: KubeSchedulerConfiguration\n"
-          "profiles:\n- schedulerName: kscore-default\n");
-  if (!config.ok()) {
-    state.SkipWithError(std::string(config.status().message()).c_str());
-    return;
-  }
-  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
-      framework::BuildProfileSet(*std::move(config),
-                                 plugins::DefaultRegistry());
+          "profiles:\n- schedulerName: kscore-default\n",
+          plugins::DefaultRegistry());
   if (!set.ok()) {
     state.SkipWithError(std::string(set.status().message()).c_str());
     return;

@@ -65,6 +65,13 @@ absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
   return set;
 }
 
+absl::StatusOr<std::unique_ptr<ProfileSet>> ParseProfileSet(
+    absl::string_view yaml, const Registry& registry) {
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(yaml);
+  if (!cfg.ok()) return cfg.status();
+  return BuildProfileSet(*std::move(cfg), registry);
+}
+
 absl::StatusOr<std::unique_ptr<ProfileSet>> LoadProfileSet(
     const std::string& path, const Registry& registry) {
   absl::StatusOr<SchedulerConfig> cfg = LoadSchedulerConfig(path);

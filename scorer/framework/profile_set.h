@@ -32,6 +32,10 @@ struct ProfileSet {
 absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
     SchedulerConfig config, const Registry& registry);
 
+// The same from the configuration's YAML text (tools, tests, benchmarks).
+absl::StatusOr<std::unique_ptr<ProfileSet>> ParseProfileSet(
+    absl::string_view yaml, const Registry& registry);
+
 // Reads, validates and builds a configuration file in one go: what both
 // programs do at start-up. Errors name the file and the field.
 absl::StatusOr<std::unique_ptr<ProfileSet>> LoadProfileSet(

@@ -1271,18 +1271,16 @@ TEST(InterPodAffinityArgsTest, ErrorsNameTheField) {
 // feasible nodes come in several batches, normalising their raw scores
 // together gives what one batch gives.
 TEST(InterPodAffinityProfileTest, BatchesNormaliseLikeOneCall) {
-  absl::StatusOr<framework::SchedulerConfig> cfg =
-      framework::ParseSchedulerConfig(
+  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
+      framework::ParseProfileSet(
           "apiVersion: kubescheduler.config.k8s.io/v1\n"
           "kind: KubeSchedulerConfiguration\n"
           "profiles:\n"
           "- plugins:\n"
           "    multiPoint:\n"
           "      disabled: [{name: \"*\"}]\n"
-          "      enabled: [{name: InterPodAffinity}]\n");
-  ASSERT_TRUE(cfg.ok()) << cfg.status();
-  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
-      framework::BuildProfileSet(*std::move(cfg), DefaultRegistry());
+          "      enabled: [{name: InterPodAffinity}]\n",
+          DefaultRegistry());
   ASSERT_TRUE(set.ok()) << set.status();
   const framework::Profile& profile = *(*set)->profiles.begin()->second;
   EXPECT_TRUE(profile.plans());

@@ -61,12 +61,8 @@ struct Scorer {
 
 absl::StatusOr<std::unique_ptr<Scorer>> StartScorer(const std::string& yaml) {
   auto s = std::make_unique<Scorer>();
-  absl::StatusOr<framework::SchedulerConfig> config =
-      framework::ParseSchedulerConfig(yaml);
-  if (!config.ok()) return config.status();
   absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
-      framework::BuildProfileSet(*std::move(config),
-                                 plugins::DefaultRegistry());
+      framework::ParseProfileSet(yaml, plugins::DefaultRegistry());
   if (!set.ok()) return set.status();
   s->profiles = *std::move(set);
   s->service = std::make_unique<server::ScorerService>(
