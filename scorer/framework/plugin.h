@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "kscore/scorer/v1/scorer.pb.h"
+#include "scorer/framework/cluster_event.h"
 #include "scorer/framework/cycle_state.h"
 #include "scorer/framework/status.h"
 
@@ -60,6 +61,13 @@ class Plugin {
   // plugin reports it from PreFilter or PreScore as kube-scheduler does.
   virtual void AddToPlan(const pb::Pod& /*pod*/,
                          pb::PlanResponse& /*plan*/) const {}
+  // kube-scheduler's EventsToRegister (pb::PluginInfo::events): the cluster
+  // events that may make a pod this plugin rejected at PreFilter or Filter
+  // schedulable. The default is every event, as upstream gives a plugin
+  // without EnqueueExtensions.
+  virtual std::vector<pb::ClusterEvent> EventsToRegister() const {
+    return {MakeEvent(pb::EVENT_RESOURCE_WILDCARD, action::kAll)};
+  }
 };
 
 class PreFilterPlugin : public virtual Plugin {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -611,12 +612,16 @@ std::vector<Profile::PluginInfo> Profile::Describe() const {
     for (PluginInfo& i : out) {
       if (i.name == p->Name()) return i;
     }
-    out.push_back(PluginInfo{std::string(p->Name()), 0, {}});
+    out.push_back(PluginInfo{std::string(p->Name()), 0, {}, {}});
     return out.back();
   };
-  for (const auto* p : pre_filter_)
-    entry(p).extension_points.push_back("PreFilter");
-  for (const auto* p : filter_) entry(p).extension_points.push_back("Filter");
+  auto rejects = [&](const Plugin* p, const char* point) {
+    PluginInfo& info = entry(p);
+    if (info.extension_points.empty()) info.events = p->EventsToRegister();
+    info.extension_points.push_back(point);
+  };
+  for (const auto* p : pre_filter_) rejects(p, "PreFilter");
+  for (const auto* p : filter_) rejects(p, "Filter");
   for (const auto* p : pre_score_)
     entry(p).extension_points.push_back("PreScore");
   for (size_t i = 0; i < score_.size(); ++i) {
@@ -657,12 +662,16 @@ std::vector<std::string> Profile::PluginNames(ExtensionPoint point) const {
   return out;
 }
 
-absl::StatusOr<PluginStatus> Profile::RunPreFilter(CycleState& state,
-                                                   const pb::Pod& pod) const {
+absl::StatusOr<PluginStatus> Profile::RunPreFilter(
+    CycleState& state, const pb::Pod& pod,
+    std::vector<std::string>* unschedulable_plugins) const {
   for (const auto& [name, gate] : gates_) {
     if (std::string why = gate(pod); !why.empty()) {
       PluginStatus s = PluginStatus::UnschedulableAndUnresolvable(why);
       s.plugin = name;
+      if (unschedulable_plugins != nullptr) {
+        unschedulable_plugins->assign(1, s.plugin);
+      }
       return s;
     }
   }
@@ -677,15 +686,26 @@ absl::StatusOr<PluginStatus> Profile::RunPreFilter(CycleState& state,
     }
     if (!s.ok()) {
       s.plugin = std::string(p->Name());
+      if (unschedulable_plugins != nullptr) {
+        unschedulable_plugins->assign(1, s.plugin);
+      }
       return s;
     }
     if (std::optional<PluginStatus> none =
             MergePreFilterNodes(*p, state, pod, result)) {
+      if (unschedulable_plugins != nullptr) {
+        *unschedulable_plugins = result->plugins;  // the pod's rejectors
+      }
       return *none;
     }
   }
   state.Write(kSkipFilterKey, std::move(skip));
-  if (result.has_value()) state.Write(kPreFilterResultKey, *std::move(result));
+  if (result.has_value()) {
+    if (unschedulable_plugins != nullptr) {
+      *unschedulable_plugins = result->plugins;
+    }
+    state.Write(kPreFilterResultKey, *std::move(result));
+  }
   return PluginStatus::Success();
 }
 
@@ -878,15 +898,26 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
     CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes, EvaluateMode mode) const {
   Evaluation ev;
-  absl::StatusOr<PluginStatus> pre = RunPreFilter(state, pod);
+  absl::StatusOr<PluginStatus> pre =
+      RunPreFilter(state, pod, &ev.unschedulable_plugins);
   if (!pre.ok()) return pre.status();
   ev.pre_filter = *std::move(pre);
   if (!ev.pre_filter.ok()) return ev;
+  absl::btree_set<std::string> rejectors(ev.unschedulable_plugins.begin(),
+                                         ev.unschedulable_plugins.end());
 
   absl::StatusOr<std::vector<PluginStatus>> filter =
       RunFilter(state, pod, nodes);
   if (!filter.ok()) return filter.status();
   ev.filter = *std::move(filter);
+  const std::string* last = nullptr;  // rejections come in runs
+  for (const PluginStatus& s : ev.filter) {
+    if (s.ok() || s.plugin.empty() || (last != nullptr && *last == s.plugin))
+      continue;
+    last = &s.plugin;
+    rejectors.insert(s.plugin);
+  }
+  ev.unschedulable_plugins.assign(rejectors.begin(), rejectors.end());
   std::vector<const pb::Node*> feasible;
   feasible.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {

@@ -37,6 +37,10 @@ struct Evaluation {
   std::vector<int> feasible;         // indices into the input nodes
   std::vector<std::string> skipped;  // score plugins PreScore skipped
   ScoreTable scores;                 // over `feasible`
+  // kube-scheduler's Diagnosis.UnschedulablePlugins (sorted): the plugin
+  // whose PreFilter rejected the pod, those whose PreFilter result narrowed
+  // the nodes, and the Filter plugins that rejected a node.
+  std::vector<std::string> unschedulable_plugins;
 };
 
 // How far Evaluate goes for a batch: everything, raw scores only (the
@@ -53,6 +57,8 @@ class Profile {
     std::string name;
     int32_t weight = 0;
     std::vector<std::string> extension_points;
+    // EventsToRegister, for PreFilter and Filter plugins.
+    std::vector<pb::ClusterEvent> events;
   };
 
   // Builds the profile; errors name the configuration field. `warnings`
@@ -93,8 +99,11 @@ class Profile {
 
   // Fine-grained extension points. absl errors mean bad input (e.g. a
   // missing or corrupt CycleState key) or a plugin bug.
-  absl::StatusOr<PluginStatus> RunPreFilter(CycleState& state,
-                                            const pb::Pod& pod) const;
+  // `unschedulable_plugins`, when given, receives the plugin that rejected
+  // the pod or those whose PreFilter result narrowed the nodes.
+  absl::StatusOr<PluginStatus> RunPreFilter(
+      CycleState& state, const pb::Pod& pod,
+      std::vector<std::string>* unschedulable_plugins = nullptr) const;
   // First failing filter per node; state must come from RunPreFilter.
   absl::StatusOr<std::vector<PluginStatus>> RunFilter(
       const CycleState& state, const pb::Pod& pod,

@@ -800,6 +800,83 @@ TEST(ProfileTest, NodesOutsideThePreFilterResultAreReportedAsUpstream) {
   EXPECT_EQ((*f)[0].reasons,
             std::vector<std::string>{
                 "node(s) didn't satisfy plugin(s) [NodeAffinity]"});
+  // kube-scheduler's UnschedulablePlugins: the PreFilter result's plugin;
+  // the taint and the cordon were never asked.
+  EXPECT_THAT(ev->unschedulable_plugins, ElementsAre("NodeAffinity"));
+}
+
+// Diagnosis.UnschedulablePlugins: every Filter plugin that rejected a node,
+// once, sorted; or the plugin whose PreFilter rejected the pod.
+TEST(ProfileTest, EvaluateNamesThePluginsThatRejected) {
+  auto set = Build("profiles:\n- schedulerName: default-scheduler\n");
+  ASSERT_TRUE(set.ok()) << set.status();
+  std::vector<pb::Node> nodes = {
+      MakeNode().Name("t1").Taint("k", "v", "NoSchedule").Obj(),
+      MakeNode().Name("ok").Obj(), MakeNode().Name("c").Unschedulable().Obj(),
+      MakeNode().Name("t2").Taint("k", "v", "NoSchedule").Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1], &nodes[2],
+                                       &nodes[3]};
+  CycleState state;
+  absl::StatusOr<Evaluation> ev =
+      Only(**set).Evaluate(state, MakePod().Obj(), ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_THAT(ev->unschedulable_plugins,
+              ElementsAre("NodeUnschedulable", "TaintToleration"));
+
+  const pb::Pod pinned =
+      MakePod()
+          .NodeName("a")
+          .RequiredTerm({},
+                        {::kscore::testing::Req("metadata.name", "In", {"b"})})
+          .Obj();
+  CycleState disjoint;
+  ev = Only(**set).Evaluate(disjoint, pinned, ptrs, true);
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  EXPECT_FALSE(ev->pre_filter.ok());
+  EXPECT_THAT(ev->unschedulable_plugins,
+              ElementsAre("NodeAffinity", "NodeName"));
+}
+
+// What a rejecting plugin registers reaches ListProfiles: upstream's
+// EventsToRegister; a plugin that says nothing registers every event.
+TEST(ProfileTest, DescribeCarriesEachRejectingPluginsEvents) {
+  auto set = Build(R"(
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled:
+      - name: Concentrate
+  pluginConfig:
+  - name: Concentrate
+    args:
+      rejectEverything: true
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  using Event = std::pair<pb::EventResource, uint32_t>;
+  std::map<std::string, std::vector<Event>> got;
+  for (const Profile::PluginInfo& info : Only(**set).Describe()) {
+    for (const pb::ClusterEvent& e : info.events) {
+      got[info.name].emplace_back(e.resource(), e.action_type());
+    }
+  }
+  EXPECT_THAT(got["NodeResourcesFit"],
+              ElementsAre(Event{pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                action::kDelete | action::kUpdatePodScaleDown},
+                          Event{pb::EVENT_RESOURCE_NODE,
+                                action::kAdd | action::kUpdateNodeAllocatable},
+                          Event{pb::EVENT_RESOURCE_TARGET_POD,
+                                action::kUpdatePodScaleDown}));
+  EXPECT_THAT(got["TaintToleration"],
+              ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                                action::kAdd | action::kUpdateNodeTaint},
+                          Event{pb::EVENT_RESOURCE_TARGET_POD,
+                                action::kUpdatePodToleration}));
+  EXPECT_THAT(got["NodeName"],
+              ElementsAre(Event{pb::EVENT_RESOURCE_NODE, action::kAdd}));
+  EXPECT_THAT(got["Concentrate"],
+              ElementsAre(Event{pb::EVENT_RESOURCE_WILDCARD, action::kAll}));
+  EXPECT_FALSE(got.contains("ImageLocality"));  // scores only
 }
 
 // spec.nodeName and required affinity naming different nodes leave no node:
@@ -821,6 +898,44 @@ TEST(ProfileTest, DisjointPreFilterResultsFailPreFilter) {
             std::vector<std::string>{"node(s) didn't satisfy plugin(s) "
                                      "[NodeAffinity NodeName] simultaneously"});
   EXPECT_EQ(s->plugin, "");
+}
+
+}  // namespace
+}  // namespace kscore::framework
+
+namespace kscore::framework {
+namespace {
+
+// upstream's MatchClusterEvents, including its rule that an event of several
+// bits needs a registration covering its highest one.
+TEST(ClusterEventTest, MatchesAndLabelsAsUpstream) {
+  const pb::ClusterEvent node_label = MakeEvent(
+      pb::EVENT_RESOURCE_NODE, action::kAdd | action::kUpdateNodeLabel);
+  EXPECT_TRUE(MatchClusterEvents(
+      node_label, MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd)));
+  EXPECT_TRUE(MatchClusterEvents(
+      node_label,
+      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeLabel)));
+  EXPECT_FALSE(MatchClusterEvents(
+      node_label,
+      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeTaint)));
+  EXPECT_FALSE(MatchClusterEvents(
+      node_label, MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdate)));
+  EXPECT_FALSE(MatchClusterEvents(
+      node_label, MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kAdd)));
+  EXPECT_TRUE(MatchClusterEvents(
+      MakeEvent(pb::EVENT_RESOURCE_POD, action::kDelete),
+      MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete)));
+  EXPECT_TRUE(MatchClusterEvents(
+      MakeEvent(pb::EVENT_RESOURCE_WILDCARD, action::kAll),
+      MakeEvent(pb::EVENT_RESOURCE_TARGET_POD, action::kUpdatePodLabel)));
+  EXPECT_EQ(EventLabel(MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd)),
+            "NodeAdd");
+  EXPECT_EQ(
+      EventLabel(MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete)),
+      "AssignedPodDelete");
+  EXPECT_EQ(EventLabel(MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdate)),
+            "NodeUpdate");
 }
 
 }  // namespace

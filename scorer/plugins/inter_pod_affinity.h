@@ -83,6 +83,19 @@ class InterPodAffinity : public framework::PreFilterPlugin,
   explicit InterPodAffinity(Args args) : args_(args) {}
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: Assigned pods coming, going or relabelled,
+  // the pod relabelled, a node added or relabelled.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                 framework::action::kAdd |
+                                     framework::action::kUpdatePodLabel |
+                                     framework::action::kDelete),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                                 framework::action::kUpdatePodLabel),
+            framework::MakeEvent(
+                framework::pb::EVENT_RESOURCE_NODE,
+                framework::action::kAdd | framework::action::kUpdateNodeLabel)};
+  }
   const Args& args() const { return args_; }
 
   // Existing pods' terms select the incoming pod by its namespace's labels.

@@ -52,6 +52,12 @@ class NodeAffinity : public framework::PreFilterPlugin,
   };
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: A node added or relabelled.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {framework::MakeEvent(
+        framework::pb::EVENT_RESOURCE_NODE,
+        framework::action::kAdd | framework::action::kUpdateNodeLabel)};
+  }
 
   // Skip when neither the pod (nodeSelector, required node affinity) nor
   // addedAffinity requires anything.

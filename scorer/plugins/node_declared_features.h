@@ -38,6 +38,16 @@ class NodeDeclaredFeatures : public framework::PreFilterPlugin,
   };
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: A node added or declaring other features,
+  // or the pod updated.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {
+        framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                             framework::action::kAdd |
+                                 framework::action::kUpdateNodeDeclaredFeature),
+        framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                             framework::action::kUpdate)};
+  }
 
   // The features a pod needs of its node, sorted by name; empty for most.
   static std::vector<std::string> RequiredFeatures(

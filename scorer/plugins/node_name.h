@@ -23,6 +23,11 @@ class NodeName : public framework::PreFilterPlugin,
       "node(s) didn't match the requested node name";
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: A node added.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                                 framework::action::kAdd)};
+  }
 
   framework::PluginStatus PreFilter(
       framework::CycleState& state,

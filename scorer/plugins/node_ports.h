@@ -20,6 +20,14 @@ class NodePorts : public framework::PreFilterPlugin,
       "node(s) didn't have free ports for the requested pod ports";
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: An assigned pod deleted (its ports freed)
+  // or a node added.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                 framework::action::kDelete),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                                 framework::action::kAdd)};
+  }
 
   // Skip when the pod asks for no host port. Filter reads the ports from the
   // pod itself, so there is no state to carry.

@@ -173,6 +173,19 @@ class NodeResourcesFit : public framework::PreFilterPlugin,
   explicit NodeResourcesFit(Args args);
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: freed room (an assigned pod deleted or
+  // scaled down, the pod scaled down) or a node with more allocatable.
+  // Upstream's DeviceClass events are left out: kscore has no DRA.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                 framework::action::kDelete |
+                                     framework::action::kUpdatePodScaleDown),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                                 framework::action::kAdd |
+                                     framework::action::kUpdateNodeAllocatable),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                                 framework::action::kUpdatePodScaleDown)};
+  }
 
   framework::PluginStatus PreFilter(
       framework::CycleState& state,

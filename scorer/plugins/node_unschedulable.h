@@ -21,6 +21,15 @@ class NodeUnschedulable : public framework::FilterPlugin {
       "node.kubernetes.io/unschedulable";
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: A node added or uncordoned, or the pod
+  // tolerating it.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {framework::MakeEvent(
+                framework::pb::EVENT_RESOURCE_NODE,
+                framework::action::kAdd | framework::action::kUpdateNodeTaint),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                                 framework::action::kUpdatePodToleration)};
+  }
 
   framework::PluginStatus Filter(
       const framework::CycleState& state, const framework::pb::Pod& pod,

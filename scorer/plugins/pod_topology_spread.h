@@ -106,6 +106,23 @@ class PodTopologySpread : public framework::PreFilterPlugin,
   explicit PodTopologySpread(Args args);
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: Assigned pods coming, going or relabelled,
+  // the pod relabelled or tolerating more, nodes added, deleted, relabelled or
+  // retainted.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                 framework::action::kAdd |
+                                     framework::action::kUpdatePodLabel |
+                                     framework::action::kDelete),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                                 framework::action::kUpdatePodToleration |
+                                     framework::action::kUpdatePodLabel),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                                 framework::action::kAdd |
+                                     framework::action::kDelete |
+                                     framework::action::kUpdateNodeLabel |
+                                     framework::action::kUpdateNodeTaint)};
+  }
   framework::NodeLabelUse NodeLabels() const override {
     return framework::NodeLabelUse::kAlways;
   }

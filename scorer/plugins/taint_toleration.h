@@ -44,6 +44,15 @@ class TaintToleration : public framework::FilterPlugin,
   };
 
   absl::string_view Name() const override { return kName; }
+  // EventsToRegister as upstream's: A node added or its taints changed, or the
+  // pod gaining a toleration.
+  std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
+    return {framework::MakeEvent(
+                framework::pb::EVENT_RESOURCE_NODE,
+                framework::action::kAdd | framework::action::kUpdateNodeTaint),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                                 framework::action::kUpdatePodToleration)};
+  }
 
   framework::PluginStatus Filter(
       const framework::CycleState& state, const framework::pb::Pod& pod,

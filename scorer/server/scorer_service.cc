@@ -254,6 +254,7 @@ grpc::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
         for (const std::string& e : info.extension_points) {
           pi->add_extension_points(e);
         }
+        for (const pb::ClusterEvent& e : info.events) *pi->add_events() = e;
       }
     }
     return grpc::Status::OK;
@@ -474,6 +475,9 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
                             common::ToGrpcStatus);
     ToProto(ev.pre_filter, resp->mutable_status());
     StateTo(state, resp->mutable_cycle_state());
+    for (const std::string& p : ev.unschedulable_plugins) {
+      resp->add_unschedulable_plugins(p);
+    }
     if (!ev.pre_filter.ok()) return grpc::Status::OK;
     if (req->detail() == pb::DETAIL_TOTALS) {
       TotalsTo(ev, mode == framework::EvaluateMode::kFull, resp);

@@ -5,14 +5,39 @@
 #include <vector>
 
 #include "google/protobuf/util/message_differencer.h"
+#include "scorer/framework/cluster_event.h"
+#include "shim/queue/pod_events.h"
 
 namespace kscore::app {
 
-void ClusterEvents::OnPod(const PodPtr& pod) {
+namespace pb = ::kscore::scorer::v1;
+
+void ClusterEvents::OnPod(const PodPtr& pod) { OnPodUpdate(nullptr, pod); }
+
+void ClusterEvents::OnPodUpdate(const PodPtr& before, const PodPtr& pod) {
+  namespace action = framework::action;
   if (!pod->node_name.empty()) {
     SetGated(pod->key, false);
     cache_->UpsertAssignedPod(*pod);
     queue_->Delete(pod->key);
+    // What the pod's arrival or change may do for pods waiting: upstream's
+    // informer stops seeing a pod once it has terminated (a Delete).
+    if (before == nullptr || before->node_name.empty()) {
+      if (!pod->terminated()) {
+        queue_->MoveAllToActiveOrBackoff(framework::MakeEvent(
+            pb::EVENT_RESOURCE_ASSIGNED_POD, action::kAdd));
+      }
+    } else if (pod->terminated()) {
+      if (!before->terminated()) {
+        queue_->MoveAllToActiveOrBackoff(framework::MakeEvent(
+            pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete));
+      }
+    } else {
+      for (const pb::ClusterEvent& e : queue::PodUpdateEvents(
+               *before, *pod, pb::EVENT_RESOURCE_ASSIGNED_POD)) {
+        queue_->MoveAllToActiveOrBackoff(e);
+      }
+    }
     return;
   }
   if (!serves_(pod->scheduler_name)) return;  // not ours: never touched
@@ -44,21 +69,28 @@ void ClusterEvents::OnPodDelete(const PodPtr& pod) {
   cache_->RemovePod(pod->key);
   queue_->Delete(pod->key);
   // Room was freed.
-  if (was_assigned) queue_->MoveAllToActiveOrBackoff("AssignedPodDelete");
+  if (was_assigned) {
+    queue_->MoveAllToActiveOrBackoff(framework::MakeEvent(
+        pb::EVENT_RESOURCE_ASSIGNED_POD, framework::action::kDelete));
+  }
 }
 
 void ClusterEvents::OnNode(const NodePtr& node) {
   cache_->UpsertNode(node->node, node->images);
-  queue_->MoveAllToActiveOrBackoff("NodeAdd");
+  queue_->MoveAllToActiveOrBackoff(
+      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, framework::action::kAdd));
 }
 
-std::vector<absl::string_view> NodeUpdateEvents(
-    const ::kscore::scorer::v1::Node& before,
-    const ::kscore::scorer::v1::Node& after) {
+std::vector<pb::ClusterEvent> NodeUpdateEvents(const pb::Node& before,
+                                               const pb::Node& after) {
   using google::protobuf::util::MessageDifferencer;
-  std::vector<absl::string_view> events;
+  namespace action = framework::action;
+  std::vector<pb::ClusterEvent> events;
+  auto add = [&](uint32_t a) {
+    events.push_back(framework::MakeEvent(pb::EVENT_RESOURCE_NODE, a));
+  };
   if (!MessageDifferencer::Equals(before.allocatable(), after.allocatable())) {
-    events.push_back("NodeUpdateNodeAllocatable");
+    add(action::kUpdateNodeAllocatable);
   }
   bool labels = before.labels_size() != after.labels_size();
   for (const auto& [key, value] : before.labels()) {
@@ -66,20 +98,20 @@ std::vector<absl::string_view> NodeUpdateEvents(
     auto it = after.labels().find(key);
     labels = it == after.labels().end() || it->second != value;
   }
-  if (labels) events.push_back("NodeUpdateNodeLabel");
+  if (labels) add(action::kUpdateNodeLabel);
   // kube-scheduler counts spec.unschedulable as a taint change.
   bool taints = before.unschedulable() != after.unschedulable() ||
                 before.taints_size() != after.taints_size();
   for (int i = 0; !taints && i < before.taints_size(); ++i) {
     taints = !MessageDifferencer::Equals(before.taints(i), after.taints(i));
   }
-  if (taints) events.push_back("NodeUpdateNodeTaint");
+  if (taints) add(action::kUpdateNodeTaint);
   if (!std::equal(
           before.declared_features().begin(), before.declared_features().end(),
           after.declared_features().begin(), after.declared_features().end())) {
-    events.push_back("NodeUpdateNodeDeclaredFeature");
+    add(action::kUpdateNodeDeclaredFeature);
   }
-  if (events.empty()) events.push_back("NodeUpdate");
+  if (events.empty()) add(action::kUpdate);
   return events;
 }
 
@@ -94,13 +126,17 @@ void ClusterEvents::OnNodeUpdate(const NodePtr& before, const NodePtr& after) {
     return;
   }
   cache_->UpsertNode(after->node, after->images);
-  for (absl::string_view event : NodeUpdateEvents(before->node, after->node)) {
+  for (const pb::ClusterEvent& event :
+       NodeUpdateEvents(before->node, after->node)) {
     queue_->MoveAllToActiveOrBackoff(event);
   }
 }
 
 void ClusterEvents::OnNodeDelete(const NodePtr& node) {
   cache_->RemoveNode(node->node.name());
+  // PodTopologySpread registers it: a domain may be gone.
+  queue_->MoveAllToActiveOrBackoff(framework::MakeEvent(
+      pb::EVENT_RESOURCE_NODE, framework::action::kDelete));
 }
 
 void ClusterEvents::OnNamespace(const NamespacePtr& ns) {
@@ -124,7 +160,9 @@ kube::EventHandlers<cache::PodInfo> ClusterEvents::PodHandlers(
     std::function<void()> on_synced) {
   kube::EventHandlers<cache::PodInfo> h;
   h.on_add = [this](const PodPtr& pod) { OnPod(pod); };
-  h.on_update = [this](const PodPtr&, const PodPtr& pod) { OnPod(pod); };
+  h.on_update = [this](const PodPtr& before, const PodPtr& pod) {
+    OnPodUpdate(before, pod);
+  };
   h.on_delete = [this](const PodPtr& pod) { OnPodDelete(pod); };
   h.on_synced = std::move(on_synced);
   return h;

@@ -16,18 +16,18 @@
 
 namespace kscore::app {
 
+// The events a node update is made of (UpdateNodeAllocatable,
+// UpdateNodeLabel, UpdateNodeTaint, UpdateNodeDeclaredFeature), or one
+// generic Update when none of those changed.
+std::vector<::kscore::scorer::v1::ClusterEvent> NodeUpdateEvents(
+    const ::kscore::scorer::v1::Node& before,
+    const ::kscore::scorer::v1::Node& after);
+
 // What the informers' events do to the cache and the queue, as
 // kube-scheduler's event handlers: assigned pods go to the cache, pending
 // pods of a served profile to the queue, and changes that may make room move
 // the unschedulable pods back. Namespaces, Services and controllers only
 // feed the cache. Called on the informers' threads.
-// kube-scheduler's labels of the events a node update is made of
-// (NodeUpdateNodeAllocatable, NodeUpdateNodeLabel, NodeUpdateNodeTaint,
-// NodeUpdateNodeDeclaredFeature), or NodeUpdate when none of those changed.
-std::vector<absl::string_view> NodeUpdateEvents(
-    const ::kscore::scorer::v1::Node& before,
-    const ::kscore::scorer::v1::Node& after);
-
 class ClusterEvents {
  public:
   using PodPtr = kube::Ptr<cache::PodInfo>;
@@ -41,12 +41,15 @@ class ClusterEvents {
       : cache_(cache), queue_(queue), serves_(std::move(serves)) {}
 
   void OnPod(const PodPtr& pod);
+  // `before` is null for an add.
+  void OnPodUpdate(const PodPtr& before, const PodPtr& pod);
   // `pod` may be only what the store keeps (a delete seen by a relist).
   void OnPodDelete(const PodPtr& pod);
   void OnNode(const NodePtr& node);
   // Skips changes that touch nothing the plugins read (status heartbeats).
   // A change of only the images updates the cache without requeueing: no
-  // filter reads them, so they make no pod schedulable.
+  // filter reads them, so they make no pod schedulable. Otherwise each of
+  // NodeUpdateEvents goes to the queue.
   // `before` may be only what the store keeps (no images, their digest).
   void OnNodeUpdate(const NodePtr& before, const NodePtr& after);
   void OnNodeDelete(const NodePtr& node);

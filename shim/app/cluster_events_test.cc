@@ -6,6 +6,9 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "scorer/framework/cluster_event.h"
+#include "scorer/framework/profile_set.h"
+#include "scorer/plugins/registry.h"
 #include "shim/cache/informer_codecs.h"
 
 namespace kscore::app {
@@ -80,12 +83,35 @@ class ClusterEventsTest : public ::testing::Test {
     return -1;
   }
   // Pops `key` and sends it back as unschedulable.
-  void MakeUnschedulable(const std::string& key) {
+  // Rejected by `plugins` (none: by no plugin in particular), which
+  // register what the scorer's in-tree plugins register.
+  void MakeUnschedulable(const std::string& key,
+                         std::vector<std::string> plugins = {}) {
     auto qp = queue_.Pop(absl::Seconds(1));
     ASSERT_TRUE(qp.has_value());
     ASSERT_EQ(qp->info->key, key);
+    qp->unschedulable_plugins = std::move(plugins);
+    qp->plugin_events = InTreeEvents();
+    const size_t before = queue_.sizes().unschedulable;
     queue_.Requeue(*std::move(qp), /*unschedulable=*/true);
-    ASSERT_EQ(queue_.sizes().unschedulable, 1u);
+    ASSERT_EQ(queue_.sizes().unschedulable, before + 1);
+  }
+  static std::shared_ptr<const queue::PluginEvents> InTreeEvents() {
+    static const auto* events = [] {
+      auto* m = new queue::PluginEvents();
+      auto profiles = framework::ParseProfileSet(
+          "apiVersion: kubescheduler.config.k8s.io/v1\n"
+          "kind: KubeSchedulerConfiguration\n",
+          plugins::DefaultRegistry());
+      EXPECT_TRUE(profiles.ok()) << profiles.status();
+      for (const auto& info :
+           (*profiles)->profiles.at("default-scheduler")->Describe()) {
+        (*m)[info.name] = info.events;
+      }
+      return m;
+    }();
+    return std::shared_ptr<const queue::PluginEvents>(
+        std::shared_ptr<const queue::PluginEvents>(), events);
   }
 
   cache::Cache cache_;
@@ -143,6 +169,56 @@ TEST_F(ClusterEventsTest, DeletingAnAssignedPodRequeuesUnschedulablePods) {
   events_.OnPodDelete(Pod("bound", "other", "n1"));
   EXPECT_EQ(cache_.NodeOf("default/bound"), "");
   EXPECT_EQ(queue_.sizes().unschedulable, 0u);  // room was freed
+}
+
+// With the rejecting plugins known, an event moves only the pods that one of
+// their plugins registers it for.
+TEST_F(ClusterEventsTest, EventsMoveOnlyPodsTheirRejectorsWaitFor) {
+  auto n1 = Node("n1", 4000);
+  events_.OnNode(n1);
+  events_.OnPod(Pod("fit", "ours"));
+  MakeUnschedulable("default/fit", {"NodeResourcesFit"});
+  events_.OnPod(Pod("affinity", "ours"));
+  MakeUnschedulable("default/affinity", {"InterPodAffinity"});
+  events_.OnPod(Pod("taint", "ours"));
+  MakeUnschedulable("default/taint", {"TaintToleration"});
+  ASSERT_EQ(queue_.sizes().unschedulable, 3u);
+
+  // A pod bound elsewhere: only inter-pod affinity may now be satisfied.
+  events_.OnPod(Pod("web", "other", "n1"));
+  EXPECT_EQ(queue_.sizes().unschedulable, 2u);
+  auto moved = queue_.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(moved.has_value());
+  EXPECT_EQ(moved->info->key, "default/affinity");
+  queue_.Done(moved->info->key);
+  // Its status changing moves nobody; its labels changing would.
+  auto web = Pod("web", "other", "n1");
+  events_.OnPodUpdate(web, Pod("web", "other", "n1"));
+  EXPECT_EQ(queue_.sizes().unschedulable, 2u);
+  // A node relabelled: neither resources nor taints care.
+  auto relabelled = std::make_shared<cache::NodeInfo>(*n1);
+  (*relabelled->node.mutable_labels())["zone"] = "b";
+  events_.OnNodeUpdate(n1, relabelled);
+  EXPECT_EQ(queue_.sizes().unschedulable, 2u);
+  // A node deleted: neither either (only PodTopologySpread registers it).
+  events_.OnNodeDelete(relabelled);
+  EXPECT_EQ(queue_.sizes().unschedulable, 2u);
+  // A node added: both.
+  events_.OnNode(Node("n2", 4000));
+  EXPECT_EQ(queue_.sizes().unschedulable, 0u);
+}
+
+// An assigned pod that terminates frees its room, as a delete does.
+TEST_F(ClusterEventsTest, ATerminatedPodFreesRoom) {
+  events_.OnNode(Node("n1", 4000));
+  auto running = Pod("job", "other", "n1");
+  events_.OnPod(running);
+  events_.OnPod(Pod("waiting", "ours"));
+  MakeUnschedulable("default/waiting", {"NodeResourcesFit"});
+  auto done = std::make_shared<cache::PodInfo>(*running);
+  done->phase = "Succeeded";
+  events_.OnPodUpdate(running, done);
+  EXPECT_EQ(queue_.sizes().unschedulable, 0u);
 }
 
 TEST_F(ClusterEventsTest, NodeHeartbeatsDoNotRequeueButChangesDo) {
@@ -276,7 +352,14 @@ TEST(NodeUpdateEventsTest, NamesWhatChanged) {
   before.set_name("n1");
   (*before.mutable_labels())["zone"] = "a";
   before.mutable_allocatable()->set_milli_cpu(1000);
-  using Events = std::vector<absl::string_view>;
+  using Events = std::vector<std::string>;
+  auto NodeUpdateEvents = [](const pb::Node& a, const pb::Node& b) {
+    Events labels;
+    for (const pb::ClusterEvent& e : app::NodeUpdateEvents(a, b)) {
+      labels.push_back(framework::EventLabel(e));
+    }
+    return labels;
+  };
   EXPECT_EQ(NodeUpdateEvents(before, before), Events{"NodeUpdate"});
   pb::Node after = before;
   after.mutable_allocatable()->set_milli_cpu(2000);

@@ -268,6 +268,7 @@ std::string Shim::MetricsText() {
         static_cast<double>(sizes.unschedulable));
   gauge(metrics_.pending, "queue", "gated",
         static_cast<double>(events_.gated()));
+  metrics_.SetUnschedulable(queue_.UnschedulableByPlugin());
   const auto& st = scorer_->stats();
   gauge(metrics_.scorer, "counter", "calls",
         static_cast<double>(st.calls.load()));

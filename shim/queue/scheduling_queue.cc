@@ -1,6 +1,11 @@
 #include "shim/queue/scheduling_queue.h"
 
+#include "scorer/framework/cluster_event.h"
+#include "shim/queue/pod_events.h"
+
 namespace kscore::queue {
+
+namespace pb = ::kscore::scorer::v1;
 
 absl::Duration SchedulingQueue::BackoffFor(int attempts) const {
   absl::Duration d = options_.initial_backoff;
@@ -16,8 +21,34 @@ void SchedulingQueue::Incoming(absl::string_view queue,
   if (options_.on_incoming) options_.on_incoming(queue, event);
 }
 
+bool SchedulingQueue::WorthRequeuing(const QueuedPod& pod,
+                                     const pb::ClusterEvent& event) {
+  if (framework::IsWildCard(event)) return true;
+  if (pod.unschedulable_plugins.empty() || pod.plugin_events == nullptr) {
+    return true;
+  }
+  for (const std::string& plugin : pod.unschedulable_plugins) {
+    auto it = pod.plugin_events->find(plugin);
+    if (it == pod.plugin_events->end()) return true;
+    for (const pb::ClusterEvent& registered : it->second) {
+      if (framework::MatchClusterEvents(registered, event)) return true;
+    }
+  }
+  return false;
+}
+
+SchedulingQueue::BackoffKey SchedulingQueue::BackoffKeyOf(const Entry& e) {
+  return {e.backoff_until, -e.pod.info->priority, e.pod.timestamp,
+          e.pod.info->key};
+}
+
+void SchedulingQueue::LeaveBackoffLocked(const Entry& e) {
+  if (e.where == Where::kBackoff) backoff_.erase(BackoffKeyOf(e));
+}
+
 void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
   if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
+  LeaveBackoffLocked(e);
   e.where = Where::kActive;
   e.pod.timestamp = options_.now();
   active_.insert({-e.pod.info->priority, e.pod.timestamp, e.pod.info->key});
@@ -29,8 +60,10 @@ void SchedulingQueue::BackoffOrActivateLocked(Entry& e,
   absl::Time until = e.pod.timestamp + BackoffFor(e.pod.attempts);
   if (e.pod.attempts > 0 && until > options_.now()) {
     if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
+    LeaveBackoffLocked(e);
     e.where = Where::kBackoff;
     e.backoff_until = until;
+    if (!e.pod.unschedulable_plugins.empty()) backoff_.insert(BackoffKeyOf(e));
     Incoming("backoff", event);
   } else {
     ActivateLocked(e, event);
@@ -65,13 +98,24 @@ void SchedulingQueue::AddOrUpdate(std::shared_ptr<const cache::PodInfo> pod) {
       e.pod.info = std::move(pod);
       active_.insert({-e.pod.info->priority, e.pod.timestamp, e.pod.info->key});
       break;
-    case Where::kBackoff:
+    case Where::kBackoff: {
+      const bool listed = backoff_.erase(BackoffKeyOf(e)) > 0;
       e.pod.info = std::move(pod);
+      if (listed) backoff_.insert(BackoffKeyOf(e));
       break;
-    case Where::kUnschedulable:
+    }
+    case Where::kUnschedulable: {
+      std::vector<pb::ClusterEvent> events =
+          PodUpdateEvents(*e.pod.info, *pod, pb::EVENT_RESOURCE_TARGET_POD);
       e.pod.info = std::move(pod);
-      BackoffOrActivateLocked(e, kUnscheduledPodUpdate);
+      for (const pb::ClusterEvent& ev : events) {
+        if (WorthRequeuing(e.pod, ev)) {
+          BackoffOrActivateLocked(e, framework::EventLabel(ev));
+          break;
+        }
+      }
       break;
+    }
   }
 }
 
@@ -84,27 +128,55 @@ void SchedulingQueue::Delete(const std::string& key) {
     return;
   }
   RemoveFromActiveLocked(it->second);
+  LeaveBackoffLocked(it->second);
   unschedulable_.erase(key);
   entries_.erase(it);
+}
+
+SchedulingQueue::QueuedPod SchedulingQueue::PopLocked(Entry& e) {
+  e.where = Where::kInFlight;
+  e.pod.attempts++;
+  if (e.pod.initial_attempt == absl::Time())
+    e.pod.initial_attempt = options_.now();
+  e.pod.cycle = events_seen_;
+  in_flight_cycles_.insert(e.pod.cycle);
+  return e.pod;
 }
 
 std::optional<SchedulingQueue::QueuedPod> SchedulingQueue::Pop(
     absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
   auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return closed_ || !active_.empty();
+    return closed_ || !active_.empty() || !backoff_.empty();
   };
   mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
-  if (closed_ || active_.empty()) return std::nullopt;
-  ActiveKey top = *active_.begin();
-  active_.erase(active_.begin());
-  Entry& e = entries_.at(std::get<2>(top));
-  e.where = Where::kInFlight;
-  e.pod.attempts++;
-  if (e.pod.initial_attempt == absl::Time())
-    e.pod.initial_attempt = options_.now();
-  e.pod.cycle = move_cycle_;
-  return e.pod;
+  if (closed_) return std::nullopt;
+  if (!active_.empty()) {
+    ActiveKey top = *active_.begin();
+    active_.erase(active_.begin());
+    return PopLocked(entries_.at(std::get<2>(top)));
+  }
+  if (backoff_.empty()) return std::nullopt;
+  // Nothing is active: rather than idle, try the pod whose backoff ends
+  // first (kube-scheduler's SchedulerPopFromBackoffQ).
+  BackoffKey first = *backoff_.begin();
+  backoff_.erase(backoff_.begin());
+  Incoming("active", kPopFromBackoffQ);
+  return PopLocked(entries_.at(std::get<3>(first)));
+}
+
+void SchedulingQueue::LeaveFlightLocked(uint64_t cycle) {
+  if (auto it = in_flight_cycles_.find(cycle); it != in_flight_cycles_.end()) {
+    in_flight_cycles_.erase(it);
+  }
+  if (in_flight_cycles_.empty()) {
+    recent_events_.clear();
+    return;
+  }
+  const uint64_t oldest = *in_flight_cycles_.begin();
+  while (!recent_events_.empty() && recent_events_.front().first <= oldest) {
+    recent_events_.pop_front();
+  }
 }
 
 void SchedulingQueue::Done(const std::string& key, const std::string& uid) {
@@ -112,9 +184,10 @@ void SchedulingQueue::Done(const std::string& key, const std::string& uid) {
   auto it = entries_.find(key);
   if (it == entries_.end()) return;
   Entry& e = it->second;
+  if (e.where == Where::kInFlight) LeaveFlightLocked(e.pod.cycle);
   if (e.where == Where::kInFlight && e.pending_update != nullptr &&
       !uid.empty() && e.pending_update->uid != uid && !e.deleted_in_flight) {
-    e.pod = QueuedPod{std::move(e.pending_update), 0, {}, {}, 0};
+    e.pod = QueuedPod{std::move(e.pending_update), 0, {}, {}, 0, {}, nullptr};
     e.pending_update = nullptr;
     ActivateLocked(e, kUnscheduledPodAdd);
     return;
@@ -122,11 +195,31 @@ void SchedulingQueue::Done(const std::string& key, const std::string& uid) {
   entries_.erase(it);
 }
 
+bool SchedulingQueue::MovedInFlightLocked(const QueuedPod& pod,
+                                          const cache::PodInfo* update) const {
+  if (pod.cycle < events_lost_upto_) return true;  // cannot tell: retry
+  for (const auto& [seq, event] : recent_events_) {
+    if (seq > pod.cycle && WorthRequeuing(pod, event)) return true;
+  }
+  if (update != nullptr) {
+    for (const pb::ClusterEvent& ev :
+         PodUpdateEvents(*pod.info, *update, pb::EVENT_RESOURCE_TARGET_POD)) {
+      if (WorthRequeuing(pod, ev)) return true;
+    }
+  }
+  return false;
+}
+
 void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(pod.info->key);
   if (it == entries_.end()) return;
   Entry& e = it->second;
+  // Something that may make it fit happened while this pod was being
+  // scheduled: retry after backoff instead of waiting for another event.
+  const bool moved =
+      unschedulable && MovedInFlightLocked(pod, e.pending_update.get());
+  if (e.where == Where::kInFlight) LeaveFlightLocked(pod.cycle);
   if (e.deleted_in_flight) {
     entries_.erase(it);
     return;
@@ -135,9 +228,8 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
   if (e.pending_update != nullptr) e.pod.info = std::move(e.pending_update);
   e.pending_update = nullptr;
   e.pod.timestamp = options_.now();
-  // Something changed in the cluster while this pod was being scheduled:
-  // retry after backoff instead of waiting for another event.
-  if (unschedulable && e.pod.cycle == move_cycle_) {
+  if (!unschedulable) e.pod.unschedulable_plugins.clear();
+  if (unschedulable && !moved) {
     e.where = Where::kUnschedulable;
     unschedulable_.insert(e.pod.info->key);
     e.unschedulable_since = options_.now();
@@ -147,12 +239,24 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
   BackoffOrActivateLocked(e, kScheduleAttemptFailure);
 }
 
-void SchedulingQueue::MoveAllToActiveOrBackoff(absl::string_view event) {
+void SchedulingQueue::MoveAllToActiveOrBackoff(const pb::ClusterEvent& event) {
   absl::MutexLock lock(&mu_);
-  ++move_cycle_;
-  std::vector<std::string> keys(unschedulable_.begin(), unschedulable_.end());
+  ++events_seen_;
+  if (!in_flight_cycles_.empty()) {
+    recent_events_.emplace_back(events_seen_, event);
+    if (recent_events_.size() > kMaxRecentEvents) {
+      events_lost_upto_ = recent_events_.front().first;
+      recent_events_.pop_front();
+    }
+  }
+  if (unschedulable_.empty()) return;
+  const std::string label = framework::EventLabel(event);
+  std::vector<std::string> keys;
+  for (const std::string& key : unschedulable_) {
+    if (WorthRequeuing(entries_.at(key).pod, event)) keys.push_back(key);
+  }
   for (const std::string& key : keys) {
-    BackoffOrActivateLocked(entries_.at(key), event);
+    BackoffOrActivateLocked(entries_.at(key), label);
   }
 }
 
@@ -167,6 +271,19 @@ void SchedulingQueue::Flush() {
       BackoffOrActivateLocked(e, kUnschedulableTimeout);
     }
   }
+}
+
+std::map<std::pair<std::string, std::string>, int>
+SchedulingQueue::UnschedulableByPlugin() const {
+  absl::MutexLock lock(&mu_);
+  std::map<std::pair<std::string, std::string>, int> out;
+  for (const std::string& key : unschedulable_) {
+    const QueuedPod& pod = entries_.at(key).pod;
+    for (const std::string& plugin : pod.unschedulable_plugins) {
+      ++out[{pod.info->scheduler_name, plugin}];
+    }
+  }
+  return out;
 }
 
 SchedulingQueue::Sizes SchedulingQueue::sizes() const {

@@ -2,12 +2,16 @@
 #define KSCORE_SHIM_QUEUE_SCHEDULING_QUEUE_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -15,15 +19,25 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "kscore/scorer/v1/scorer.pb.h"
 #include "shim/cache/objects.h"
 
 namespace kscore::queue {
 
+// Per PreFilter/Filter plugin of a profile, the cluster events that may make
+// a pod it rejected schedulable (the scorer's PluginInfo.events).
+using PluginEvents =
+    absl::flat_hash_map<std::string,
+                        std::vector<::kscore::scorer::v1::ClusterEvent>>;
+
 // kube-scheduler's scheduling queue: activeQ (priority, then age), backoffQ
-// (exponential per-pod backoff) and the unschedulable pods, moved back on
-// cluster events or after a ceiling. Every pending pod is in exactly one
-// place (a queue, or in flight in a cycle), so none is lost or scheduled
-// twice. Thread-safe.
+// (exponential per-pod backoff) and the unschedulable pods, moved back by a
+// cluster event that one of the plugins that rejected the pod registers
+// (queueing hints at the level of EventsToRegister), or after a ceiling.
+// When activeQ is empty, Pop takes the pod whose backoff ends first among
+// those that plugins rejected (SchedulerPopFromBackoffQ). Every pending pod
+// is in exactly one place (a queue, or in flight in a cycle), so none is
+// lost or scheduled twice. Thread-safe.
 class SchedulingQueue {
  public:
   struct Options {
@@ -48,13 +62,18 @@ class SchedulingQueue {
   static constexpr absl::string_view kBackoffComplete = "BackoffComplete";
   static constexpr absl::string_view kUnschedulableTimeout =
       "UnschedulableTimeout";
+  static constexpr absl::string_view kPopFromBackoffQ = "PopFromBackoffQ";
 
   struct QueuedPod {
     std::shared_ptr<const cache::PodInfo> info;
     int attempts = 0;            // scheduling attempts so far
     absl::Time timestamp;        // when it last entered activeQ (ordering)
     absl::Time initial_attempt;  // first Pop, for latency metrics
-    uint64_t cycle = 0;          // move-request cycle seen at Pop
+    uint64_t cycle = 0;          // events seen before its Pop
+    // Why the last attempt failed: kube-scheduler's UnschedulablePlugins
+    // (empty after an error), and what the profile's plugins register.
+    std::vector<std::string> unschedulable_plugins;
+    std::shared_ptr<const PluginEvents> plugin_events;
   };
 
   struct Sizes {
@@ -63,9 +82,10 @@ class SchedulingQueue {
 
   explicit SchedulingQueue(Options options) : options_(std::move(options)) {}
 
-  // A pending pod was added or changed. A queued pod keeps its place
-  // (unschedulable ones move back since the change may make them fit); a pod
-  // in flight gets the new object when it comes back.
+  // A pending pod was added or changed. A queued pod keeps its place; an
+  // unschedulable one moves back when the change (PodUpdateEvents, as
+  // TargetPod) is an event its rejectors register; a pod in flight gets the
+  // new object when it comes back.
   void AddOrUpdate(std::shared_ptr<const cache::PodInfo> pod);
   // The pod is gone or no longer ours to schedule (deleted, bound).
   void Delete(const std::string& key);
@@ -76,26 +96,40 @@ class SchedulingQueue {
   // meanwhile (deleted and created again under the same name, another uid),
   // the new one is queued instead of forgotten.
   void Done(const std::string& key, const std::string& uid = "");
-  // The cycle failed. Unschedulable pods wait for a cluster event (or the
-  // ceiling); other failures (scorer down, bind error) back off. A cluster
-  // event that came while the pod was in flight sends it to backoff.
+  // The cycle failed. Unschedulable pods (pod.unschedulable_plugins says
+  // why) wait for a cluster event (or the ceiling); other failures (scorer
+  // down, bind error) back off. A cluster event that came while the pod was
+  // in flight and that its rejectors register sends it to backoff.
   void Requeue(QueuedPod pod, bool unschedulable);
 
-  // A cluster event (node added/updated, pod deleted...) that may make
-  // unschedulable pods fit: they go to backoff or active. `event` is its
-  // kube-scheduler label ("NodeAdd", "AssignedPodDelete", ...).
-  void MoveAllToActiveOrBackoff(absl::string_view event);
+  // A cluster event (node added/updated, pod deleted...): the unschedulable
+  // pods it may make fit go to backoff or active, the others stay.
+  void MoveAllToActiveOrBackoff(
+      const ::kscore::scorer::v1::ClusterEvent& event);
+  // Whether `event` may make `pod` schedulable: kube-scheduler's
+  // isPodWorthRequeuing at the level of EventsToRegister. True for a pod
+  // without rejectors (an error), a rejector the profile does not describe,
+  // or a wildcard event.
+  static bool WorthRequeuing(const QueuedPod& pod,
+                             const ::kscore::scorer::v1::ClusterEvent& event);
   // Moves expired backoff pods to active and long-waiting unschedulable pods
   // back; call periodically (every second, as kube-scheduler).
   void Flush();
 
   absl::Duration BackoffFor(int attempts) const;
   Sizes sizes() const;
+  // Unschedulable pods per (profile, rejecting plugin): a pod counts for
+  // each of its plugins (kube-scheduler's scheduler_unschedulable_pods).
+  std::map<std::pair<std::string, std::string>, int> UnschedulableByPlugin()
+      const;
   bool Contains(const std::string& key) const;
   void Close();
 
  private:
   using ActiveKey = std::tuple<int32_t /*-priority*/, absl::Time, std::string>;
+  // Pods that plugins rejected, in backoff: by backoff end, then as activeQ.
+  using BackoffKey =
+      std::tuple<absl::Time, int32_t /*-priority*/, absl::Time, std::string>;
   enum class Where { kActive, kBackoff, kUnschedulable, kInFlight };
   struct Entry {
     QueuedPod pod;
@@ -113,14 +147,38 @@ class SchedulingQueue {
   void Incoming(absl::string_view queue, absl::string_view event) const;
   void RemoveFromActiveLocked(const Entry& e)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Leaves the backoff set (if there) before the entry moves or goes.
+  void LeaveBackoffLocked(const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static BackoffKey BackoffKeyOf(const Entry& e);
+  QueuedPod PopLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The pod popped at `cycle` is back: events older than every pod still
+  // in flight are dropped.
+  void LeaveFlightLocked(uint64_t cycle) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether an event since `pod`'s Pop (or `update`, the pod's own change
+  // meanwhile) may make it schedulable.
+  bool MovedInFlightLocked(const QueuedPod& pod,
+                           const cache::PodInfo* update) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Options options_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   std::set<ActiveKey> active_ ABSL_GUARDED_BY(mu_);
+  // Pods in backoff that plugins rejected (Pop takes them when active_ is
+  // empty); pods that failed on an error back off outside it.
+  std::set<BackoffKey> backoff_ ABSL_GUARDED_BY(mu_);
   // Keys of the unschedulable pods, so a cluster event touches only them.
   absl::flat_hash_set<std::string> unschedulable_ ABSL_GUARDED_BY(mu_);
-  uint64_t move_cycle_ ABSL_GUARDED_BY(mu_) = 0;
+  // Cluster events so far; those since the oldest in-flight pod's Pop are
+  // kept, so a pod coming back unschedulable sees what happened meanwhile.
+  uint64_t events_seen_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<std::pair<uint64_t, ::kscore::scorer::v1::ClusterEvent>>
+      recent_events_ ABSL_GUARDED_BY(mu_);
+  std::multiset<uint64_t> in_flight_cycles_ ABSL_GUARDED_BY(mu_);
+  // At most this many are kept; a pod popped before the last one dropped
+  // (events_lost_upto_) is retried as if one of them mattered.
+  static constexpr size_t kMaxRecentEvents = 4096;
+  uint64_t events_lost_upto_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 

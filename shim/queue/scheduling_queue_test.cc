@@ -3,9 +3,38 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scorer/framework/cluster_event.h"
 
 namespace kscore::queue {
 namespace {
+
+namespace pb = ::kscore::scorer::v1;
+namespace action = ::kscore::framework::action;
+using ::kscore::framework::MakeEvent;
+
+pb::ClusterEvent NodeAdd() {
+  return MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd);
+}
+
+// What upstream's NodeResourcesFit, TaintToleration and InterPodAffinity
+// register, and a plugin that registers nothing.
+std::shared_ptr<const PluginEvents> Registered() {
+  auto m = std::make_shared<PluginEvents>();
+  (*m)["NodeResourcesFit"] = {
+      MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete),
+      MakeEvent(pb::EVENT_RESOURCE_NODE,
+                action::kAdd | action::kUpdateNodeAllocatable)};
+  (*m)["TaintToleration"] = {
+      MakeEvent(pb::EVENT_RESOURCE_NODE,
+                action::kAdd | action::kUpdateNodeTaint),
+      MakeEvent(pb::EVENT_RESOURCE_TARGET_POD, action::kUpdatePodToleration)};
+  (*m)["InterPodAffinity"] = {
+      MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
+                action::kAdd | action::kUpdatePodLabel | action::kDelete),
+      MakeEvent(pb::EVENT_RESOURCE_TARGET_POD, action::kUpdatePodLabel)};
+  (*m)["Silent"] = {};
+  return m;
+}
 
 std::shared_ptr<const cache::PodInfo> Pod(const std::string& name,
                                           int32_t priority = 0,
@@ -75,7 +104,7 @@ TEST_F(QueueTest, UnschedulableWaitsForAnEventOrTheCeiling) {
   now_ += absl::Seconds(30);
   q.Flush();
   EXPECT_EQ(q.sizes().unschedulable, 1u);
-  q.MoveAllToActiveOrBackoff("NodeAdd");
+  q.MoveAllToActiveOrBackoff(NodeAdd());
   EXPECT_EQ(q.sizes().active, 1u);
   q.Requeue(*q.Pop(absl::ZeroDuration()), true);
   now_ += absl::Minutes(5);
@@ -94,7 +123,7 @@ TEST_F(QueueTest, TellsWhichEventSentAPodToWhichQueue) {
   SchedulingQueue q(o);
   q.AddOrUpdate(Pod("p"));
   q.Requeue(*q.Pop(absl::ZeroDuration()), true);
-  q.MoveAllToActiveOrBackoff("NodeAdd");
+  q.MoveAllToActiveOrBackoff(NodeAdd());
   now_ += absl::Seconds(1);
   q.Flush();
   q.Requeue(*q.Pop(absl::ZeroDuration()), false);
@@ -118,7 +147,7 @@ TEST_F(QueueTest, EventDuringTheCycleSendsToBackoffNotUnschedulable) {
   q.AddOrUpdate(Pod("p"));
   auto qp = q.Pop(absl::ZeroDuration());
   q.MoveAllToActiveOrBackoff(
-      "NodeAdd");  // a node was added while we were scheduling
+      NodeAdd());  // a node was added while we were scheduling
   q.Requeue(*qp, true);
   EXPECT_EQ(q.sizes().unschedulable, 0u);
   EXPECT_EQ(q.sizes().backoff, 1u);
@@ -155,12 +184,155 @@ TEST_F(QueueTest, UpdateInFlightIsUsedOnRequeue) {
   auto qp = q.Pop(absl::ZeroDuration());
   q.AddOrUpdate(Pod("p", 7));
   q.Requeue(*qp, true);
-  q.MoveAllToActiveOrBackoff("NodeAdd");
+  q.MoveAllToActiveOrBackoff(NodeAdd());
   now_ += absl::Seconds(10);
   q.Flush();
   auto next = q.Pop(absl::ZeroDuration());
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->info->priority, 7);
+}
+
+// A pod moves out of the unschedulable pods only on an event that one of
+// the plugins that rejected it registers (upstream's EventsToRegister).
+TEST_F(QueueTest, OnlyEventsTheRejectorsRegisterMoveAPod) {
+  SchedulingQueue q(Opts());
+  auto reject = [&](const std::string& name, std::vector<std::string> plugins) {
+    q.AddOrUpdate(Pod(name));
+    auto qp = q.Pop(absl::ZeroDuration());
+    qp->unschedulable_plugins = std::move(plugins);
+    qp->plugin_events = Registered();
+    q.Requeue(*qp, true);
+  };
+  reject("fit", {"NodeResourcesFit"});
+  reject("taint", {"TaintToleration"});
+  reject("both", {"NodeResourcesFit", "TaintToleration"});
+  reject("silent", {"Silent"});
+  reject("unknown", {"SomethingElse"});
+  ASSERT_EQ(q.sizes().unschedulable, 5u);
+  now_ += absl::Seconds(30);  // past every backoff: moves go to active
+
+  auto popped = [&] {
+    std::vector<std::string> names;
+    while (auto qp = q.Pop(absl::ZeroDuration())) {
+      names.push_back(qp->info->name);
+      q.Requeue(*qp, true);  // rejected again, same plugins
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  q.MoveAllToActiveOrBackoff(
+      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeLabel));
+  EXPECT_THAT(popped(), ::testing::ElementsAre("unknown"));
+  now_ += absl::Seconds(30);
+  q.MoveAllToActiveOrBackoff(
+      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeTaint));
+  EXPECT_THAT(popped(), ::testing::ElementsAre("both", "taint", "unknown"));
+  now_ += absl::Seconds(30);
+  q.MoveAllToActiveOrBackoff(
+      MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete));
+  EXPECT_THAT(popped(), ::testing::ElementsAre("both", "fit", "unknown"));
+  now_ += absl::Seconds(30);
+  q.MoveAllToActiveOrBackoff(NodeAdd());
+  EXPECT_THAT(popped(),
+              ::testing::ElementsAre("both", "fit", "taint", "unknown"));
+  EXPECT_EQ(q.sizes().unschedulable, 5u);
+  // The ceiling moves every pod, "silent" too.
+  now_ += absl::Minutes(5);
+  q.Flush();
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+}
+
+TEST_F(QueueTest, OnlyRegisteredEventsDuringTheCycleSendToBackoff) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("p"));
+  auto qp = q.Pop(absl::ZeroDuration());
+  q.MoveAllToActiveOrBackoff(
+      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeLabel));
+  qp->unschedulable_plugins = {"NodeResourcesFit"};
+  qp->plugin_events = Registered();
+  q.Requeue(*qp, true);
+  EXPECT_EQ(q.sizes().unschedulable, 1u);
+
+  now_ += absl::Minutes(6);
+  q.Flush();
+  qp = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(qp.has_value());
+  q.MoveAllToActiveOrBackoff(
+      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeAllocatable));
+  q.Requeue(*qp, true);
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+  EXPECT_EQ(q.sizes().backoff, 1u);
+}
+
+// The pod's own update moves it only when it is an event its rejectors
+// register: the shim's own PodScheduled condition patch is not.
+TEST_F(QueueTest, ThePodsOwnUpdateMovesItWhenItMayHelp) {
+  SchedulingQueue q(Opts());
+  auto labelled = std::make_shared<cache::PodInfo>(*Pod("p"));
+  q.AddOrUpdate(labelled);
+  auto qp = q.Pop(absl::ZeroDuration());
+  qp->unschedulable_plugins = {"InterPodAffinity"};
+  qp->plugin_events = Registered();
+  q.Requeue(*qp, true);
+  now_ += absl::Seconds(30);
+
+  auto status_only = std::make_shared<cache::PodInfo>(*labelled);
+  status_only->unschedulable_message = "0/3 nodes are available";
+  q.AddOrUpdate(status_only);
+  EXPECT_EQ(q.sizes().unschedulable, 1u);
+  auto relabelled = std::make_shared<cache::PodInfo>(*status_only);
+  (*relabelled->pod.mutable_labels())["app"] = "web";
+  q.AddOrUpdate(relabelled);
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+  EXPECT_EQ(q.sizes().active, 1u);
+}
+
+// With nothing active, Pop takes the pod whose backoff ends first among
+// those plugins rejected (SchedulerPopFromBackoffQ); not one that failed on
+// an error.
+TEST_F(QueueTest, PopsFromBackoffWhenNothingIsActive) {
+  std::vector<std::string> seen;
+  SchedulingQueue::Options o = Opts();
+  o.on_incoming = [&seen](absl::string_view queue, absl::string_view event) {
+    seen.push_back(absl::StrCat(queue, "/", event));
+  };
+  SchedulingQueue q(o);
+  q.AddOrUpdate(Pod("error"));
+  q.Requeue(*q.Pop(absl::ZeroDuration()), false);
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+
+  q.AddOrUpdate(Pod("rejected"));
+  auto qp = q.Pop(absl::ZeroDuration());
+  qp->unschedulable_plugins = {"NodeResourcesFit"};
+  qp->plugin_events = Registered();
+  q.Requeue(*qp, true);
+  q.MoveAllToActiveOrBackoff(NodeAdd());
+  EXPECT_EQ(q.sizes().backoff, 2u);
+  seen.clear();
+  auto next = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->info->name, "rejected");
+  EXPECT_THAT(seen, ::testing::ElementsAre("active/PopFromBackoffQ"));
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+  EXPECT_EQ(q.sizes().backoff, 1u);
+}
+
+TEST_F(QueueTest, CountsUnschedulablePodsPerPlugin) {
+  SchedulingQueue q(Opts());
+  for (const char* name : {"a", "b"}) {
+    auto info = std::make_shared<cache::PodInfo>(*Pod(name));
+    info->scheduler_name = "kscore";
+    q.AddOrUpdate(info);
+    auto qp = q.Pop(absl::ZeroDuration());
+    qp->unschedulable_plugins = {"NodeResourcesFit"};
+    if (std::string(name) == "b") qp->unschedulable_plugins.push_back("Silent");
+    q.Requeue(*qp, true);
+  }
+  using Key = std::pair<std::string, std::string>;
+  EXPECT_THAT(q.UnschedulableByPlugin(),
+              ::testing::UnorderedElementsAre(
+                  ::testing::Pair(Key{"kscore", "NodeResourcesFit"}, 2),
+                  ::testing::Pair(Key{"kscore", "Silent"}, 1)));
 }
 
 }  // namespace

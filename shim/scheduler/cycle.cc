@@ -153,10 +153,14 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
   if (resp.status().code() == pb::CODE_ERROR) {
     return PreFilterError(resp.status());
   }
+  ev.unschedulable_plugins.insert(resp.unschedulable_plugins().begin(),
+                                  resp.unschedulable_plugins().end());
   if (resp.status().code() != pb::CODE_SUCCESS) {
     ev.fit_error.SetPreFilterMessage(
         absl::StrJoin(resp.status().reasons(), ", "));
-    return Failure::Unschedulable(ev.fit_error.Message());
+    return Failure::Unschedulable(
+        ev.fit_error.Message(),
+        {ev.unschedulable_plugins.begin(), ev.unschedulable_plugins.end()});
   }
   if (ev.plugins.empty() && !resp.plugins().empty()) {
     ev.plugins.assign(resp.plugins().begin(), resp.plugins().end());
@@ -363,7 +367,9 @@ CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
     return result;
   }
   if (ev.feasible.empty()) {
-    result.failure = Failure::Unschedulable(ev.fit_error.Message());
+    result.failure = Failure::Unschedulable(
+        ev.fit_error.Message(),
+        {ev.unschedulable_plugins.begin(), ev.unschedulable_plugins.end()});
     return result;
   }
   if (std::optional<Failure> f = Normalize(in, *plan, scorer, ev)) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,17 @@ struct Failure {
   // A scorer replica refused the call for its configuration hash: the
   // profiles learnt from the scorer are stale.
   bool stale_profiles = false;
+  // kUnschedulable: the plugins that rejected the pod (kube-scheduler's
+  // UnschedulablePlugins, every call's together), sorted.
+  std::vector<std::string> plugins = {};
 
-  static Failure Unschedulable(std::string m) {
-    return {Kind::kUnschedulable, std::move(m)};
+  static Failure Unschedulable(std::string m,
+                               std::vector<std::string> plugins = {}) {
+    return {Kind::kUnschedulable, std::move(m), false, std::move(plugins)};
   }
-  static Failure Error(std::string m) { return {Kind::kError, std::move(m)}; }
+  static Failure Error(std::string m) {
+    return {Kind::kError, std::move(m), false, {}};
+  }
 };
 
 // The outcome of RunCycle: a node, or a failure.
@@ -132,9 +139,10 @@ struct Evaluation {
   // took one call, else by Normalize.
   std::vector<int64_t> totals;
   google::protobuf::Map<std::string, std::string> cycle_state;
-  framework::FitErrorBuilder fit_error;  // the rejected nodes' reasons
-  size_t processed = 0;                  // candidates sent
-  size_t calls = 0;                      // Evaluate calls made
+  framework::FitErrorBuilder fit_error;         // the rejected nodes' reasons
+  std::set<std::string> unschedulable_plugins;  // every call's, together
+  size_t processed = 0;                         // candidates sent
+  size_t calls = 0;                             // Evaluate calls made
   bool filtered_only = false;  // the calls ran Filter only (no scores yet)
 };
 

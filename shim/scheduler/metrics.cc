@@ -74,6 +74,31 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                       "Number of pods added to scheduling queues by event "
                       "and queue type.")
                   .Register(*registry);
+  unschedulable =
+      &prometheus::BuildGauge()
+           .Name("scheduler_unschedulable_pods")
+           .Help(
+               "The number of unschedulable pods broken down by plugin name. "
+               "A pod will increment the gauge for all plugins that caused "
+               "it to not schedule and so this metric have meaning only "
+               "when broken down by plugin.")
+           .Register(*registry);
+}
+
+void Metrics::SetUnschedulable(
+    const std::map<std::pair<std::string, std::string>, int>& by_plugin) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& key : unschedulable_series_) {
+    if (!by_plugin.contains(key)) {
+      unschedulable->Add({{"profile", key.first}, {"plugin", key.second}})
+          .Set(0);
+    }
+  }
+  for (const auto& [key, count] : by_plugin) {
+    unschedulable->Add({{"profile", key.first}, {"plugin", key.second}})
+        .Set(count);
+    unschedulable_series_.insert(key);
+  }
 }
 
 void Metrics::Incoming(absl::string_view queue, absl::string_view event) {

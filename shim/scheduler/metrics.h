@@ -1,10 +1,15 @@
 #ifndef KSCORE_SHIM_SCHEDULER_METRICS_H_
 #define KSCORE_SHIM_SCHEDULER_METRICS_H_
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -26,6 +31,10 @@ struct Metrics {
   // A pod entered `queue` because of `event` (kube-scheduler's
   // scheduler_queue_incoming_pods_total{queue,event}).
   void Incoming(absl::string_view queue, absl::string_view event);
+  // Unschedulable pods per (profile, plugin) now; series seen before and
+  // absent now read 0 (scheduler_unschedulable_pods{plugin,profile}).
+  void SetUnschedulable(
+      const std::map<std::pair<std::string, std::string>, int>& by_plugin);
 
   std::shared_ptr<prometheus::Registry> registry;
   prometheus::Family<prometheus::Counter>* attempts;
@@ -37,6 +46,12 @@ struct Metrics {
   prometheus::Family<prometheus::Gauge>* scorer;
   prometheus::Gauge* leader;
   prometheus::Family<prometheus::Counter>* incoming;
+  prometheus::Family<prometheus::Gauge>* unschedulable;
+
+ private:
+  absl::Mutex mu_;
+  std::set<std::pair<std::string, std::string>> unschedulable_series_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kscore::scheduler

@@ -110,6 +110,21 @@ std::string Profiles::Adopt(
       info->pod_data.push_back(static_cast<pb::PodData>(d));
     }
     info->plans = p.plans();
+    auto events = std::make_shared<queue::PluginEvents>();
+    for (const pb::PluginInfo& plugin : p.plugins()) {
+      if (plugin.events().empty() &&
+          std::find(plugin.extension_points().begin(),
+                    plugin.extension_points().end(),
+                    "Filter") == plugin.extension_points().end() &&
+          std::find(plugin.extension_points().begin(),
+                    plugin.extension_points().end(),
+                    "PreFilter") == plugin.extension_points().end()) {
+        continue;  // rejects nothing
+      }
+      (*events)[plugin.name()].assign(plugin.events().begin(),
+                                      plugin.events().end());
+    }
+    info->plugin_events = std::move(events);
     info->config_hash = answers.front().config_hash();
     known_[p.scheduler_name()] = std::move(info);
   }

@@ -14,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "kscore/scorer/v1/scorer.pb.h"
+#include "shim/queue/scheduling_queue.h"
 
 namespace kscore::scheduler {
 
@@ -33,6 +34,9 @@ struct ProfileInfo {
   // Plan (cluster-wide data) before their cycle.
   std::vector<pb::PodData> pod_data;
   bool plans = false;
+  // What each PreFilter/Filter plugin registers (PluginInfo.events): which
+  // cluster events move a pod it rejected.
+  std::shared_ptr<const queue::PluginEvents> plugin_events;
 
   // Whether requests for this pod must carry node labels.
   bool NeedsNodeLabels(const pb::Pod& pod) const;

@@ -78,6 +78,8 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   if (!r.ok()) {
     if (r.failure->stale_profiles) profiles_->Invalidate(r.failure->message);
     const bool unschedulable = r.failure->kind == Failure::Kind::kUnschedulable;
+    qp.unschedulable_plugins = std::move(r.failure->plugins);
+    qp.plugin_events = (*profile)->plugin_events;
     Fail(std::move(qp), r.failure->message, unschedulable, start,
          unschedulable ? "unschedulable" : "error");
     return;

@@ -12,6 +12,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "scorer/framework/cluster_event.h"
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
@@ -316,6 +317,79 @@ TEST(WriterTest, FeedbackTwoInFlightTheRestInOrder) {
 
 // kube-scheduler's buckets and labels: attempt duration in 15 exponential
 // buckets from 1 ms, attempts in 1..16, the SLI by attempts capped at 15+.
+// The plugins that rejected the pod, as the scorer names them, stay with it
+// in the queue with what they register: only those events move it.
+TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
+  namespace action = framework::action;
+  fakes::FakeScorer scorer;
+  scorer.rejected[fakes::NodeName(0)] = "node(s) were unschedulable";
+  scorer.tamper = [](pb::EvaluateResponse& r) {
+    r.add_unschedulable_plugins("NodeUnschedulable");
+  };
+  cache::Cache cache;
+  pb::Node node;
+  node.set_name(fakes::NodeName(0));
+  cache.UpsertNode(node);
+  queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
+                                absl::Minutes(5), [] { return absl::Now(); },
+                                nullptr});
+  HoldingClient client;
+  Writer writer(&client, Writer::Options());
+  Feedback feedback(&writer, "test-host");
+  Metrics metrics;
+  Scheduler::Options options;
+  options.schedule_workers = 0;
+  Profiles::Options profile_options;
+  profile_options.served = {"concentrate-scheduler"};
+  Profiles profiles(profile_options, [] {
+    pb::ListProfilesResponse r;
+    pb::Profile* p = r.add_profiles();
+    p->set_scheduler_name("concentrate-scheduler");
+    pb::PluginInfo* plugin = p->add_plugins();
+    plugin->set_name("NodeUnschedulable");
+    plugin->add_extension_points("Filter");
+    *plugin->add_events() = framework::MakeEvent(
+        pb::EVENT_RESOURCE_NODE, action::kAdd | action::kUpdateNodeTaint);
+    return r;
+  });
+  Scheduler scheduler(options, &profiles, &cache, &queue, &scorer, &writer,
+                      &feedback, &metrics);
+  queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(0)));
+  auto qp = queue.Pop(absl::Seconds(5));
+  ASSERT_TRUE(qp.has_value());
+  scheduler.ScheduleOne(*std::move(qp));
+  using Key = std::pair<std::string, std::string>;
+  EXPECT_THAT(queue.UnschedulableByPlugin(),
+              ::testing::ElementsAre(::testing::Pair(
+                  Key{"concentrate-scheduler", "NodeUnschedulable"}, 1)));
+  queue.MoveAllToActiveOrBackoff(
+      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeLabel));
+  EXPECT_EQ(queue.sizes().unschedulable, 1u);
+  queue.MoveAllToActiveOrBackoff(
+      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeTaint));
+  EXPECT_EQ(queue.sizes().unschedulable, 0u);
+}
+
+// scheduler_unschedulable_pods{plugin,profile}: a series no pod holds any
+// more reads 0.
+TEST(MetricsTest, UnschedulablePodsPerPlugin) {
+  Metrics m;
+  m.SetUnschedulable({{{"p", "NodeResourcesFit"}, 2}, {{"p", "Other"}, 1}});
+  m.SetUnschedulable({{{"p", "NodeResourcesFit"}, 3}});
+  std::map<std::string, double> got;
+  for (const auto& f : m.registry->Collect()) {
+    if (f.name != "scheduler_unschedulable_pods") continue;
+    for (const auto& metric : f.metric) {
+      std::string key;
+      for (const auto& l : metric.label) key += l.name + "=" + l.value + ",";
+      got[key] = metric.gauge.value;
+    }
+  }
+  EXPECT_THAT(got, ::testing::ElementsAre(
+                       ::testing::Pair("plugin=NodeResourcesFit,profile=p,", 3),
+                       ::testing::Pair("plugin=Other,profile=p,", 0)));
+}
+
 TEST(MetricsTest, UpstreamBucketsAndLabels) {
   Metrics m;
   m.Attempt("scheduled", "p", 0.003);
