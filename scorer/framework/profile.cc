@@ -1,6 +1,7 @@
 #include "scorer/framework/profile.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -301,6 +302,33 @@ std::optional<PluginStatus> MergePreFilterNodes(
                          absl::StrJoin(result->plugins, " "),
                          "] simultaneously"));
   return s;
+}
+
+// The outcome of a point for the metrics: an absl error is the plugin's
+// Error, as kube-scheduler's framework turns it into one.
+Code CodeOf(const absl::Status& s) {
+  return s.ok() ? Code::kSuccess : Code::kError;
+}
+template <typename T>
+Code CodeOf(const absl::StatusOr<T>& r) {
+  return CodeOf(r.status());
+}
+Code CodeOf(const absl::StatusOr<PluginStatus>& r) {
+  return r.ok() ? r->code : Code::kError;
+}
+
+// Runs `run` and, with an observer, tells it how long the point took. A
+// monotonic clock: wall-clock steps must not make negative durations.
+template <typename Run>
+auto Timed(ExtensionPointObserver* observer, ExtensionPoint point,
+           const std::string& profile, Run&& run) {
+  if (observer == nullptr) return run();
+  const auto start = std::chrono::steady_clock::now();
+  auto result = run();
+  observer->OnExtensionPoint(
+      point, CodeOf(result), profile,
+      absl::FromChrono(std::chrono::steady_clock::now() - start));
+  return result;
 }
 
 }  // namespace
@@ -657,8 +685,8 @@ std::vector<std::string> Profile::PluginNames(ExtensionPoint point) const {
   return out;
 }
 
-absl::StatusOr<PluginStatus> Profile::RunPreFilter(CycleState& state,
-                                                   const pb::Pod& pod) const {
+absl::StatusOr<PluginStatus> Profile::PreFilterUntimed(
+    CycleState& state, const pb::Pod& pod) const {
   for (const auto& [name, gate] : gates_) {
     if (std::string why = gate(pod); !why.empty()) {
       PluginStatus s = PluginStatus::UnschedulableAndUnresolvable(why);
@@ -689,7 +717,7 @@ absl::StatusOr<PluginStatus> Profile::RunPreFilter(CycleState& state,
   return PluginStatus::Success();
 }
 
-absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
+absl::StatusOr<std::vector<PluginStatus>> Profile::FilterUntimed(
     const CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes) const {
   // Filters whose PreFilter skipped them are left out for the whole batch.
@@ -736,7 +764,7 @@ absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
   return out;
 }
 
-absl::StatusOr<std::vector<std::string>> Profile::RunPreScore(
+absl::StatusOr<std::vector<std::string>> Profile::PreScoreUntimed(
     CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes) const {
   std::vector<std::string> skipped;
@@ -751,7 +779,7 @@ absl::StatusOr<std::vector<std::string>> Profile::RunPreScore(
   return skipped;
 }
 
-absl::StatusOr<ScoreTable> Profile::RunScore(
+absl::StatusOr<ScoreTable> Profile::ScoreUntimed(
     const CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes,
     absl::Span<const std::string> skipped) const {
@@ -772,9 +800,9 @@ absl::StatusOr<ScoreTable> Profile::RunScore(
   return t;
 }
 
-absl::Status Profile::RunNormalizeScore(const CycleState& state,
-                                        const pb::Pod& pod,
-                                        ScoreTable& t) const {
+absl::Status Profile::NormalizeScoreUntimed(const CycleState& state,
+                                            const pb::Pod& pod,
+                                            ScoreTable& t) const {
   size_t n = t.raw.empty() ? 0 : t.raw.front().size();
   t.normalized = t.raw;
   t.total.assign(n, 0);
@@ -874,17 +902,59 @@ int32_t Profile::WeightOf(absl::string_view name) const {
   return 0;
 }
 
+absl::StatusOr<PluginStatus> Profile::RunPreFilter(
+    CycleState& state, const pb::Pod& pod,
+    ExtensionPointObserver* observer) const {
+  return Timed(observer, ExtensionPoint::kPreFilter, scheduler_name_,
+               [&] { return PreFilterUntimed(state, pod); });
+}
+
+absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
+    const CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes,
+    ExtensionPointObserver* observer) const {
+  // As kube-scheduler, which times Filter only when a filter plugin runs.
+  if (filter_.empty()) observer = nullptr;
+  return Timed(observer, ExtensionPoint::kFilter, scheduler_name_,
+               [&] { return FilterUntimed(state, pod, nodes); });
+}
+
+absl::StatusOr<std::vector<std::string>> Profile::RunPreScore(
+    CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes,
+    ExtensionPointObserver* observer) const {
+  return Timed(observer, ExtensionPoint::kPreScore, scheduler_name_,
+               [&] { return PreScoreUntimed(state, pod, nodes); });
+}
+
+absl::StatusOr<ScoreTable> Profile::RunScore(
+    const CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes,
+    absl::Span<const std::string> skipped,
+    ExtensionPointObserver* observer) const {
+  return Timed(observer, ExtensionPoint::kScore, scheduler_name_,
+               [&] { return ScoreUntimed(state, pod, nodes, skipped); });
+}
+
+absl::Status Profile::RunNormalizeScore(
+    const CycleState& state, const pb::Pod& pod, ScoreTable& table,
+    ExtensionPointObserver* observer) const {
+  return Timed(observer, ExtensionPoint::kScore, scheduler_name_,
+               [&] { return NormalizeScoreUntimed(state, pod, table); });
+}
+
 absl::StatusOr<Evaluation> Profile::Evaluate(
     CycleState& state, const pb::Pod& pod,
-    absl::Span<const pb::Node* const> nodes, EvaluateMode mode) const {
+    absl::Span<const pb::Node* const> nodes, EvaluateMode mode,
+    ExtensionPointObserver* observer) const {
   Evaluation ev;
-  absl::StatusOr<PluginStatus> pre = RunPreFilter(state, pod);
+  absl::StatusOr<PluginStatus> pre = RunPreFilter(state, pod, observer);
   if (!pre.ok()) return pre.status();
   ev.pre_filter = *std::move(pre);
   if (!ev.pre_filter.ok()) return ev;
 
   absl::StatusOr<std::vector<PluginStatus>> filter =
-      RunFilter(state, pod, nodes);
+      RunFilter(state, pod, nodes, observer);
   if (!filter.ok()) return filter.status();
   ev.filter = *std::move(filter);
   std::vector<const pb::Node*> feasible;
@@ -898,17 +968,21 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
   if (feasible.empty() || mode == EvaluateMode::kFilterOnly) return ev;
 
   absl::StatusOr<std::vector<std::string>> skipped =
-      RunPreScore(state, pod, feasible);
+      RunPreScore(state, pod, feasible, observer);
   if (!skipped.ok()) return skipped.status();
   ev.skipped = *std::move(skipped);
-  absl::StatusOr<ScoreTable> table = RunScore(state, pod, feasible, ev.skipped);
-  if (!table.ok()) return table.status();
-  ev.scores = *std::move(table);
-  if (mode == EvaluateMode::kFull) {
-    if (absl::Status s = RunNormalizeScore(state, pod, ev.scores); !s.ok()) {
-      return s;
-    }
-  }
+  // One Score observation for the raw scores and their normalising, as
+  // kube-scheduler's RunScorePlugins.
+  absl::Status scored =
+      Timed(observer, ExtensionPoint::kScore, scheduler_name_, [&] {
+        absl::StatusOr<ScoreTable> table =
+            ScoreUntimed(state, pod, feasible, ev.skipped);
+        if (!table.ok()) return table.status();
+        ev.scores = *std::move(table);
+        if (mode != EvaluateMode::kFull) return absl::OkStatus();
+        return NormalizeScoreUntimed(state, pod, ev.scores);
+      });
+  if (!scored.ok()) return scored;
   return ev;
 }
 
