@@ -26,6 +26,11 @@ struct Metrics {
   // A pod entered `queue` because of `event` (kube-scheduler's
   // scheduler_queue_incoming_pods_total{queue,event}).
   void Incoming(absl::string_view queue, absl::string_view event);
+  // All plugins of one extension point ran for `profile`'s pod: the shim
+  // runs Bind (kube-scheduler's DefaultBinder), status "Success" or "Error"
+  // (scheduler_framework_extension_point_duration_seconds).
+  void ExtensionPoint(absl::string_view point, absl::string_view status,
+                      const std::string& profile, double seconds);
 
   std::shared_ptr<prometheus::Registry> registry;
   prometheus::Family<prometheus::Counter>* attempts;
@@ -37,6 +42,7 @@ struct Metrics {
   prometheus::Family<prometheus::Gauge>* scorer;
   prometheus::Gauge* leader;
   prometheus::Family<prometheus::Counter>* incoming;
+  prometheus::Family<prometheus::Histogram>* extension_point_duration;
 };
 
 }  // namespace kscore::scheduler
