@@ -63,67 +63,6 @@ struct SkipSet {
   }
 };
 
-// kube-scheduler v1.37's default multiPoint plugins, with default feature
-// gates: DynamicResources and NodeDeclaredFeatures are GA and on; the gates
-// that add DeferredPodScheduling, GangScheduling and the placement plugins
-// are off.
-std::vector<PluginRef> DefaultMultiPoint() {
-  auto p = [](std::string n, std::optional<int32_t> w = std::nullopt) {
-    return PluginRef{std::move(n), w, "default plugins"};
-  };
-  return {p("SchedulingGates"),
-          p("PrioritySort"),
-          p("NodeName"),
-          p("NodeUnschedulable"),
-          p("TaintToleration", 3),
-          p("NodeAffinity", 2),
-          p("NodePorts"),
-          p("NodeResourcesFit", 1),
-          p("VolumeRestrictions"),
-          p("NodeVolumeLimits"),
-          p("VolumeBinding"),
-          p("VolumeZone"),
-          p("PodTopologySpread", 2),
-          p("InterPodAffinity", 2),
-          p("DynamicResources", 2),
-          p("DefaultPreemption"),
-          p("NodeResourcesBalancedAllocation", 1),
-          p("ImageLocality", 1),
-          p("DefaultBinder"),
-          p("NodeDeclaredFeatures")};
-}
-
-// kube-scheduler's mergePluginSet: defaults minus disabled ("*" drops all),
-// custom entries replacing same-named defaults in place, then the rest of the
-// custom entries in order.
-PluginSet MergePluginSet(const std::vector<PluginRef>& defaults,
-                         const PluginSet& custom) {
-  absl::flat_hash_set<std::string> disabled;
-  for (const PluginRef& d : custom.disabled) disabled.insert(d.name);
-  absl::flat_hash_map<std::string, size_t> custom_index;
-  for (size_t i = 0; i < custom.enabled.size(); ++i) {
-    custom_index.emplace(custom.enabled[i].name, i);
-  }
-  PluginSet out;
-  out.disabled = custom.disabled;
-  absl::flat_hash_set<size_t> replaced;
-  if (!disabled.contains("*")) {
-    for (const PluginRef& d : defaults) {
-      if (disabled.contains(d.name)) continue;
-      if (auto it = custom_index.find(d.name); it != custom_index.end()) {
-        out.enabled.push_back(custom.enabled[it->second]);
-        replaced.insert(it->second);
-      } else {
-        out.enabled.push_back(d);
-      }
-    }
-  }
-  for (size_t i = 0; i < custom.enabled.size(); ++i) {
-    if (!replaced.contains(i)) out.enabled.push_back(custom.enabled[i]);
-  }
-  return out;
-}
-
 template <typename T>
 bool Implements(const Plugin* p) {
   return dynamic_cast<const T*>(p) != nullptr;
@@ -349,7 +288,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   for (int i = 0; i < static_cast<int>(ExtensionPoint::kCount); ++i) {
     merged[i] =
         MergePluginSet(i == static_cast<int>(ExtensionPoint::kMultiPoint)
-                           ? DefaultMultiPoint()
+                           ? DefaultMultiPointPlugins()
                            : std::vector<PluginRef>{},
                        config.plugins[i]);
   }
