@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
@@ -367,6 +368,83 @@ absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(const std::string& path) {
                         absl::StrCat(path, ": ", cfg.status().message()));
   }
   return cfg;
+}
+
+std::vector<PluginRef> DefaultMultiPointPlugins() {
+  auto p = [](std::string n, std::optional<int32_t> w = std::nullopt) {
+    return PluginRef{std::move(n), w, "default plugins"};
+  };
+  return {p("SchedulingGates"),
+          p("PrioritySort"),
+          p("NodeName"),
+          p("NodeUnschedulable"),
+          p("TaintToleration", 3),
+          p("NodeAffinity", 2),
+          p("NodePorts"),
+          p("NodeResourcesFit", 1),
+          p("VolumeRestrictions"),
+          p("NodeVolumeLimits"),
+          p("VolumeBinding"),
+          p("VolumeZone"),
+          p("PodTopologySpread", 2),
+          p("InterPodAffinity", 2),
+          p("DynamicResources", 2),
+          p("DefaultPreemption"),
+          p("NodeResourcesBalancedAllocation", 1),
+          p("ImageLocality", 1),
+          p("DefaultBinder"),
+          p("NodeDeclaredFeatures")};
+}
+
+PluginSet MergePluginSet(const std::vector<PluginRef>& defaults,
+                         const PluginSet& custom) {
+  absl::flat_hash_set<std::string> disabled;
+  for (const PluginRef& d : custom.disabled) disabled.insert(d.name);
+  absl::flat_hash_map<std::string, size_t> custom_index;
+  for (size_t i = 0; i < custom.enabled.size(); ++i) {
+    custom_index.emplace(custom.enabled[i].name, i);
+  }
+  PluginSet out;
+  out.disabled = custom.disabled;
+  absl::flat_hash_set<size_t> replaced;
+  if (!disabled.contains("*")) {
+    for (const PluginRef& d : defaults) {
+      if (disabled.contains(d.name)) continue;
+      if (auto it = custom_index.find(d.name); it != custom_index.end()) {
+        out.enabled.push_back(custom.enabled[it->second]);
+        replaced.insert(it->second);
+      } else {
+        out.enabled.push_back(d);
+      }
+    }
+  }
+  for (size_t i = 0; i < custom.enabled.size(); ++i) {
+    if (!replaced.contains(i)) out.enabled.push_back(custom.enabled[i]);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> DefaultPluginArgs() {
+  // pkg/scheduler/apis/config/v1/defaults.go, in name order as upstream
+  // appends them (field order as kube-scheduler's v1 types marshal).
+  return {
+      {"DefaultPreemption",
+       "{minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100}"},
+      {"DynamicResources", "{filterTimeout: 10s, bindingTimeout: 10m0s}"},
+      {"InterPodAffinity",
+       "{hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: "
+       "false}"},
+      {"NodeAffinity", "{}"},
+      {"NodeResourcesBalancedAllocation",
+       "{resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]}"},
+      {"NodeResourcesFit",
+       "{scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, "
+       "weight: 1}, {name: memory, weight: 1}]}}"},
+      {"PodTopologySpread", "{defaultingType: System}"},
+      {"VolumeBinding",
+       "{bindTimeoutSeconds: 600, shape: [{utilization: 0, score: 10}, "
+       "{utilization: 100, score: 0}]}"},
+  };
 }
 
 }  // namespace kscore::framework

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -104,6 +105,25 @@ struct SchedulerConfig {
   bool delay_cache_until_active = false;
   std::vector<ProfileConfig> profiles;
 };
+
+// kube-scheduler v1.37's default multiPoint plugins, with default feature
+// gates: DynamicResources and NodeDeclaredFeatures are GA and on; the gates
+// that add DeferredPodScheduling, GangScheduling and the placement plugins
+// are off. (The only point with defaults.)
+std::vector<PluginRef> DefaultMultiPointPlugins();
+
+// kube-scheduler's mergePluginSet: defaults minus disabled ("*" drops all),
+// custom entries replacing same-named defaults in place, then the rest of the
+// custom entries in order. With DefaultMultiPointPlugins at multiPoint (and
+// nothing elsewhere) it is v1 defaulting of a profile's plugins.
+PluginSet MergePluginSet(const std::vector<PluginRef>& defaults,
+                         const PluginSet& custom);
+
+// kube-scheduler v1.37's defaulted args of its in-tree plugins that take
+// args, as flow YAML mappings without kind and apiVersion, by plugin name
+// in name order: what v1 defaulting appends to a profile's pluginConfig
+// for each enabled plugin the file gives no args for.
+std::vector<std::pair<std::string, std::string>> DefaultPluginArgs();
 
 // Decodes, defaults and validates. Errors are InvalidArgument and name the
 // field: "profiles[1].schedulerName: Duplicate value: \"x\"".

@@ -1,6 +1,7 @@
 #include "scorer/framework/profile.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
@@ -62,67 +63,6 @@ struct SkipSet {
     return std::find(names.begin(), names.end(), n) != names.end();
   }
 };
-
-// kube-scheduler v1.37's default multiPoint plugins, with default feature
-// gates: DynamicResources and NodeDeclaredFeatures are GA and on; the gates
-// that add DeferredPodScheduling, GangScheduling and the placement plugins
-// are off.
-std::vector<PluginRef> DefaultMultiPoint() {
-  auto p = [](std::string n, std::optional<int32_t> w = std::nullopt) {
-    return PluginRef{std::move(n), w, "default plugins"};
-  };
-  return {p("SchedulingGates"),
-          p("PrioritySort"),
-          p("NodeName"),
-          p("NodeUnschedulable"),
-          p("TaintToleration", 3),
-          p("NodeAffinity", 2),
-          p("NodePorts"),
-          p("NodeResourcesFit", 1),
-          p("VolumeRestrictions"),
-          p("NodeVolumeLimits"),
-          p("VolumeBinding"),
-          p("VolumeZone"),
-          p("PodTopologySpread", 2),
-          p("InterPodAffinity", 2),
-          p("DynamicResources", 2),
-          p("DefaultPreemption"),
-          p("NodeResourcesBalancedAllocation", 1),
-          p("ImageLocality", 1),
-          p("DefaultBinder"),
-          p("NodeDeclaredFeatures")};
-}
-
-// kube-scheduler's mergePluginSet: defaults minus disabled ("*" drops all),
-// custom entries replacing same-named defaults in place, then the rest of the
-// custom entries in order.
-PluginSet MergePluginSet(const std::vector<PluginRef>& defaults,
-                         const PluginSet& custom) {
-  absl::flat_hash_set<std::string> disabled;
-  for (const PluginRef& d : custom.disabled) disabled.insert(d.name);
-  absl::flat_hash_map<std::string, size_t> custom_index;
-  for (size_t i = 0; i < custom.enabled.size(); ++i) {
-    custom_index.emplace(custom.enabled[i].name, i);
-  }
-  PluginSet out;
-  out.disabled = custom.disabled;
-  absl::flat_hash_set<size_t> replaced;
-  if (!disabled.contains("*")) {
-    for (const PluginRef& d : defaults) {
-      if (disabled.contains(d.name)) continue;
-      if (auto it = custom_index.find(d.name); it != custom_index.end()) {
-        out.enabled.push_back(custom.enabled[it->second]);
-        replaced.insert(it->second);
-      } else {
-        out.enabled.push_back(d);
-      }
-    }
-  }
-  for (size_t i = 0; i < custom.enabled.size(); ++i) {
-    if (!replaced.contains(i)) out.enabled.push_back(custom.enabled[i]);
-  }
-  return out;
-}
 
 template <typename T>
 bool Implements(const Plugin* p) {
@@ -304,6 +244,33 @@ std::optional<PluginStatus> MergePreFilterNodes(
   return s;
 }
 
+// The outcome of a point for the metrics: an absl error is the plugin's
+// Error, as kube-scheduler's framework turns it into one.
+Code CodeOf(const absl::Status& s) {
+  return s.ok() ? Code::kSuccess : Code::kError;
+}
+template <typename T>
+Code CodeOf(const absl::StatusOr<T>& r) {
+  return CodeOf(r.status());
+}
+Code CodeOf(const absl::StatusOr<PluginStatus>& r) {
+  return r.ok() ? r->code : Code::kError;
+}
+
+// Runs `run` and, with an observer, tells it how long the point took. A
+// monotonic clock: wall-clock steps must not make negative durations.
+template <typename Run>
+auto Timed(ExtensionPointObserver* observer, ExtensionPoint point,
+           const std::string& profile, Run&& run) {
+  if (observer == nullptr) return run();
+  const auto start = std::chrono::steady_clock::now();
+  auto result = run();
+  observer->OnExtensionPoint(
+      point, CodeOf(result), profile,
+      absl::FromChrono(std::chrono::steady_clock::now() - start));
+  return result;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
@@ -322,7 +289,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   for (int i = 0; i < static_cast<int>(ExtensionPoint::kCount); ++i) {
     merged[i] =
         MergePluginSet(i == static_cast<int>(ExtensionPoint::kMultiPoint)
-                           ? DefaultMultiPoint()
+                           ? DefaultMultiPointPlugins()
                            : std::vector<PluginRef>{},
                        config.plugins[i]);
   }
@@ -662,7 +629,7 @@ std::vector<std::string> Profile::PluginNames(ExtensionPoint point) const {
   return out;
 }
 
-absl::StatusOr<PluginStatus> Profile::RunPreFilter(
+absl::StatusOr<PluginStatus> Profile::PreFilterUntimed(
     CycleState& state, const pb::Pod& pod,
     std::vector<std::string>* unschedulable_plugins) const {
   for (const auto& [name, gate] : gates_) {
@@ -709,7 +676,7 @@ absl::StatusOr<PluginStatus> Profile::RunPreFilter(
   return PluginStatus::Success();
 }
 
-absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
+absl::StatusOr<std::vector<PluginStatus>> Profile::FilterUntimed(
     const CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes) const {
   // Filters whose PreFilter skipped them are left out for the whole batch.
@@ -756,7 +723,7 @@ absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
   return out;
 }
 
-absl::StatusOr<std::vector<std::string>> Profile::RunPreScore(
+absl::StatusOr<std::vector<std::string>> Profile::PreScoreUntimed(
     CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes) const {
   std::vector<std::string> skipped;
@@ -771,7 +738,7 @@ absl::StatusOr<std::vector<std::string>> Profile::RunPreScore(
   return skipped;
 }
 
-absl::StatusOr<ScoreTable> Profile::RunScore(
+absl::StatusOr<ScoreTable> Profile::ScoreUntimed(
     const CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes,
     absl::Span<const std::string> skipped) const {
@@ -792,9 +759,9 @@ absl::StatusOr<ScoreTable> Profile::RunScore(
   return t;
 }
 
-absl::Status Profile::RunNormalizeScore(const CycleState& state,
-                                        const pb::Pod& pod,
-                                        ScoreTable& t) const {
+absl::Status Profile::NormalizeScoreUntimed(const CycleState& state,
+                                            const pb::Pod& pod,
+                                            ScoreTable& t) const {
   size_t n = t.raw.empty() ? 0 : t.raw.front().size();
   t.normalized = t.raw;
   t.total.assign(n, 0);
@@ -894,12 +861,55 @@ int32_t Profile::WeightOf(absl::string_view name) const {
   return 0;
 }
 
+absl::StatusOr<PluginStatus> Profile::RunPreFilter(
+    CycleState& state, const pb::Pod& pod, ExtensionPointObserver* observer,
+    std::vector<std::string>* unschedulable_plugins) const {
+  return Timed(observer, ExtensionPoint::kPreFilter, scheduler_name_, [&] {
+    return PreFilterUntimed(state, pod, unschedulable_plugins);
+  });
+}
+
+absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
+    const CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes,
+    ExtensionPointObserver* observer) const {
+  // As kube-scheduler, which times Filter only when a filter plugin runs.
+  if (filter_.empty()) observer = nullptr;
+  return Timed(observer, ExtensionPoint::kFilter, scheduler_name_,
+               [&] { return FilterUntimed(state, pod, nodes); });
+}
+
+absl::StatusOr<std::vector<std::string>> Profile::RunPreScore(
+    CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes,
+    ExtensionPointObserver* observer) const {
+  return Timed(observer, ExtensionPoint::kPreScore, scheduler_name_,
+               [&] { return PreScoreUntimed(state, pod, nodes); });
+}
+
+absl::StatusOr<ScoreTable> Profile::RunScore(
+    const CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes,
+    absl::Span<const std::string> skipped,
+    ExtensionPointObserver* observer) const {
+  return Timed(observer, ExtensionPoint::kScore, scheduler_name_,
+               [&] { return ScoreUntimed(state, pod, nodes, skipped); });
+}
+
+absl::Status Profile::RunNormalizeScore(
+    const CycleState& state, const pb::Pod& pod, ScoreTable& table,
+    ExtensionPointObserver* observer) const {
+  return Timed(observer, ExtensionPoint::kScore, scheduler_name_,
+               [&] { return NormalizeScoreUntimed(state, pod, table); });
+}
+
 absl::StatusOr<Evaluation> Profile::Evaluate(
     CycleState& state, const pb::Pod& pod,
-    absl::Span<const pb::Node* const> nodes, EvaluateMode mode) const {
+    absl::Span<const pb::Node* const> nodes, EvaluateMode mode,
+    ExtensionPointObserver* observer) const {
   Evaluation ev;
   absl::StatusOr<PluginStatus> pre =
-      RunPreFilter(state, pod, &ev.unschedulable_plugins);
+      RunPreFilter(state, pod, observer, &ev.unschedulable_plugins);
   if (!pre.ok()) return pre.status();
   ev.pre_filter = *std::move(pre);
   if (!ev.pre_filter.ok()) return ev;
@@ -907,7 +917,7 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
                                          ev.unschedulable_plugins.end());
 
   absl::StatusOr<std::vector<PluginStatus>> filter =
-      RunFilter(state, pod, nodes);
+      RunFilter(state, pod, nodes, observer);
   if (!filter.ok()) return filter.status();
   ev.filter = *std::move(filter);
   const std::string* last = nullptr;  // rejections come in runs
@@ -929,17 +939,21 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
   if (feasible.empty() || mode == EvaluateMode::kFilterOnly) return ev;
 
   absl::StatusOr<std::vector<std::string>> skipped =
-      RunPreScore(state, pod, feasible);
+      RunPreScore(state, pod, feasible, observer);
   if (!skipped.ok()) return skipped.status();
   ev.skipped = *std::move(skipped);
-  absl::StatusOr<ScoreTable> table = RunScore(state, pod, feasible, ev.skipped);
-  if (!table.ok()) return table.status();
-  ev.scores = *std::move(table);
-  if (mode == EvaluateMode::kFull) {
-    if (absl::Status s = RunNormalizeScore(state, pod, ev.scores); !s.ok()) {
-      return s;
-    }
-  }
+  // One Score observation for the raw scores and their normalising, as
+  // kube-scheduler's RunScorePlugins.
+  absl::Status scored =
+      Timed(observer, ExtensionPoint::kScore, scheduler_name_, [&] {
+        absl::StatusOr<ScoreTable> table =
+            ScoreUntimed(state, pod, feasible, ev.skipped);
+        if (!table.ok()) return table.status();
+        ev.scores = *std::move(table);
+        if (mode != EvaluateMode::kFull) return absl::OkStatus();
+        return NormalizeScoreUntimed(state, pod, ev.scores);
+      });
+  if (!scored.ok()) return scored;
   return ev;
 }
 

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "scorer/framework/config.h"
 #include "scorer/framework/cycle_state.h"
@@ -41,6 +42,20 @@ struct Evaluation {
   // whose PreFilter rejected the pod, those whose PreFilter result narrowed
   // the nodes, and the Filter plugins that rejected a node.
   std::vector<std::string> unschedulable_plugins;
+};
+
+// Told, once per extension point a call runs, how long all of the point's
+// plugins took and the point's outcome: what kube-scheduler records as
+// scheduler_framework_extension_point_duration_seconds. As upstream, Filter
+// is one observation for the whole batch (Success unless a plugin errs),
+// and Score covers NormalizeScore and the weights when they run with it.
+// Called concurrently, from the calling thread.
+class ExtensionPointObserver {
+ public:
+  virtual ~ExtensionPointObserver() = default;
+  virtual void OnExtensionPoint(ExtensionPoint point, Code code,
+                                const std::string& profile,
+                                absl::Duration took) = 0;
 };
 
 // How far Evaluate goes for a batch: everything, raw scores only (the
@@ -98,37 +113,45 @@ class Profile {
   std::vector<std::string> PluginNames(ExtensionPoint point) const;
 
   // Fine-grained extension points. absl errors mean bad input (e.g. a
-  // missing or corrupt CycleState key) or a plugin bug.
+  // missing or corrupt CycleState key) or a plugin bug. Each tells
+  // `observer` (when given) how long it took; RunNormalizeScore as "Score".
   // `unschedulable_plugins`, when given, receives the plugin that rejected
   // the pod or those whose PreFilter result narrowed the nodes.
   absl::StatusOr<PluginStatus> RunPreFilter(
       CycleState& state, const pb::Pod& pod,
+      ExtensionPointObserver* observer = nullptr,
       std::vector<std::string>* unschedulable_plugins = nullptr) const;
   // First failing filter per node; state must come from RunPreFilter.
   absl::StatusOr<std::vector<PluginStatus>> RunFilter(
       const CycleState& state, const pb::Pod& pod,
-      absl::Span<const pb::Node* const> nodes) const;
+      absl::Span<const pb::Node* const> nodes,
+      ExtensionPointObserver* observer = nullptr) const;
   // Returns the score plugins that asked to be skipped.
   absl::StatusOr<std::vector<std::string>> RunPreScore(
       CycleState& state, const pb::Pod& pod,
-      absl::Span<const pb::Node* const> nodes) const;
+      absl::Span<const pb::Node* const> nodes,
+      ExtensionPointObserver* observer = nullptr) const;
   absl::StatusOr<ScoreTable> RunScore(
       const CycleState& state, const pb::Pod& pod,
       absl::Span<const pb::Node* const> nodes,
-      absl::Span<const std::string> skipped) const;
+      absl::Span<const std::string> skipped,
+      ExtensionPointObserver* observer = nullptr) const;
   // Normalises table.raw in place into table.normalized and table.total.
-  absl::Status RunNormalizeScore(const CycleState& state, const pb::Pod& pod,
-                                 ScoreTable& table) const;
+  absl::Status RunNormalizeScore(
+      const CycleState& state, const pb::Pod& pod, ScoreTable& table,
+      ExtensionPointObserver* observer = nullptr) const;
   // Finds a score plugin by name (for NormalizeScore requests).
   const ScorePlugin* FindScorePlugin(absl::string_view name) const;
   int32_t WeightOf(absl::string_view name) const;
 
   // All of the above for one batch, as far as `mode` says: with kRawScores
   // table.normalized and table.total stay empty, with kFilterOnly the whole
-  // table does.
-  absl::StatusOr<Evaluation> Evaluate(CycleState& state, const pb::Pod& pod,
-                                      absl::Span<const pb::Node* const> nodes,
-                                      EvaluateMode mode) const;
+  // table does. `observer` hears of each point run (Score once, normalising
+  // included).
+  absl::StatusOr<Evaluation> Evaluate(
+      CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes, EvaluateMode mode,
+      ExtensionPointObserver* observer = nullptr) const;
   absl::StatusOr<Evaluation> Evaluate(CycleState& state, const pb::Pod& pod,
                                       absl::Span<const pb::Node* const> nodes,
                                       bool normalize) const {
@@ -138,6 +161,23 @@ class Profile {
 
  private:
   Profile() = default;
+
+  absl::StatusOr<PluginStatus> PreFilterUntimed(
+      CycleState& state, const pb::Pod& pod,
+      std::vector<std::string>* unschedulable_plugins) const;
+  absl::StatusOr<std::vector<PluginStatus>> FilterUntimed(
+      const CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes) const;
+  absl::StatusOr<std::vector<std::string>> PreScoreUntimed(
+      CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes) const;
+  absl::StatusOr<ScoreTable> ScoreUntimed(
+      const CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes,
+      absl::Span<const std::string> skipped) const;
+  absl::Status NormalizeScoreUntimed(const CycleState& state,
+                                     const pb::Pod& pod,
+                                     ScoreTable& table) const;
 
   std::string scheduler_name_;
   int32_t percentage_ = 0;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -898,6 +899,122 @@ TEST(ProfileTest, DisjointPreFilterResultsFailPreFilter) {
             std::vector<std::string>{"node(s) didn't satisfy plugin(s) "
                                      "[NodeAffinity NodeName] simultaneously"});
   EXPECT_EQ(s->plugin, "");
+}
+
+// Records what Evaluate tells the metrics: "Point/Status/profile" per
+// observation, and that no duration is negative.
+class RecordingObserver : public ExtensionPointObserver {
+ public:
+  void OnExtensionPoint(ExtensionPoint point, Code code,
+                        const std::string& profile,
+                        absl::Duration took) override {
+    seen.push_back(absl::StrCat(ExtensionPointName(point), "/", CodeName(code),
+                                "/", profile));
+    EXPECT_GE(took, absl::ZeroDuration());
+  }
+  std::vector<std::string> seen;
+};
+
+TEST(ProfileTest, EvaluateTellsTheObserverEachPointOnce) {
+  auto set = Build(R"(
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  pb::Pod pod = MakePod().Name("p").Label("app", "web").Obj();
+  std::vector<pb::Node> nodes = {MakeNode().Name("a").Obj(),
+                                 MakeNode().Name("b").Obj()};
+  std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
+  RecordingObserver obs;
+  CycleState state;
+  ASSERT_TRUE(
+      Only(**set).Evaluate(state, pod, ptrs, EvaluateMode::kFull, &obs).ok());
+  // Filter once for the batch, not per node; Score covers normalising.
+  EXPECT_THAT(obs.seen, ElementsAre("preFilter/Success/concentrate-scheduler",
+                                    "filter/Success/concentrate-scheduler",
+                                    "preScore/Success/concentrate-scheduler",
+                                    "score/Success/concentrate-scheduler"));
+
+  obs.seen.clear();
+  CycleState filter_only;
+  ASSERT_TRUE(
+      Only(**set)
+          .Evaluate(filter_only, pod, ptrs, EvaluateMode::kFilterOnly, &obs)
+          .ok());
+  EXPECT_THAT(obs.seen, ElementsAre("preFilter/Success/concentrate-scheduler",
+                                    "filter/Success/concentrate-scheduler"));
+}
+
+TEST(ProfileTest, ObserverHearsUnschedulableAndErrorStatuses) {
+  // PreFilter's own verdict is its status.
+  auto set = Build("profiles:\n- schedulerName: default-scheduler\n");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const pb::Pod pod =
+      MakePod()
+          .NodeName("a")
+          .RequiredTerm({},
+                        {::kscore::testing::Req("metadata.name", "In", {"b"})})
+          .Obj();
+  RecordingObserver obs;
+  CycleState state;
+  ASSERT_TRUE(Only(**set).RunPreFilter(state, pod, &obs).ok());
+  EXPECT_THAT(obs.seen, ElementsAre("preFilter/UnschedulableAndUnresolvable/"
+                                    "default-scheduler"));
+
+  // Nodes rejected by a filter leave Filter a Success, as upstream's; with
+  // no feasible node neither PreScore nor Score runs.
+  auto reject = Build(R"(
+profiles:
+- schedulerName: c
+  plugins:
+    multiPoint:
+      enabled:
+      - name: Concentrate
+  pluginConfig:
+  - name: Concentrate
+    args: {rejectEverything: true}
+)");
+  ASSERT_TRUE(reject.ok()) << reject.status();
+  pb::Node node = MakeNode().Name("a").Obj();
+  const pb::Node* nodes[] = {&node};
+  obs.seen.clear();
+  CycleState rejected;
+  ASSERT_TRUE(
+      Only(**reject)
+          .Evaluate(rejected, MakePod().Obj(), nodes, EvaluateMode::kFull, &obs)
+          .ok());
+  EXPECT_THAT(obs.seen, ElementsAre("preFilter/Success/c", "filter/Success/c"));
+
+  // A plugin's error is the point's Error.
+  Registry r = plugins::DefaultRegistry();
+  r.Register("FixedScore",
+             [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+               return std::make_unique<FixedScore>(101);
+             });
+  auto bad = Build(R"(
+profiles:
+- schedulerName: bad
+  plugins:
+    score:
+      enabled:
+      - name: FixedScore
+)",
+                   r);
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  obs.seen.clear();
+  CycleState errs;
+  EXPECT_FALSE(
+      Only(**bad)
+          .Evaluate(errs, MakePod().Obj(), nodes, EvaluateMode::kFull, &obs)
+          .ok());
+  EXPECT_THAT(obs.seen,
+              ElementsAre("preFilter/Success/bad", "filter/Success/bad",
+                          "preScore/Success/bad", "score/Error/bad"));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/string_view.h"
+
 namespace kscore::framework {
 
 // The outcome of a plugin at one extension point, as in kube-scheduler's
@@ -17,6 +19,24 @@ enum class Code {
   kUnschedulableAndUnresolvable,
   kSkip,
 };
+
+// kube-scheduler's name of a code (fwk.Code.String()), as its metrics'
+// status label says it: "Success", "Unschedulable", ...
+inline absl::string_view CodeName(Code c) {
+  switch (c) {
+    case Code::kSuccess:
+      return "Success";
+    case Code::kError:
+      return "Error";
+    case Code::kUnschedulable:
+      return "Unschedulable";
+    case Code::kUnschedulableAndUnresolvable:
+      return "UnschedulableAndUnresolvable";
+    case Code::kSkip:
+      return "Skip";
+  }
+  return "Error";
+}
 
 struct PluginStatus {
   Code code = Code::kSuccess;

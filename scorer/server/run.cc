@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -22,6 +23,7 @@
 #include "prometheus/exposer.h"
 #include "prometheus/registry.h"
 #include "scorer/framework/profile_set.h"
+#include "scorer/server/metrics.h"
 #include "scorer/server/scorer_service.h"
 #include "spdlog/spdlog.h"
 
@@ -138,6 +140,10 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
 
   auto metrics_registry = std::make_shared<prometheus::Registry>();
   CallMetrics call_metrics(*metrics_registry);
+  std::vector<std::string> served;
+  for (const auto& [name, _] : (*profiles)->profiles) served.push_back(name);
+  kscore::server::ExtensionPointMetrics extension_point_metrics(
+      *metrics_registry, served);
   std::unique_ptr<prometheus::Exposer> exposer;
   const std::string metrics_address = absl::GetFlag(FLAGS_metrics_bind_address);
   if (!metrics_address.empty() && metrics_address != "0") {
@@ -155,8 +161,8 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
   }
 
   kscore::server::ScorerService service(
-      profiles->get(),
-      kscore::server::ServiceOptions{max_batch, &call_metrics});
+      profiles->get(), kscore::server::ServiceOptions{
+                           max_batch, &call_metrics, &extension_point_metrics});
   grpc::EnableDefaultHealthCheckService(true);
   // Keeps grpc.health.v1's descriptors linked in, for reflection.
   (void)grpc::health::v1::HealthCheckRequest::descriptor();

@@ -286,9 +286,10 @@ grpc::Status ScorerService::DoPreFilter(const pb::PreFilterRequest* req,
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
-    KSCORE_ASSIGN_OR_RETURN(auto status,
-                            profile->RunPreFilter(state, req->pod()),
-                            common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(
+        auto status,
+        profile->RunPreFilter(state, req->pod(), options_.extension_points),
+        common::ToGrpcStatus);
     ToProto(status, resp->mutable_status());
     StateTo(state, resp->mutable_cycle_state());
     return grpc::Status::OK;
@@ -309,9 +310,10 @@ grpc::Status ScorerService::DoFilter(const pb::FilterRequest* req,
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
-    KSCORE_ASSIGN_OR_RETURN(auto statuses,
-                            profile->RunFilter(state, req->pod(), nodes),
-                            common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(
+        auto statuses,
+        profile->RunFilter(state, req->pod(), nodes, options_.extension_points),
+        common::ToGrpcStatus);
     for (const PluginStatus& s : statuses) ToProto(s, resp->add_statuses());
     return grpc::Status::OK;
   });
@@ -332,7 +334,8 @@ grpc::Status ScorerService::DoPreScore(const pb::PreScoreRequest* req,
       return common::ToGrpcStatus(s);
     }
     KSCORE_ASSIGN_OR_RETURN(auto skipped,
-                            profile->RunPreScore(state, req->pod(), nodes),
+                            profile->RunPreScore(state, req->pod(), nodes,
+                                                 options_.extension_points),
                             common::ToGrpcStatus);
     for (const std::string& s : skipped) resp->add_skipped(s);
     StateTo(state, resp->mutable_cycle_state());
@@ -356,9 +359,10 @@ grpc::Status ScorerService::DoScore(const pb::ScoreRequest* req,
     }
     std::vector<std::string> skipped(req->skipped().begin(),
                                      req->skipped().end());
-    KSCORE_ASSIGN_OR_RETURN(
-        auto table, profile->RunScore(state, req->pod(), nodes, skipped),
-        common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(auto table,
+                            profile->RunScore(state, req->pod(), nodes, skipped,
+                                              options_.extension_points),
+                            common::ToGrpcStatus);
     TableTo(table, nodes, resp->mutable_plugins(), nullptr,
             resp->mutable_scores());
     return grpc::Status::OK;
@@ -419,7 +423,8 @@ grpc::Status ScorerService::DoNormalizeScore(
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
-    if (absl::Status s = profile->RunNormalizeScore(state, req->pod(), table);
+    if (absl::Status s = profile->RunNormalizeScore(state, req->pod(), table,
+                                                    options_.extension_points);
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
@@ -471,7 +476,8 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
         : req->skip_normalize() ? framework::EvaluateMode::kRawScores
                                 : framework::EvaluateMode::kFull;
     KSCORE_ASSIGN_OR_RETURN(auto ev,
-                            profile->Evaluate(state, req->pod(), nodes, mode),
+                            profile->Evaluate(state, req->pod(), nodes, mode,
+                                              options_.extension_points),
                             common::ToGrpcStatus);
     ToProto(ev.pre_filter, resp->mutable_status());
     StateTo(state, resp->mutable_cycle_state());

@@ -27,6 +27,9 @@ struct ServiceOptions {
   int max_batch_nodes = 5000;
   // Optional; must outlive the service.
   CallObserver* observer = nullptr;
+  // Optional: told how long each extension point of each call took. Must
+  // outlive the service.
+  framework::ExtensionPointObserver* extension_points = nullptr;
 };
 
 // The gRPC adapter: decode the request, call the framework, encode the

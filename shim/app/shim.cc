@@ -17,6 +17,7 @@
 #include "absl/synchronization/notification.h"
 #include "prometheus/text_serializer.h"
 #include "shim/app/cluster_events.h"
+#include "shim/app/configz.h"
 #include "shim/app/status_server.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/informer_codecs.h"
@@ -331,6 +332,7 @@ absl::Status Shim::Start() {
     return synced ? "" : "informers not synced";
   };
   h.metrics = [this] { return MetricsText(); };
+  h.configz = ConfigzJson(o_);
   absl::StatusOr<std::unique_ptr<StatusServer>> status =
       StatusServer::Start(o_.bind_address, std::move(h));
   if (!status.ok()) return status.status();

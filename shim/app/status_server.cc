@@ -9,23 +9,31 @@
 namespace kscore::app {
 namespace {
 
-// Answers GET with what `f` returns: an HTTP status and a text body.
+constexpr char kText[] = "text/plain; version=0.0.4";
+// As component-base/configz's handler.
+constexpr char kJson[] = "application/json\r\nX-Content-Type-Options: nosniff";
+
+// Answers GET with what `f` returns: an HTTP status and a body of
+// `content_type` (with any further header lines).
 class Route : public CivetHandler {
  public:
-  explicit Route(std::function<std::pair<int, std::string>()> f)
-      : f_(std::move(f)) {}
+  Route(std::function<std::pair<int, std::string>()> f,
+        const char* content_type)
+      : f_(std::move(f)), content_type_(content_type) {}
   bool handleGet(CivetServer*, struct mg_connection* conn) override {
     auto [code, body] = f_();
     mg_printf(conn,
-              "HTTP/1.1 %d %s\r\nContent-Type: text/plain; version=0.0.4\r\n"
+              "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
               "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-              code, code == 200 ? "OK" : "Service Unavailable", body.size());
+              code, code == 200 ? "OK" : "Service Unavailable", content_type_,
+              body.size());
     mg_write(conn, body.data(), body.size());
     return true;
   }
 
  private:
   std::function<std::pair<int, std::string>()> f_;
+  const char* content_type_;
 };
 
 }  // namespace
@@ -44,8 +52,9 @@ absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(
   StatusServer* self = s.get();
   auto ok = [] { return std::make_pair(200, std::string("ok")); };
   auto add = [&](const char* path,
-                 std::function<std::pair<int, std::string>()> f) {
-    s->routes_.push_back(std::make_unique<Route>(std::move(f)));
+                 std::function<std::pair<int, std::string>()> f,
+                 const char* content_type = kText) {
+    s->routes_.push_back(std::make_unique<Route>(std::move(f), content_type));
     s->server_->addHandler(path, s->routes_.back().get());
   };
   add("/healthz", ok);
@@ -57,6 +66,11 @@ absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(
   });
   add("/metrics",
       [self] { return std::make_pair(200, self->handlers_.metrics()); });
+  if (!s->handlers_.configz.empty()) {
+    add(
+        "/configz",
+        [self] { return std::make_pair(200, self->handlers_.configz); }, kJson);
+  }
   std::vector<int> ports = s->server_->getListeningPorts();
   s->port_ = ports.empty() ? 0 : ports.front();
   return s;

@@ -15,12 +15,14 @@ namespace kscore::app {
 
 // Plain HTTP for probes and Prometheus, as kube-scheduler's secure port
 // serves them: /healthz and /livez (the process answers), /readyz (ready()
-// says why not, or "" when ready), /metrics (metrics() runs at each scrape).
+// says why not, or "" when ready), /metrics (metrics() runs at each scrape),
+// /configz (the effective configuration as JSON, when configz is set).
 class StatusServer {
  public:
   struct Handlers {
     std::function<std::string()> not_ready;  // "" when ready
     std::function<std::string()> metrics;    // the text exposition format
+    std::string configz;  // /configz's JSON body; "" serves no /configz
   };
 
   // Listens on `bind_address` ("host:port"; port 0 picks a free one).

@@ -77,5 +77,25 @@ TEST(StatusServerTest, ABusyAddressIsAClearError) {
               ::testing::HasSubstr("cannot serve on --bind-address " + addr));
 }
 
+TEST(StatusServerTest, ConfigzIsJsonWhenGiven) {
+  StatusServer::Handlers h;
+  h.not_ready = [] { return std::string(); };
+  h.metrics = [] { return std::string(); };
+  auto without = StatusServer::Start("127.0.0.1:0", h);
+  ASSERT_TRUE(without.ok());
+  EXPECT_THAT(Get((*without)->port(), "/configz"),
+              ::testing::StartsWith("HTTP/1.1 404"));
+
+  h.configz = R"({"componentconfig":{}})";
+  auto server = StatusServer::Start("127.0.0.1:0", h);
+  ASSERT_TRUE(server.ok());
+  const std::string got = Get((*server)->port(), "/configz");
+  EXPECT_THAT(got, ::testing::StartsWith("HTTP/1.1 200"));
+  // component-base/configz's headers.
+  EXPECT_THAT(got, ::testing::HasSubstr("Content-Type: application/json\r\n"));
+  EXPECT_THAT(got, ::testing::HasSubstr("X-Content-Type-Options: nosniff\r\n"));
+  EXPECT_THAT(got, ::testing::EndsWith(R"({"componentconfig":{}})"));
+}
+
 }  // namespace
 }  // namespace kscore::app

@@ -83,6 +83,26 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                "it to not schedule and so this metric have meaning only "
                "when broken down by plugin.")
            .Register(*registry);
+  extension_point_duration =
+      &prometheus::BuildHistogram()
+           .Name("scheduler_framework_extension_point_duration_seconds")
+           .Help(
+               "Latency for running all plugins of a specific extension "
+               "point.")
+           .Register(*registry);
+}
+
+void Metrics::ExtensionPoint(absl::string_view point, absl::string_view status,
+                             const std::string& profile, double seconds) {
+  // Upstream's: 0.1ms with the last bucket [~200ms, Inf).
+  static const prometheus::Histogram::BucketBoundaries kBuckets =
+      Exponential(0.0001, 2, 12);
+  extension_point_duration
+      ->Add({{"extension_point", std::string(point)},
+             {"status", std::string(status)},
+             {"profile", profile}},
+            kBuckets)
+      .Observe(seconds);
 }
 
 void Metrics::SetUnschedulable(

@@ -35,6 +35,11 @@ struct Metrics {
   // absent now read 0 (scheduler_unschedulable_pods{plugin,profile}).
   void SetUnschedulable(
       const std::map<std::pair<std::string, std::string>, int>& by_plugin);
+  // All plugins of one extension point ran for `profile`'s pod: the shim
+  // runs Bind (kube-scheduler's DefaultBinder), status "Success" or "Error"
+  // (scheduler_framework_extension_point_duration_seconds).
+  void ExtensionPoint(absl::string_view point, absl::string_view status,
+                      const std::string& profile, double seconds);
 
   std::shared_ptr<prometheus::Registry> registry;
   prometheus::Family<prometheus::Counter>* attempts;
@@ -52,6 +57,7 @@ struct Metrics {
   absl::Mutex mu_;
   std::set<std::pair<std::string, std::string>> unschedulable_series_
       ABSL_GUARDED_BY(mu_);
+  prometheus::Family<prometheus::Histogram>* extension_point_duration;
 };
 
 }  // namespace kscore::scheduler

@@ -93,8 +93,8 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
 
 void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
                      absl::Time start) {
-  auto b = std::make_shared<PendingBind>(
-      PendingBind{std::move(qp), std::move(node), start});
+  auto b = std::make_shared<PendingBind>(PendingBind{
+      std::move(qp), std::move(node), start, std::chrono::steady_clock::now()});
   const cache::PodInfo& pod = *b->qp.info;
   Writer::Request req;
   req.method = "POST";
@@ -112,7 +112,14 @@ void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
   const std::string& node = b.node;
   const absl::Time start = b.start;
   const cache::PodInfo& pod = *qp.info;
-  if (r.ok() && r->status >= 200 && r->status < 300) {
+  const bool bound = r.ok() && r->status >= 200 && r->status < 300;
+  // As DefaultBinder's: any failure, a conflict included, is an Error.
+  metrics_->ExtensionPoint("Bind", bound ? "Success" : "Error",
+                           pod.scheduler_name,
+                           std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - b.bind_start)
+                               .count());
+  if (bound) {
     metrics_->binds->Add({{"result", "bound"}}).Increment();
     metrics_->Attempt("scheduled", pod.scheduler_name,
                       absl::ToDoubleSeconds(absl::Now() - start));

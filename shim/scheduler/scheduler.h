@@ -2,6 +2,7 @@
 #define KSCORE_SHIM_SCHEDULER_SCHEDULER_H_
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,7 +54,9 @@ class Scheduler {
   struct PendingBind {
     queue::SchedulingQueue::QueuedPod qp;
     std::string node;
-    absl::Time start;
+    absl::Time start;  // of the scheduling attempt
+    // Of the binding, for the Bind extension point's duration: monotonic.
+    std::chrono::steady_clock::time_point bind_start;
   };
   // Sends the binding through the writer's bindings lane.
   void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,

@@ -74,13 +74,14 @@ class HoldingClient : public kube::Client {
     return written_;
   }
   // Answers held request i with 201 (once).
-  void Answer(size_t i) {
+  void Answer(size_t i) { AnswerWith(i, kube::Response{201, "{}"}); }
+  void AnswerWith(size_t i, kube::Response response) {
     Done done;
     {
       absl::MutexLock lock(&mu_);
       std::swap(done, binds_[i]);
     }
-    if (done) done(kube::Response{201, "{}"});
+    if (done) done(std::move(response));
   }
   // Answers every held request not answered yet, including those sent
   // meanwhile (so a failed test does not leave waiters behind).
@@ -267,6 +268,71 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
     EXPECT_THAT(written[0], ::testing::HasSubstr("FailedScheduling"));
     EXPECT_THAT(written[1], ::testing::HasSubstr(c.want_patch));
   }
+}
+
+// The binding is kube-scheduler's Bind extension point: one observation per
+// binding, Success or Error (a conflict too, as DefaultBinder's), labelled
+// with the pod's profile, in upstream's buckets.
+TEST(SchedulerBindTest, BindingsAreTimedAsTheBindExtensionPoint) {
+  fakes::FakeScorer scorer;
+  cache::Cache cache;
+  pb::Node node;
+  node.set_name(fakes::NodeName(0));
+  cache.UpsertNode(node);
+  queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
+                                absl::Minutes(5), [] { return absl::Now(); },
+                                nullptr});
+  HoldingClient client;
+  Writer writer(&client, Writer::Options());
+  Feedback feedback(&writer, "test-host");
+  Metrics metrics;
+  Scheduler::Options options;
+  options.schedule_workers = 0;  // the test runs the cycles itself
+  Profiles::Options profile_options;
+  profile_options.served = {"concentrate-scheduler"};
+  Profiles profiles(profile_options, [] {
+    pb::ListProfilesResponse r;
+    r.add_profiles()->set_scheduler_name("concentrate-scheduler");
+    return r;
+  });
+  Scheduler scheduler(options, &profiles, &cache, &queue, &scorer, &writer,
+                      &feedback, &metrics);
+  scheduler.Start();
+  for (int i = 0; i < 3; ++i) {
+    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(i)));
+    auto qp = queue.Pop(absl::Seconds(5));
+    ASSERT_TRUE(qp.has_value());
+    scheduler.ScheduleOne(*std::move(qp));
+  }
+  ASSERT_EQ(client.Binds(), 3u);
+  client.Answer(0);
+  client.AnswerWith(1, kube::Response{500, "{}"});
+  client.AnswerWith(2, kube::Response{409, "{}"});
+  scheduler.Stop();
+
+  std::map<std::string, uint64_t> counts;  // "point/status/profile"
+  for (const prometheus::MetricFamily& f : metrics.registry->Collect()) {
+    if (f.name != "scheduler_framework_extension_point_duration_seconds") {
+      continue;
+    }
+    for (const prometheus::ClientMetric& m : f.metric) {
+      std::map<std::string, std::string> labels;
+      for (const prometheus::ClientMetric::Label& l : m.label) {
+        labels[l.name] = l.value;
+      }
+      ASSERT_EQ(labels.size(), 3u);
+      counts[absl::StrCat(labels["extension_point"], "/", labels["status"], "/",
+                          labels["profile"])] += m.histogram.sample_count;
+      // ExponentialBuckets(0.0001, 2, 12) and +Inf.
+      ASSERT_EQ(m.histogram.bucket.size(), 13u);
+      EXPECT_DOUBLE_EQ(m.histogram.bucket[0].upper_bound, 0.0001);
+      EXPECT_DOUBLE_EQ(m.histogram.bucket[11].upper_bound, 0.2048);
+    }
+  }
+  EXPECT_THAT(counts,
+              ::testing::UnorderedElementsAre(
+                  ::testing::Pair("Bind/Success/concentrate-scheduler", 1u),
+                  ::testing::Pair("Bind/Error/concentrate-scheduler", 2u)));
 }
 
 TEST(WriterTest, FeedbackTwoInFlightTheRestInOrder) {

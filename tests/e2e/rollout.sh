@@ -64,6 +64,18 @@ check "metrics: the attempt duration has upstream's 15 buckets (last 16.384)" \
   poll "$TIMEOUT" metrics_have 'scheduler_scheduling_attempt_duration_seconds_bucket{profile="rule-scheduler",result="scheduled",le="16.384"}'
 check "metrics: queue_incoming_pods_total counts the 6 new pods entering activeQ" \
   poll "$TIMEOUT" metrics_have 'scheduler_queue_incoming_pods_total{event="UnscheduledPodAdd",queue="active"} 6'
+check "metrics: each of the 6 bindings is timed as the Bind extension point" \
+  poll "$TIMEOUT" metrics_have 'scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="rule-scheduler",status="Success"} 6'
+# /configz as kube-scheduler serves it: the defaulted v1 configuration.
+configz_has() { curl -sfi "http://$METRICS/configz" | grep -qF "$1"; }
+check "configz: JSON, as component-base/configz serves it" \
+  configz_has 'Content-Type: application/json'
+check "configz: the shim's profiles under componentconfig" \
+  configz_has '{"componentconfig":{"kind":"KubeSchedulerConfiguration","apiVersion":"kubescheduler.config.k8s.io/v1"'
+check "configz: the ghost profile, defaulted" \
+  configz_has '"schedulerName":"ghost-scheduler","plugins":{'
+check "configz: defaulted fields (podMaxBackoffSeconds 10, NodeResourcesFit args)" \
+  bash -c "curl -sf http://$METRICS/configz | grep -F '\"podMaxBackoffSeconds\":10' | grep -qF '\"kind\":\"NodeResourcesFitArgs\"'"
 k apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod

@@ -142,6 +142,28 @@ double CallsTotal(const std::string& metrics, const std::string& method,
   return -1;
 }
 
+// The _count of scheduler_framework_extension_point_duration_seconds for
+// one series; -1 if absent.
+double ExtensionPointCount(const std::string& metrics, const std::string& point,
+                           const std::string& status,
+                           const std::string& profile) {
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(
+            "scheduler_framework_extension_point_duration_seconds_count{", 0) ==
+            0 &&
+        line.find(absl::StrCat("extension_point=\"", point, "\"")) !=
+            std::string::npos &&
+        line.find(absl::StrCat("status=\"", status, "\"")) !=
+            std::string::npos &&
+        line.find(absl::StrCat("profile=\"", profile, "\"")) !=
+            std::string::npos) {
+      return std::stod(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  return -1;
+}
+
 class ScorerServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -648,6 +670,50 @@ TEST_F(ScorerServerTest, MetricsCountCallsByMethodAndCode) {
   EXPECT_EQ(CallsTotal(after, "Evaluate", "OK"), 2) << after;
   EXPECT_EQ(CallsTotal(after, "Evaluate", "INVALID_ARGUMENT"), 1) << after;
   EXPECT_EQ(CallsTotal(after, "Score", "OK"), 0) << after;
+}
+
+TEST_F(ScorerServerTest, MetricsTimeEachExtensionPointAsKubeScheduler) {
+  const std::string before = ScrapeMetrics(metrics_port_);
+  ASSERT_THAT(before, HasSubstr("kscore_scorer_calls_total"));
+  // Series appear at their first observation, as upstream's.
+  EXPECT_EQ(
+      ExtensionPointCount(before, "Filter", "Success", "concentrate-scheduler"),
+      -1);
+
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  *req.mutable_pod() = MakePod().Name("web-1").Label("app", "web").Obj();
+  AddNodes(req.mutable_nodes());
+  pb::EvaluateResponse resp;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  req.set_profile("reject-scheduler");
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+
+  const std::string after = ScrapeMetrics(metrics_port_);
+  ASSERT_THAT(after,
+              HasSubstr("# TYPE "
+                        "scheduler_framework_extension_point_duration_seconds "
+                        "histogram"));
+  // One observation per point per call, whatever the number of nodes.
+  for (const char* point : {"PreFilter", "Filter", "PreScore", "Score"}) {
+    EXPECT_EQ(
+        ExtensionPointCount(after, point, "Success", "concentrate-scheduler"),
+        2)
+        << point << "\n"
+        << after;
+  }
+  // Every node rejected: Filter succeeded, nothing was left to score.
+  EXPECT_EQ(ExtensionPointCount(after, "Filter", "Success", "reject-scheduler"),
+            1)
+      << after;
+  EXPECT_EQ(ExtensionPointCount(after, "Score", "Success", "reject-scheduler"),
+            -1)
+      << after;
+  // Upstream's buckets: ExponentialBuckets(0.0001, 2, 12).
+  EXPECT_THAT(after, HasSubstr("extension_point=\"Score\",profile=\""
+                               "concentrate-scheduler\",status=\"Success\","
+                               "le=\"0.2048\"}"));
 }
 
 TEST(ScorerBinaryTest, MetricsCanBeDisabledAndABusyPortDoesNotStopScoring) {

@@ -1,0 +1,49 @@
+#ifndef KSCORE_SCORER_SERVER_METRICS_H_
+#define KSCORE_SCORER_SERVER_METRICS_H_
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "prometheus/family.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+#include "scorer/framework/profile.h"
+
+namespace kscore::server {
+
+// scheduler_framework_extension_point_duration_seconds{extension_point,
+// status, profile}, kube-scheduler's stable metric, for the points the
+// scorer runs. A series appears at its first observation, as upstream's.
+class ExtensionPointMetrics final : public framework::ExtensionPointObserver {
+ public:
+  // `profiles`: the schedulerNames served, whose series are looked up
+  // without the family's lock after their first observation.
+  ExtensionPointMetrics(prometheus::Registry& registry,
+                        const std::vector<std::string>& profiles);
+
+  void OnExtensionPoint(framework::ExtensionPoint point, framework::Code code,
+                        const std::string& profile,
+                        absl::Duration took) override;
+
+ private:
+  static constexpr int kPoints = 4;  // PreFilter, Filter, PreScore, Score
+  static constexpr int kCodes = 5;   // framework::Code's values
+  using Slots = std::array<std::atomic<prometheus::Histogram*>,
+                           static_cast<size_t>(kPoints* kCodes)>;
+
+  prometheus::Histogram& Series(framework::ExtensionPoint point,
+                                framework::Code code,
+                                const std::string& profile);
+
+  prometheus::Family<prometheus::Histogram>& family_;
+  // Immutable after construction; the slots fill in once each.
+  absl::flat_hash_map<std::string, std::unique_ptr<Slots>> slots_;
+};
+
+}  // namespace kscore::server
+
+#endif  // KSCORE_SCORER_SERVER_METRICS_H_
