@@ -35,13 +35,28 @@ inline constexpr uint32_t kAll = (1u << 15) - 1;
 inline constexpr uint32_t kUpdate = kAll & ~(kAdd | kDelete);
 }  // namespace action
 
-inline pb::ClusterEvent MakeEvent(pb::EventResource resource,
-                                  uint32_t actions) {
+inline pb::ClusterEvent MakeEvent(pb::EventResource resource, uint32_t actions,
+                                  bool hinted = false) {
   pb::ClusterEvent e;
   e.set_resource(resource);
   e.set_action_type(actions);
+  e.set_hinted(hinted);
   return e;
 }
+
+// kube-scheduler's QueueingHint.
+enum class QueueingHint { kQueueSkip, kQueue };
+
+// A cluster event with its object before and after (null when absent: no
+// before for an add, no after for a delete): nodes for NODE events, the
+// other pod for ASSIGNED_POD ones.
+struct EventObjects {
+  pb::ClusterEvent event;
+  const pb::Node* old_node = nullptr;
+  const pb::Node* new_node = nullptr;
+  const pb::Pod* old_pod = nullptr;
+  const pb::Pod* new_pod = nullptr;
+};
 
 // Every event: what a plugin that registers nothing in particular gets, and
 // the queue's own events (UnschedulableTimeout).

@@ -68,6 +68,14 @@ class Plugin {
   virtual std::vector<pb::ClusterEvent> EventsToRegister() const {
     return {MakeEvent(pb::EVENT_RESOURCE_WILDCARD, action::kAll)};
   }
+  // kube-scheduler's QueueingHintFn for the registrations marked hinted:
+  // whether `e` may make `pod`, which this plugin rejected, schedulable.
+  // Called only for an event such a registration matches. When unsure,
+  // kQueue.
+  virtual QueueingHint Hint(const pb::Pod& /*pod*/,
+                            const EventObjects& /*e*/) const {
+    return QueueingHint::kQueue;
+  }
 };
 
 class PreFilterPlugin : public virtual Plugin {
