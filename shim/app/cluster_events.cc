@@ -24,18 +24,21 @@ void ClusterEvents::OnPodUpdate(const PodPtr& before, const PodPtr& pod) {
     // informer stops seeing a pod once it has terminated (a Delete).
     if (before == nullptr || before->node_name.empty()) {
       if (!pod->terminated()) {
-        queue_->MoveAllToActiveOrBackoff(framework::MakeEvent(
-            pb::EVENT_RESOURCE_ASSIGNED_POD, action::kAdd));
+        queue_->MoveAllToActiveOrBackoff(
+            framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kAdd),
+            {nullptr, nullptr, nullptr, pod});
       }
     } else if (pod->terminated()) {
       if (!before->terminated()) {
-        queue_->MoveAllToActiveOrBackoff(framework::MakeEvent(
-            pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete));
+        queue_->MoveAllToActiveOrBackoff(
+            framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                 action::kDelete),
+            {nullptr, nullptr, pod, nullptr});
       }
     } else {
       for (const pb::ClusterEvent& e : queue::PodUpdateEvents(
                *before, *pod, pb::EVENT_RESOURCE_ASSIGNED_POD)) {
-        queue_->MoveAllToActiveOrBackoff(e);
+        queue_->MoveAllToActiveOrBackoff(e, {nullptr, nullptr, before, pod});
       }
     }
     return;
@@ -65,20 +68,27 @@ size_t ClusterEvents::gated() const {
 
 void ClusterEvents::OnPodDelete(const PodPtr& pod) {
   SetGated(pod->key, false);
-  const bool was_assigned = !cache_->NodeOf(pod->key).empty();
+  const std::string node = cache_->NodeOf(pod->key);
+  const bool was_assigned = !node.empty();
   cache_->RemovePod(pod->key);
   queue_->Delete(pod->key);
   // Room was freed.
   if (was_assigned) {
-    queue_->MoveAllToActiveOrBackoff(framework::MakeEvent(
-        pb::EVENT_RESOURCE_ASSIGNED_POD, framework::action::kDelete));
+    // The store may keep only part of the pod; its node is what it held.
+    auto gone = std::make_shared<cache::PodInfo>(*pod);
+    gone->pod.set_node_name(node);
+    queue_->MoveAllToActiveOrBackoff(
+        framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
+                             framework::action::kDelete),
+        {nullptr, nullptr, std::move(gone), nullptr});
   }
 }
 
 void ClusterEvents::OnNode(const NodePtr& node) {
   cache_->UpsertNode(node->node, node->images);
   queue_->MoveAllToActiveOrBackoff(
-      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, framework::action::kAdd));
+      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, framework::action::kAdd),
+      {nullptr, node, nullptr, nullptr});
 }
 
 std::vector<pb::ClusterEvent> NodeUpdateEvents(const pb::Node& before,
@@ -128,15 +138,16 @@ void ClusterEvents::OnNodeUpdate(const NodePtr& before, const NodePtr& after) {
   cache_->UpsertNode(after->node, after->images);
   for (const pb::ClusterEvent& event :
        NodeUpdateEvents(before->node, after->node)) {
-    queue_->MoveAllToActiveOrBackoff(event);
+    queue_->MoveAllToActiveOrBackoff(event, {before, after, nullptr, nullptr});
   }
 }
 
 void ClusterEvents::OnNodeDelete(const NodePtr& node) {
   cache_->RemoveNode(node->node.name());
   // PodTopologySpread registers it: a domain may be gone.
-  queue_->MoveAllToActiveOrBackoff(framework::MakeEvent(
-      pb::EVENT_RESOURCE_NODE, framework::action::kDelete));
+  queue_->MoveAllToActiveOrBackoff(
+      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, framework::action::kDelete),
+      {node, nullptr, nullptr, nullptr});
 }
 
 void ClusterEvents::OnNamespace(const NamespacePtr& ns) {

@@ -27,7 +27,7 @@ class ClusterEventsTest : public ::testing::Test {
  protected:
   ClusterEventsTest()
       : queue_({absl::Seconds(1), absl::Seconds(10), absl::Minutes(5),
-                [] { return absl::Now(); }, nullptr}),
+                [] { return absl::Now(); }, nullptr, nullptr}),
         events_(&cache_, &queue_,
                 [](const std::string& name) { return name == "ours"; }) {}
 

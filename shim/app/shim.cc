@@ -26,6 +26,7 @@
 #include "shim/kube/leader_election.h"
 #include "shim/queue/scheduling_queue.h"
 #include "shim/scheduler/feedback.h"
+#include "shim/scheduler/hints.h"
 #include "shim/scheduler/metrics.h"
 #include "shim/scheduler/profiles.h"
 #include "shim/scheduler/scheduler.h"
@@ -137,6 +138,7 @@ class Shim {
   scheduler::Feedback feedback_;
   scheduler::Profiles profiles_;
   scheduler::Scheduler scheduler_;
+  scheduler::HintAsker hints_;
   ClusterEvents events_;
   StartGate gate_;
   kube::Informer<cache::NodeInfo> nodes_;
@@ -172,8 +174,9 @@ scheduler::Scheduler::Options SchedulerOptions(const Options& o) {
 
 // The queue's options: the configured backoff, and every pod entering a
 // queue counted in scheduler_queue_incoming_pods_total.
-queue::SchedulingQueue::Options QueueOptions(const Options& o,
-                                             scheduler::Metrics* metrics) {
+queue::SchedulingQueue::Options QueueOptions(
+    const Options& o, scheduler::Metrics* metrics,
+    std::function<void(queue::SchedulingQueue::HintJob)> ask_hints) {
   queue::SchedulingQueue::Options q;
   q.initial_backoff = absl::Seconds(o.config.pod_initial_backoff_seconds);
   q.max_backoff = absl::Seconds(o.config.pod_max_backoff_seconds);
@@ -181,6 +184,7 @@ queue::SchedulingQueue::Options QueueOptions(const Options& o,
   q.on_incoming = [metrics](absl::string_view queue, absl::string_view event) {
     metrics->Incoming(queue, event);
   };
+  q.ask_hints = std::move(ask_hints);
   return q;
 }
 
@@ -189,12 +193,16 @@ Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
     : o_(o),
       client_(std::move(client)),
       scorer_(std::move(scorer)),
-      queue_(QueueOptions(o, &metrics_)),
+      queue_(QueueOptions(o, &metrics_,
+                          [this](queue::SchedulingQueue::HintJob job) {
+                            hints_.Ask(std::move(job));
+                          })),
       writer_(client_.get(), WriterOptions(o)),
       feedback_(&writer_, Hostname(), o.protobuf),
       profiles_(ProfileOptions(), [this] { return scorer_->ListProfiles(); }),
       scheduler_(SchedulerOptions(o), &profiles_, &cache_, &queue_,
                  scorer_.get(), &writer_, &feedback_, &metrics_),
+      hints_(&profiles_, scorer_.get(), &queue_),
       events_(
           &cache_, &queue_,
           [this](const std::string& name) { return profiles_.Serves(name); }),
@@ -237,6 +245,7 @@ Shim::~Shim() {
   namespaces_.Stop();
   pods_.Stop();
   nodes_.Stop();
+  hints_.Stop();
 }
 
 scheduler::Profiles::Options Shim::ProfileOptions() {
@@ -279,6 +288,8 @@ std::string Shim::MetricsText() {
         static_cast<double>(st.request_bytes.load()));
   gauge(metrics_.scorer, "counter", "response_bytes",
         static_cast<double>(st.response_bytes.load()));
+  gauge(metrics_.scorer, "counter", "hint_calls",
+        static_cast<double>(st.hint_calls.load()));
   return prometheus::TextSerializer().Serialize(metrics_.registry->Collect());
 }
 
@@ -337,6 +348,7 @@ absl::Status Shim::Start() {
       StatusServer::Start(o_.bind_address, std::move(h));
   if (!status.ok()) return status.status();
   status_ = *std::move(status);
+  hints_.Start();
   flusher_ = std::thread([this] {
     while (!stop_flusher_.WaitForNotificationWithTimeout(
         absl::Milliseconds(250))) {

@@ -21,20 +21,27 @@ void SchedulingQueue::Incoming(absl::string_view queue,
   if (options_.on_incoming) options_.on_incoming(queue, event);
 }
 
-bool SchedulingQueue::WorthRequeuing(const QueuedPod& pod,
-                                     const pb::ClusterEvent& event) {
-  if (framework::IsWildCard(event)) return true;
+SchedulingQueue::Strategy SchedulingQueue::Classify(
+    const QueuedPod& pod, const pb::ClusterEvent& event,
+    std::vector<std::string>* ask) {
+  if (framework::IsWildCard(event)) return Strategy::kMove;
   if (pod.unschedulable_plugins.empty() || pod.plugin_events == nullptr) {
-    return true;
+    return Strategy::kMove;
   }
+  bool hinted = false;
   for (const std::string& plugin : pod.unschedulable_plugins) {
     auto it = pod.plugin_events->find(plugin);
-    if (it == pod.plugin_events->end()) return true;
+    if (it == pod.plugin_events->end()) return Strategy::kMove;
+    bool asked = false;
     for (const pb::ClusterEvent& registered : it->second) {
-      if (framework::MatchClusterEvents(registered, event)) return true;
+      if (!framework::MatchClusterEvents(registered, event)) continue;
+      if (!registered.hinted()) return Strategy::kMove;
+      hinted = true;
+      if (ask != nullptr && !asked) ask->push_back(plugin);
+      asked = true;
     }
   }
-  return false;
+  return hinted ? Strategy::kAsk : Strategy::kSkip;
 }
 
 SchedulingQueue::BackoffKey SchedulingQueue::BackoffKeyOf(const Entry& e) {
@@ -239,24 +246,68 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
   BackoffOrActivateLocked(e, kScheduleAttemptFailure);
 }
 
-void SchedulingQueue::MoveAllToActiveOrBackoff(const pb::ClusterEvent& event) {
-  absl::MutexLock lock(&mu_);
-  ++events_seen_;
-  if (!in_flight_cycles_.empty()) {
-    recent_events_.emplace_back(events_seen_, event);
-    if (recent_events_.size() > kMaxRecentEvents) {
-      events_lost_upto_ = recent_events_.front().first;
-      recent_events_.pop_front();
+void SchedulingQueue::MoveAllToActiveOrBackoff(const pb::ClusterEvent& event,
+                                               const EventObjects& objects) {
+  HintJob job;
+  {
+    absl::MutexLock lock(&mu_);
+    ++events_seen_;
+    if (!in_flight_cycles_.empty()) {
+      recent_events_.emplace_back(events_seen_, event);
+      if (recent_events_.size() > kMaxRecentEvents) {
+        events_lost_upto_ = recent_events_.front().first;
+        recent_events_.pop_front();
+      }
+    }
+    if (unschedulable_.empty()) return;
+    const bool can_ask = options_.ask_hints && !objects.empty();
+    const std::string label = framework::EventLabel(event);
+    std::vector<std::string> keys;
+    for (const std::string& key : unschedulable_) {
+      const QueuedPod& pod = entries_.at(key).pod;
+      std::vector<std::string> ask;
+      switch (Classify(pod, event, &ask)) {
+        case Strategy::kSkip:
+          break;
+        case Strategy::kMove:
+          keys.push_back(key);
+          break;
+        case Strategy::kAsk:
+          if (!can_ask) {
+            keys.push_back(key);
+            break;
+          }
+          job.pods.push_back(pod);
+          job.pods.back().unschedulable_plugins = std::move(ask);
+          break;
+      }
+    }
+    for (const std::string& key : keys) {
+      BackoffOrActivateLocked(entries_.at(key), label);
     }
   }
-  if (unschedulable_.empty()) return;
-  const std::string label = framework::EventLabel(event);
-  std::vector<std::string> keys;
-  for (const std::string& key : unschedulable_) {
-    if (WorthRequeuing(entries_.at(key).pod, event)) keys.push_back(key);
-  }
-  for (const std::string& key : keys) {
-    BackoffOrActivateLocked(entries_.at(key), label);
+  if (job.pods.empty()) return;
+  job.event = event;
+  job.objects = objects;
+  options_.ask_hints(std::move(job));
+}
+
+void SchedulingQueue::ApplyHints(const HintJob& job,
+                                 const std::vector<bool>& queue) {
+  absl::MutexLock lock(&mu_);
+  const std::string label = framework::EventLabel(job.event);
+  for (size_t i = 0; i < job.pods.size() && i < queue.size(); ++i) {
+    if (!queue[i]) continue;
+    const QueuedPod& asked = job.pods[i];
+    auto it = entries_.find(asked.info->key);
+    // Still the same pod, still waiting since the event: another attempt
+    // already saw the cluster after it.
+    if (it == entries_.end() || it->second.where != Where::kUnschedulable ||
+        it->second.pod.attempts != asked.attempts ||
+        it->second.pod.info->uid != asked.info->uid) {
+      continue;
+    }
+    BackoffOrActivateLocked(it->second, label);
   }
 }
 

@@ -30,6 +30,15 @@ using PluginEvents =
     absl::flat_hash_map<std::string,
                         std::vector<::kscore::scorer::v1::ClusterEvent>>;
 
+// A cluster event's object before and after, as the informers hand them
+// (null when absent): nodes for node events, the other pod for assigned-pod
+// events. The plugins' queueing hints read them.
+struct EventObjects {
+  std::shared_ptr<const cache::NodeInfo> old_node, new_node;
+  std::shared_ptr<const cache::PodInfo> old_pod, new_pod;
+  bool empty() const { return !old_node && !new_node && !old_pod && !new_pod; }
+};
+
 // kube-scheduler's scheduling queue: activeQ (priority, then age), backoffQ
 // (exponential per-pod backoff) and the unschedulable pods, moved back by a
 // cluster event that one of the plugins that rejected the pod registers
@@ -40,6 +49,7 @@ using PluginEvents =
 // lost or scheduled twice. Thread-safe.
 class SchedulingQueue {
  public:
+  struct HintJob;
   struct Options {
     absl::Duration initial_backoff = absl::Seconds(1);
     absl::Duration max_backoff = absl::Seconds(10);
@@ -51,6 +61,10 @@ class SchedulingQueue {
     // kube-scheduler's labels (scheduler_queue_incoming_pods_total).
     std::function<void(absl::string_view queue, absl::string_view event)>
         on_incoming;
+    // Handed the pods an event may move only if their plugins' hints say so
+    // (HintJob); the answer comes back through ApplyHints. Unset: such
+    // pods move at once.
+    std::function<void(HintJob)> ask_hints;
   };
 
   // kube-scheduler's event labels for the queue's own moves.
@@ -74,6 +88,14 @@ class SchedulingQueue {
     // (empty after an error), and what the profile's plugins register.
     std::vector<std::string> unschedulable_plugins;
     std::shared_ptr<const PluginEvents> plugin_events;
+  };
+
+  // The unschedulable pods whose rejectors registered `event` only with
+  // hinted registrations, to be asked about (plugins: those rejectors).
+  struct HintJob {
+    ::kscore::scorer::v1::ClusterEvent event;
+    EventObjects objects;
+    std::vector<QueuedPod> pods;
   };
 
   struct Sizes {
@@ -104,14 +126,27 @@ class SchedulingQueue {
 
   // A cluster event (node added/updated, pod deleted...): the unschedulable
   // pods it may make fit go to backoff or active, the others stay.
-  void MoveAllToActiveOrBackoff(
-      const ::kscore::scorer::v1::ClusterEvent& event);
-  // Whether `event` may make `pod` schedulable: kube-scheduler's
-  // isPodWorthRequeuing at the level of EventsToRegister. True for a pod
-  // without rejectors (an error), a rejector the profile does not describe,
-  // or a wildcard event.
+  // Pods whose rejectors registered it only with hinted registrations stay
+  // until the hints (Options::ask_hints) say so, when `objects` are given.
+  void MoveAllToActiveOrBackoff(const ::kscore::scorer::v1::ClusterEvent& event,
+                                const EventObjects& objects = {});
+  // The hints' answer for job.pods, in order: those still unschedulable
+  // since the job was made and answered true move.
+  void ApplyHints(const HintJob& job, const std::vector<bool>& queue);
+
+  // What `event` does for `pod`: kube-scheduler's isPodWorthRequeuing.
+  // kMove for a pod without rejectors (an error), a rejector the profile
+  // does not describe, a wildcard event or a matching registration without
+  // a hint; kAsk when only hinted registrations match (`ask` gets their
+  // plugins); kSkip when none does.
+  enum class Strategy { kSkip, kMove, kAsk };
+  static Strategy Classify(const QueuedPod& pod,
+                           const ::kscore::scorer::v1::ClusterEvent& event,
+                           std::vector<std::string>* ask = nullptr);
   static bool WorthRequeuing(const QueuedPod& pod,
-                             const ::kscore::scorer::v1::ClusterEvent& event);
+                             const ::kscore::scorer::v1::ClusterEvent& event) {
+    return Classify(pod, event) != Strategy::kSkip;
+  }
   // Moves expired backoff pods to active and long-waiting unschedulable pods
   // back; call periodically (every second, as kube-scheduler).
   void Flush();

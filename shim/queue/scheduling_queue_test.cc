@@ -335,5 +335,64 @@ TEST_F(QueueTest, CountsUnschedulablePodsPerPlugin) {
                   ::testing::Pair(Key{"kscore", "Silent"}, 1)));
 }
 
+// A pod whose rejector registered the event only with a hint waits for the
+// hint's answer; only a pod still waiting since then moves on "true".
+TEST_F(QueueTest, HintedRegistrationsAskBeforeMoving) {
+  std::vector<SchedulingQueue::HintJob> asked;
+  SchedulingQueue::Options o = Opts();
+  o.ask_hints = [&asked](SchedulingQueue::HintJob job) {
+    asked.push_back(std::move(job));
+  };
+  SchedulingQueue q(o);
+  auto events = std::make_shared<PluginEvents>();
+  (*events)["NodeResourcesFit"] = {MakeEvent(
+      pb::EVENT_RESOURCE_NODE, action::kAdd | action::kUpdateNodeAllocatable,
+      /*hinted=*/true)};
+  (*events)["NodeName"] = {MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd)};
+  auto reject = [&](const std::string& name, const std::string& plugin) {
+    q.AddOrUpdate(Pod(name));
+    auto qp = q.Pop(absl::ZeroDuration());
+    qp->unschedulable_plugins = {plugin};
+    qp->plugin_events = events;
+    q.Requeue(*qp, true);
+  };
+  reject("a", "NodeResourcesFit");
+  reject("b", "NodeResourcesFit");
+  reject("c", "NodeName");
+  now_ += absl::Seconds(30);
+  EventObjects node_added;
+  node_added.new_node = std::make_shared<cache::NodeInfo>();
+  q.MoveAllToActiveOrBackoff(NodeAdd(), node_added);
+  // "c" moved at once (no hint); "a" and "b" wait for the answer.
+  EXPECT_EQ(q.sizes().unschedulable, 2u);
+  ASSERT_EQ(asked.size(), 1u);
+  ASSERT_EQ(asked[0].pods.size(), 2u);
+  EXPECT_THAT(asked[0].pods[0].unschedulable_plugins,
+              ::testing::ElementsAre("NodeResourcesFit"));
+  EXPECT_EQ(asked[0].objects.new_node, node_added.new_node);
+  std::vector<bool> answer(2, false);
+  answer[asked[0].pods[0].info->name == "a" ? 0 : 1] = true;  // only "a"
+  q.ApplyHints(asked[0], answer);
+  EXPECT_EQ(q.sizes().unschedulable, 1u);
+  EXPECT_EQ(q.sizes().active, 2u);  // c and a
+
+  // An answer that comes after the pod was tried again changes nothing.
+  q.MoveAllToActiveOrBackoff(NodeAdd(), node_added);
+  ASSERT_EQ(asked.size(), 2u);
+  ASSERT_EQ(asked[1].pods.size(), 1u);  // b
+  now_ += absl::Minutes(6);  // the ceiling: b is tried again meanwhile
+  q.Flush();
+  while (auto qp = q.Pop(absl::ZeroDuration())) q.Requeue(*qp, true);
+  const size_t waiting = q.sizes().unschedulable;
+  q.ApplyHints(asked[1], {true});
+  EXPECT_EQ(q.sizes().unschedulable, waiting);
+
+  // Without the event's objects there is nothing to ask: the pods move.
+  now_ += absl::Seconds(30);
+  q.MoveAllToActiveOrBackoff(NodeAdd());
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+  EXPECT_EQ(asked.size(), 2u);
+}
+
 }  // namespace
 }  // namespace kscore::queue

@@ -41,8 +41,9 @@ Failure FilterError(const pb::Status& s) {
                    "\" filter plugin: ", absl::StrJoin(s.reasons(), ", ")));
 }
 
-// The plan cache's key: what a plan depends on.
-std::string PlanKey(const ProfileInfo& profile, const pb::Pod& pod) {
+}  // namespace
+
+std::string TemplateKey(const ProfileInfo& profile, const pb::Pod& pod) {
   pb::Pod anonymous = pod;
   anonymous.clear_name();
   anonymous.clear_uid();
@@ -55,8 +56,6 @@ std::string PlanKey(const ProfileInfo& profile, const pb::Pod& pod) {
   coded.Trim();
   return key;
 }
-
-}  // namespace
 
 std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
                         const CyclePlan& plan) {
@@ -72,7 +71,7 @@ std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
 absl::StatusOr<pb::PlanResponse> PlanCache::Get(const ProfileInfo& profile,
                                                 const pb::Pod& pod,
                                                 scorer_client::Scorer& scorer) {
-  const std::string key = PlanKey(profile, pod);
+  const std::string key = TemplateKey(profile, pod);
   {
     absl::MutexLock lock(&mu_);
     if (auto it = plans_.find(key); it != plans_.end()) return it->second;

@@ -64,6 +64,10 @@ struct CycleResult {
   bool ok() const { return !failure.has_value(); }
 };
 
+// A pod template's key: the profile, its configuration hash and the pod
+// message without name and uid (deterministic bytes).
+std::string TemplateKey(const ProfileInfo& profile, const pb::Pod& pod);
+
 // Plans (pb::PlanResponse) by pod template: a plan depends only on the
 // profile, the configuration and the pod message without its identity, so
 // the replicas of a workload share one Plan call. Bounded; thread-safe.

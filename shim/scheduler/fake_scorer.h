@@ -81,6 +81,20 @@ class FakeScorer : public scorer_client::Scorer {
     planned.push_back(req);
     return plan;
   }
+  // Answers each query with `hint(query)`; every query Queue by default.
+  std::function<bool(const pb::HintQuery&)> hint;
+  absl::Status hint_status;  // every QueueingHint call fails with it
+  std::vector<pb::QueueingHintRequest> hinted;
+  absl::StatusOr<pb::QueueingHintResponse> QueueingHint(
+      const pb::QueueingHintRequest& req) override {
+    hinted.push_back(req);
+    if (!hint_status.ok()) return hint_status;
+    pb::QueueingHintResponse resp;
+    for (const pb::HintQuery& q : req.queries()) {
+      resp.add_queue(hint ? hint(q) : true);
+    }
+    return resp;
+  }
 
  private:
   void Answer(const pb::EvaluateRequest& req, pb::EvaluateResponse& resp) {

@@ -59,7 +59,8 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                 .Name("kscore_scorer")
                 .Help(
                     "Scorer client counters: calls, failures, request_bytes, "
-                    "response_bytes; profile_checks (ListProfiles rounds), "
+                    "response_bytes, hint_calls (QueueingHint, also in "
+                    "calls); profile_checks (ListProfiles rounds), "
                     "refusals (rounds that refused the scorer: replicas "
                     "disagree, unreachable), refused (1 while refused).")
                 .Register(*registry);

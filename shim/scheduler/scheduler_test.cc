@@ -17,6 +17,7 @@
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
 #include "shim/scheduler/fake_scorer.h"
+#include "shim/scheduler/hints.h"
 #include "shim/scorer_client/scorer_client.h"
 
 namespace kscore::scheduler {
@@ -144,7 +145,7 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
   cache.UpsertNode(node);
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                 absl::Minutes(5), [] { return absl::Now(); },
-                                nullptr});
+                                nullptr, nullptr});
   HoldingClient client;
   Writer::Options writer_options;
   writer_options.max_bindings_in_flight = 2;
@@ -238,7 +239,7 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
     cache.UpsertNode(node);
     queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                   absl::Minutes(5), [] { return absl::Now(); },
-                                  nullptr});
+                                  nullptr, nullptr});
     HoldingClient client;
     Writer writer(&client, Writer::Options());
     Feedback feedback(&writer, "test-host");
@@ -281,7 +282,7 @@ TEST(SchedulerBindTest, BindingsAreTimedAsTheBindExtensionPoint) {
   cache.UpsertNode(node);
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                 absl::Minutes(5), [] { return absl::Now(); },
-                                nullptr});
+                                nullptr, nullptr});
   HoldingClient client;
   Writer writer(&client, Writer::Options());
   Feedback feedback(&writer, "test-host");
@@ -398,7 +399,7 @@ TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
   cache.UpsertNode(node);
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                 absl::Minutes(5), [] { return absl::Now(); },
-                                nullptr});
+                                nullptr, nullptr});
   HoldingClient client;
   Writer writer(&client, Writer::Options());
   Feedback feedback(&writer, "test-host");
@@ -433,6 +434,60 @@ TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
   EXPECT_EQ(queue.sizes().unschedulable, 1u);
   queue.MoveAllToActiveOrBackoff(
       framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeTaint));
+  EXPECT_EQ(queue.sizes().unschedulable, 0u);
+}
+
+// One QueueingHint call per event and profile, one query per template and
+// plugins; the answers go back to the right pods; a failed call moves all.
+TEST(HintAskerTest, OneQueryPerTemplateAndFailuresMoveEveryPod) {
+  namespace action = framework::action;
+  fakes::FakeScorer scorer;
+  queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
+                                absl::Minutes(5), [] { return absl::Now(); },
+                                nullptr, nullptr});
+  Profiles::Options profile_options;
+  profile_options.served = {"concentrate-scheduler"};
+  Profiles profiles(profile_options, [] {
+    pb::ListProfilesResponse r;
+    r.set_config_hash("h1");
+    r.add_profiles()->set_scheduler_name("concentrate-scheduler");
+    return r;
+  });
+  HintAsker asker(&profiles, &scorer, &queue);
+  // Three pods waiting: two of one template (cpu 2), one of another (cpu 9).
+  queue::SchedulingQueue::HintJob job;
+  job.event = framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd);
+  job.objects.new_node = std::make_shared<cache::NodeInfo>();
+  for (int i = 0; i < 3; ++i) {
+    cache::PodInfo pod = Pod(i);
+    pod.pod.add_containers()->mutable_requests()->set_milli_cpu(i == 2 ? 9000
+                                                                       : 2000);
+    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(pod));
+    auto qp = queue.Pop(absl::ZeroDuration());
+    ASSERT_TRUE(qp.has_value());
+    qp->unschedulable_plugins = {"NodeResourcesFit"};
+    queue.Requeue(*qp, true);
+    job.pods.push_back(*qp);
+    job.pods.back().attempts = 1;
+  }
+  scorer.hint = [](const pb::HintQuery& q) {
+    const auto& c = q.pod().containers();
+    return c[c.size() - 1].requests().milli_cpu() < 4000;
+  };
+  asker.Answer(job);
+  ASSERT_EQ(scorer.hinted.size(), 1u);
+  const pb::QueueingHintRequest& req = scorer.hinted[0];
+  EXPECT_EQ(req.profile(), "concentrate-scheduler");
+  EXPECT_EQ(req.config_hash(), "h1");
+  EXPECT_TRUE(req.has_new_node());
+  EXPECT_FALSE(req.has_old_node());
+  ASSERT_EQ(req.queries_size(), 2);
+  EXPECT_THAT(req.queries(0).plugins(),
+              ::testing::ElementsAre("NodeResourcesFit"));
+  EXPECT_EQ(queue.sizes().unschedulable, 1u);  // the cpu-9 pod stays
+
+  scorer.hint_status = absl::UnavailableError("down");
+  asker.Answer(job);
   EXPECT_EQ(queue.sizes().unschedulable, 0u);
 }
 

@@ -36,6 +36,10 @@ class Scorer {
   // What a pod's cycle needs from the whole cluster (pb::Profile::plans).
   virtual absl::StatusOr<pb::PlanResponse> Plan(
       const pb::PlanRequest& request) = 0;
+  // Whether a cluster event may make rejected pods schedulable (the
+  // plugins' queueing hints).
+  virtual absl::StatusOr<pb::QueueingHintResponse> QueueingHint(
+      const pb::QueueingHintRequest& request) = 0;
 };
 
 }  // namespace kscore::scorer_client

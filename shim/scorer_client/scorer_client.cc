@@ -184,4 +184,20 @@ absl::StatusOr<pb::PlanResponse> ScorerClient::Plan(
   return common::ToAbslStatus(st, "scorer: ");
 }
 
+absl::StatusOr<pb::QueueingHintResponse> ScorerClient::QueueingHint(
+    const pb::QueueingHintRequest& request) {
+  grpc::Status st;
+  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
+    pb::QueueingHintResponse resp;
+    stats_.calls++;
+    stats_.hint_calls++;
+    stats_.request_bytes += request.ByteSizeLong();
+    st = stubs_[NextReplica()]->QueueingHint(Context().get(), request, &resp);
+    if (st.ok()) return resp;
+    stats_.failures++;
+    if (!Retryable(st.error_code())) break;
+  }
+  return common::ToAbslStatus(st, "scorer: ");
+}
+
 }  // namespace kscore::scorer_client

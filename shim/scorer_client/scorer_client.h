@@ -37,6 +37,7 @@ class ScorerClient : public Scorer {
     std::atomic<uint64_t> failures{0};
     std::atomic<uint64_t> request_bytes{0};
     std::atomic<uint64_t> response_bytes{0};
+    std::atomic<uint64_t> hint_calls{0};  // QueueingHint, also in `calls`
   };
 
   static absl::StatusOr<std::unique_ptr<ScorerClient>> Create(
@@ -52,6 +53,8 @@ class ScorerClient : public Scorer {
       const pb::NormalizeScoreRequest& request) override;
   absl::StatusOr<pb::PlanResponse> Plan(
       const pb::PlanRequest& request) override;
+  absl::StatusOr<pb::QueueingHintResponse> QueueingHint(
+      const pb::QueueingHintRequest& request) override;
 
   const Stats& stats() const { return stats_; }
   // Addresses called in turn (1 for a target that resolves to several).
