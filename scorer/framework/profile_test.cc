@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -839,7 +840,8 @@ TEST(ProfileTest, EvaluateNamesThePluginsThatRejected) {
 }
 
 // What a rejecting plugin registers reaches ListProfiles: upstream's
-// EventsToRegister; a plugin that says nothing registers every event.
+// EventsToRegister, each marked hinted where the plugin's Hint refines it;
+// a plugin that says nothing registers every event.
 TEST(ProfileTest, DescribeCarriesEachRejectingPluginsEvents) {
   auto set = Build(R"(
 profiles:
@@ -854,29 +856,56 @@ profiles:
       rejectEverything: true
 )");
   ASSERT_TRUE(set.ok()) << set.status();
-  using Event = std::pair<pb::EventResource, uint32_t>;
+  using Event = std::tuple<pb::EventResource, uint32_t, bool>;
   std::map<std::string, std::vector<Event>> got;
   for (const Profile::PluginInfo& info : Only(**set).Describe()) {
     for (const pb::ClusterEvent& e : info.events) {
-      got[info.name].emplace_back(e.resource(), e.action_type());
+      got[info.name].emplace_back(e.resource(), e.action_type(), e.hinted());
     }
   }
-  EXPECT_THAT(got["NodeResourcesFit"],
-              ElementsAre(Event{pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                action::kDelete | action::kUpdatePodScaleDown},
-                          Event{pb::EVENT_RESOURCE_NODE,
-                                action::kAdd | action::kUpdateNodeAllocatable},
-                          Event{pb::EVENT_RESOURCE_TARGET_POD,
-                                action::kUpdatePodScaleDown}));
-  EXPECT_THAT(got["TaintToleration"],
-              ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
-                                action::kAdd | action::kUpdateNodeTaint},
-                          Event{pb::EVENT_RESOURCE_TARGET_POD,
-                                action::kUpdatePodToleration}));
-  EXPECT_THAT(got["NodeName"],
-              ElementsAre(Event{pb::EVENT_RESOURCE_NODE, action::kAdd}));
-  EXPECT_THAT(got["Concentrate"],
-              ElementsAre(Event{pb::EVENT_RESOURCE_WILDCARD, action::kAll}));
+  constexpr bool kHinted = true;
+  constexpr bool kUnhinted = false;
+  EXPECT_THAT(
+      got["NodeResourcesFit"],
+      ElementsAre(
+          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete, kHinted},
+          Event{pb::EVENT_RESOURCE_NODE,
+                action::kAdd | action::kUpdateNodeAllocatable, kHinted},
+          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kUpdatePodScaleDown,
+                kUnhinted},
+          Event{pb::EVENT_RESOURCE_TARGET_POD, action::kUpdatePodScaleDown,
+                kUnhinted}));
+  EXPECT_THAT(
+      got["TaintToleration"],
+      ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                        action::kAdd | action::kUpdateNodeTaint, kHinted},
+                  Event{pb::EVENT_RESOURCE_TARGET_POD,
+                        action::kUpdatePodToleration, kUnhinted}));
+  EXPECT_THAT(
+      got["NodeUnschedulable"],
+      ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                        action::kAdd | action::kUpdateNodeTaint, kHinted},
+                  Event{pb::EVENT_RESOURCE_TARGET_POD,
+                        action::kUpdatePodToleration, kUnhinted}));
+  EXPECT_THAT(
+      got["NodeAffinity"],
+      ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                        action::kAdd | action::kUpdateNodeLabel, kHinted}));
+  EXPECT_THAT(
+      got["NodePorts"],
+      ElementsAre(
+          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete, kHinted},
+          Event{pb::EVENT_RESOURCE_NODE, action::kAdd, kUnhinted}));
+  EXPECT_THAT(got["NodeName"], ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                                                 action::kAdd, kUnhinted}));
+  for (const char* unhinted :
+       {"InterPodAffinity", "PodTopologySpread", "NodeDeclaredFeatures"}) {
+    SCOPED_TRACE(unhinted);
+    ASSERT_FALSE(got[unhinted].empty());
+    for (const Event& e : got[unhinted]) EXPECT_FALSE(std::get<2>(e));
+  }
+  EXPECT_THAT(got["Concentrate"], ElementsAre(Event{pb::EVENT_RESOURCE_WILDCARD,
+                                                    action::kAll, kUnhinted}));
   EXPECT_FALSE(got.contains("ImageLocality"));  // scores only
 }
 
