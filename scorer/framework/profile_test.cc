@@ -1084,5 +1084,102 @@ TEST(ClusterEventTest, MatchesAndLabelsAsUpstream) {
             "NodeUpdate");
 }
 
+// A Filter plugin whose hint always says QueueSkip and counts its calls:
+// hinted for a node added, unhinted for a node deleted.
+class SkipHint : public FilterPlugin {
+ public:
+  explicit SkipHint(int* calls) : calls_(calls) {}
+  absl::string_view Name() const override { return "SkipHint"; }
+  std::vector<pb::ClusterEvent> EventsToRegister() const override {
+    return {MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd, true),
+            MakeEvent(pb::EVENT_RESOURCE_NODE, action::kDelete)};
+  }
+  QueueingHint Hint(const pb::Pod&, const EventObjects&) const override {
+    ++*calls_;
+    return QueueingHint::kQueueSkip;
+  }
+  PluginStatus Filter(const CycleState&, const pb::Pod&,
+                      const pb::Node&) const override {
+    return PluginStatus::Success();
+  }
+
+ private:
+  int* calls_;
+};
+
+EventObjects NodeAdded(const pb::Node* node) {
+  return ::kscore::testing::NodeEvent(action::kAdd, nullptr, node);
+}
+
+// Queue when any rejecting plugin's hint says so; unknown plugins and
+// events no hinted registration matches queue without asking.
+TEST(ProfileTest, QueueingHintQueuesWhenAnyPluginSays) {
+  int calls = 0;
+  Registry r = plugins::DefaultRegistry();
+  r.Register(
+      "SkipHint",
+      [&calls](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+        return std::make_unique<SkipHint>(&calls);
+      });
+  auto set = Build(R"(
+profiles:
+- plugins:
+    filter:
+      enabled:
+      - name: SkipHint
+)",
+                   r);
+  ASSERT_TRUE(set.ok()) << set.status();
+  const Profile& p = Only(**set);
+  const pb::Pod pod = MakePod().Obj();
+  // Untolerated taint (TaintToleration: QueueSkip) on a schedulable node
+  // (NodeUnschedulable: Queue).
+  const pb::Node added = MakeNode().Taint("k", "v", "NoSchedule").Obj();
+  const EventObjects add = NodeAdded(&added);
+  struct Case {
+    std::string name;
+    std::vector<std::string> plugins;
+    EventObjects event;
+    bool want;
+    int calls;  // SkipHint's Hint calls
+  };
+  std::vector<Case> cases = {
+      {"one says QueueSkip", {"TaintToleration"}, add, false, 0},
+      {"one says Queue", {"NodeUnschedulable"}, add, true, 0},
+      {"any Queue wins",
+       {"TaintToleration", "NodeUnschedulable"},
+       add,
+       true,
+       0},
+      {"all QueueSkip", {"TaintToleration", "SkipHint"}, add, false, 1},
+      {"unknown plugin queues",
+       {"TaintToleration", "NoSuchPlugin"},
+       add,
+       true,
+       0},
+      {"a score-only plugin is unknown here", {"ImageLocality"}, add, true, 0},
+      {"an unhinted registration queues without asking",
+       {"SkipHint"},
+       ::kscore::testing::NodeEvent(action::kDelete, &added, nullptr),
+       true,
+       0},
+      {"an event nothing registers queues without asking",
+       {"SkipHint"},
+       ::kscore::testing::NodeEvent(action::kUpdateNodeLabel, &added, &added),
+       true,
+       0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    calls = 0;
+    absl::StatusOr<bool> got = p.QueueingHint(pod, c.plugins, c.event);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, c.want);
+    EXPECT_EQ(calls, c.calls);
+  }
+  absl::StatusOr<bool> none = p.QueueingHint(pod, {}, add);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace kscore::framework
