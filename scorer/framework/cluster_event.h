@@ -6,6 +6,7 @@
 // plugins that rejected a pod.
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 
 #include "kscore/scorer/v1/scorer.pb.h"
@@ -46,6 +47,10 @@ inline pb::ClusterEvent MakeEvent(pb::EventResource resource, uint32_t actions,
 
 // kube-scheduler's QueueingHint.
 enum class QueueingHint { kQueueSkip, kQueue };
+// Upstream's names, "Queue" and "QueueSkip" (for logs and test failures).
+inline std::ostream& operator<<(std::ostream& os, QueueingHint h) {
+  return os << (h == QueueingHint::kQueue ? "Queue" : "QueueSkip");
+}
 
 // A cluster event with its object before and after (null when absent: no
 // before for an add, no after for a delete): nodes for NODE events, the

@@ -546,6 +546,16 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     }
   }
   std::sort(prof->pod_data_.begin(), prof->pod_data_.end());
+  for (size_t k : {0, 1}) {
+    for (const Plugin* p : lists[k]) {
+      Hinter& h = prof->hinters_[p->Name()];
+      if (h.plugin != nullptr) continue;
+      h.plugin = p;
+      for (pb::ClusterEvent& e : p->EventsToRegister()) {
+        if (e.hinted()) h.hinted.push_back(std::move(e));
+      }
+    }
+  }
   for (Plugin* p : lists[3]) {
     for (std::string& key : p->LabelCountKeys()) {
       if (std::find(prof->label_count_keys_.begin(),
@@ -597,6 +607,28 @@ std::vector<Profile::PluginInfo> Profile::Describe() const {
     info.weight = score_weights_[i];
   }
   return out;
+}
+
+absl::StatusOr<bool> Profile::QueueingHint(
+    const pb::Pod& pod, absl::Span<const std::string> plugins,
+    const EventObjects& e) const {
+  if (plugins.empty()) {
+    return absl::InvalidArgumentError(
+        "plugins is empty: name the plugins that rejected the pod");
+  }
+  for (const std::string& name : plugins) {
+    auto it = hinters_.find(name);
+    if (it == hinters_.end()) return true;
+    const Hinter& h = it->second;
+    const bool hinted = std::any_of(h.hinted.begin(), h.hinted.end(),
+                                    [&e](const pb::ClusterEvent& r) {
+                                      return MatchClusterEvents(r, e.event);
+                                    });
+    if (!hinted || h.plugin->Hint(pod, e) == framework::QueueingHint::kQueue) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::vector<std::string> Profile::GateNames() const {

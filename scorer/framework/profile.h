@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "scorer/framework/cluster_event.h"
 #include "scorer/framework/config.h"
 #include "scorer/framework/cycle_state.h"
 #include "scorer/framework/plugin.h"
@@ -140,6 +142,17 @@ class Profile {
   absl::Status RunNormalizeScore(
       const CycleState& state, const pb::Pod& pod, ScoreTable& table,
       ExtensionPointObserver* observer = nullptr) const;
+  // kube-scheduler's queueing hints for one rejected pod and one event:
+  // true (Queue) when one of `plugins`, the pod's rejecting plugins, says
+  // the event may make it schedulable. A plugin's Hint is asked only about
+  // an event one of its hinted registrations matches. A name the profile
+  // does not run at PreFilter or Filter, or a plugin with no hinted
+  // registration matching the event, answers Queue: when unsure, queue
+  // (upstream asks only registered hints, so the shim and this profile
+  // disagree). InvalidArgument when `plugins` is empty.
+  absl::StatusOr<bool> QueueingHint(const pb::Pod& pod,
+                                    absl::Span<const std::string> plugins,
+                                    const EventObjects& e) const;
   // Finds a score plugin by name (for NormalizeScore requests).
   const ScorePlugin* FindScorePlugin(absl::string_view name) const;
   int32_t WeightOf(absl::string_view name) const;
@@ -196,6 +209,12 @@ class Profile {
   bool plans_ = false;
   // Every distinct enabled plugin, in the order plans are built.
   std::vector<const Plugin*> planners_;
+  // PreFilter and Filter plugins by name, with their hinted registrations.
+  struct Hinter {
+    const Plugin* plugin = nullptr;
+    std::vector<pb::ClusterEvent> hinted;
+  };
+  absl::flat_hash_map<absl::string_view, Hinter> hinters_;
 };
 
 }  // namespace kscore::framework

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -839,7 +840,8 @@ TEST(ProfileTest, EvaluateNamesThePluginsThatRejected) {
 }
 
 // What a rejecting plugin registers reaches ListProfiles: upstream's
-// EventsToRegister; a plugin that says nothing registers every event.
+// EventsToRegister, each marked hinted where the plugin's Hint refines it;
+// a plugin that says nothing registers every event.
 TEST(ProfileTest, DescribeCarriesEachRejectingPluginsEvents) {
   auto set = Build(R"(
 profiles:
@@ -854,29 +856,56 @@ profiles:
       rejectEverything: true
 )");
   ASSERT_TRUE(set.ok()) << set.status();
-  using Event = std::pair<pb::EventResource, uint32_t>;
+  using Event = std::tuple<pb::EventResource, uint32_t, bool>;
   std::map<std::string, std::vector<Event>> got;
   for (const Profile::PluginInfo& info : Only(**set).Describe()) {
     for (const pb::ClusterEvent& e : info.events) {
-      got[info.name].emplace_back(e.resource(), e.action_type());
+      got[info.name].emplace_back(e.resource(), e.action_type(), e.hinted());
     }
   }
-  EXPECT_THAT(got["NodeResourcesFit"],
-              ElementsAre(Event{pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                action::kDelete | action::kUpdatePodScaleDown},
-                          Event{pb::EVENT_RESOURCE_NODE,
-                                action::kAdd | action::kUpdateNodeAllocatable},
-                          Event{pb::EVENT_RESOURCE_TARGET_POD,
-                                action::kUpdatePodScaleDown}));
-  EXPECT_THAT(got["TaintToleration"],
-              ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
-                                action::kAdd | action::kUpdateNodeTaint},
-                          Event{pb::EVENT_RESOURCE_TARGET_POD,
-                                action::kUpdatePodToleration}));
-  EXPECT_THAT(got["NodeName"],
-              ElementsAre(Event{pb::EVENT_RESOURCE_NODE, action::kAdd}));
-  EXPECT_THAT(got["Concentrate"],
-              ElementsAre(Event{pb::EVENT_RESOURCE_WILDCARD, action::kAll}));
+  constexpr bool kHinted = true;
+  constexpr bool kUnhinted = false;
+  EXPECT_THAT(
+      got["NodeResourcesFit"],
+      ElementsAre(
+          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete, kHinted},
+          Event{pb::EVENT_RESOURCE_NODE,
+                action::kAdd | action::kUpdateNodeAllocatable, kHinted},
+          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kUpdatePodScaleDown,
+                kUnhinted},
+          Event{pb::EVENT_RESOURCE_TARGET_POD, action::kUpdatePodScaleDown,
+                kUnhinted}));
+  EXPECT_THAT(
+      got["TaintToleration"],
+      ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                        action::kAdd | action::kUpdateNodeTaint, kHinted},
+                  Event{pb::EVENT_RESOURCE_TARGET_POD,
+                        action::kUpdatePodToleration, kUnhinted}));
+  EXPECT_THAT(
+      got["NodeUnschedulable"],
+      ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                        action::kAdd | action::kUpdateNodeTaint, kHinted},
+                  Event{pb::EVENT_RESOURCE_TARGET_POD,
+                        action::kUpdatePodToleration, kUnhinted}));
+  EXPECT_THAT(
+      got["NodeAffinity"],
+      ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                        action::kAdd | action::kUpdateNodeLabel, kHinted}));
+  EXPECT_THAT(
+      got["NodePorts"],
+      ElementsAre(
+          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete, kHinted},
+          Event{pb::EVENT_RESOURCE_NODE, action::kAdd, kUnhinted}));
+  EXPECT_THAT(got["NodeName"], ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
+                                                 action::kAdd, kUnhinted}));
+  for (const char* unhinted :
+       {"InterPodAffinity", "PodTopologySpread", "NodeDeclaredFeatures"}) {
+    SCOPED_TRACE(unhinted);
+    ASSERT_FALSE(got[unhinted].empty());
+    for (const Event& e : got[unhinted]) EXPECT_FALSE(std::get<2>(e));
+  }
+  EXPECT_THAT(got["Concentrate"], ElementsAre(Event{pb::EVENT_RESOURCE_WILDCARD,
+                                                    action::kAll, kUnhinted}));
   EXPECT_FALSE(got.contains("ImageLocality"));  // scores only
 }
 
@@ -1053,6 +1082,103 @@ TEST(ClusterEventTest, MatchesAndLabelsAsUpstream) {
       "AssignedPodDelete");
   EXPECT_EQ(EventLabel(MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdate)),
             "NodeUpdate");
+}
+
+// A Filter plugin whose hint always says QueueSkip and counts its calls:
+// hinted for a node added, unhinted for a node deleted.
+class SkipHint : public FilterPlugin {
+ public:
+  explicit SkipHint(int* calls) : calls_(calls) {}
+  absl::string_view Name() const override { return "SkipHint"; }
+  std::vector<pb::ClusterEvent> EventsToRegister() const override {
+    return {MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd, true),
+            MakeEvent(pb::EVENT_RESOURCE_NODE, action::kDelete)};
+  }
+  QueueingHint Hint(const pb::Pod&, const EventObjects&) const override {
+    ++*calls_;
+    return QueueingHint::kQueueSkip;
+  }
+  PluginStatus Filter(const CycleState&, const pb::Pod&,
+                      const pb::Node&) const override {
+    return PluginStatus::Success();
+  }
+
+ private:
+  int* calls_;
+};
+
+EventObjects NodeAdded(const pb::Node* node) {
+  return ::kscore::testing::NodeEvent(action::kAdd, nullptr, node);
+}
+
+// Queue when any rejecting plugin's hint says so; unknown plugins and
+// events no hinted registration matches queue without asking.
+TEST(ProfileTest, QueueingHintQueuesWhenAnyPluginSays) {
+  int calls = 0;
+  Registry r = plugins::DefaultRegistry();
+  r.Register(
+      "SkipHint",
+      [&calls](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+        return std::make_unique<SkipHint>(&calls);
+      });
+  auto set = Build(R"(
+profiles:
+- plugins:
+    filter:
+      enabled:
+      - name: SkipHint
+)",
+                   r);
+  ASSERT_TRUE(set.ok()) << set.status();
+  const Profile& p = Only(**set);
+  const pb::Pod pod = MakePod().Obj();
+  // Untolerated taint (TaintToleration: QueueSkip) on a schedulable node
+  // (NodeUnschedulable: Queue).
+  const pb::Node added = MakeNode().Taint("k", "v", "NoSchedule").Obj();
+  const EventObjects add = NodeAdded(&added);
+  struct Case {
+    std::string name;
+    std::vector<std::string> plugins;
+    EventObjects event;
+    bool want;
+    int calls;  // SkipHint's Hint calls
+  };
+  std::vector<Case> cases = {
+      {"one says QueueSkip", {"TaintToleration"}, add, false, 0},
+      {"one says Queue", {"NodeUnschedulable"}, add, true, 0},
+      {"any Queue wins",
+       {"TaintToleration", "NodeUnschedulable"},
+       add,
+       true,
+       0},
+      {"all QueueSkip", {"TaintToleration", "SkipHint"}, add, false, 1},
+      {"unknown plugin queues",
+       {"TaintToleration", "NoSuchPlugin"},
+       add,
+       true,
+       0},
+      {"a score-only plugin is unknown here", {"ImageLocality"}, add, true, 0},
+      {"an unhinted registration queues without asking",
+       {"SkipHint"},
+       ::kscore::testing::NodeEvent(action::kDelete, &added, nullptr),
+       true,
+       0},
+      {"an event nothing registers queues without asking",
+       {"SkipHint"},
+       ::kscore::testing::NodeEvent(action::kUpdateNodeLabel, &added, &added),
+       true,
+       0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    calls = 0;
+    absl::StatusOr<bool> got = p.QueueingHint(pod, c.plugins, c.event);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, c.want);
+    EXPECT_EQ(calls, c.calls);
+  }
+  absl::StatusOr<bool> none = p.QueueingHint(pod, {}, add);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -84,7 +84,9 @@ class InterPodAffinity : public framework::PreFilterPlugin,
 
   absl::string_view Name() const override { return kName; }
   // EventsToRegister as upstream's: Assigned pods coming, going or relabelled,
-  // the pod relabelled, a node added or relabelled.
+  // the pod relabelled, a node added or relabelled. Unhinted: upstream's
+  // hints match the other pod's labels against the pod's terms; not done
+  // yet, so every such event queues.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
                                  framework::action::kAdd |

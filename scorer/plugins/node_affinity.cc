@@ -155,34 +155,62 @@ PluginStatus NodeAffinity::Filter(const CycleState& state, const pb::Pod& pod,
     return PluginStatus::UnschedulableAndUnresolvable(
         std::string(kReasonNotInPreFilterResult));
   }
-  if (HasAddedRequired()) {
-    // Checked when parsed: every non-empty term is well formed.
-    bool matched = false;
-    for (const pb::NodeSelectorTerm& t : args_.added_affinity.required()) {
-      if (!IsEmptyTerm(t) && TermMatches(t, node)) {
-        matched = true;
-        break;
-      }
-    }
-    if (!matched) {
-      return PluginStatus::UnschedulableAndUnresolvable(
-          std::string(kReasonEnforced));
-    }
+  if (!MatchesAdded(node)) {
+    return PluginStatus::UnschedulableAndUnresolvable(
+        std::string(kReasonEnforced));
   }
-  if (!MatchesNodeSelector(pod, node)) {
+  if (MatchPod(*s, pod, node) != PodMatch::kMatch) {
     return PluginStatus::UnschedulableAndUnresolvable(std::string(kReasonPod));
   }
-  if (HasRequired(pod)) {
-    bool matched = false;
-    for (int i = 0; i < terms.size() && !matched; ++i) {
-      matched = s->valid_terms[i] == '1' && TermMatches(terms[i], node);
-    }
-    if (!matched) {
-      return PluginStatus::UnschedulableAndUnresolvable(
-          std::string(kReasonPod));
+  return PluginStatus::Success();
+}
+
+bool NodeAffinity::MatchesAdded(const pb::Node& node) const {
+  if (!HasAddedRequired()) return true;
+  // Checked when parsed: every non-empty term is well formed.
+  for (const pb::NodeSelectorTerm& t : args_.added_affinity.required()) {
+    if (!IsEmptyTerm(t) && TermMatches(t, node)) return true;
+  }
+  return false;
+}
+
+NodeAffinity::PodMatch NodeAffinity::MatchPod(const PreFilterState& s,
+                                              const pb::Pod& pod,
+                                              const pb::Node& node) {
+  if (!MatchesNodeSelector(pod, node)) return PodMatch::kNoMatch;
+  if (!HasRequired(pod)) return PodMatch::kMatch;
+  const auto& terms = pod.node_affinity().required();
+  bool malformed = false;
+  for (int i = 0; i < terms.size(); ++i) {
+    if (s.valid_terms[i] == '1') {
+      if (TermMatches(terms[i], node)) return PodMatch::kMatch;
+    } else if (!IsEmptyTerm(terms[i])) {
+      malformed = true;
     }
   }
-  return PluginStatus::Success();
+  return malformed ? PodMatch::kMalformed : PodMatch::kNoMatch;
+}
+
+framework::QueueingHint NodeAffinity::Hint(
+    const pb::Pod& pod, const framework::EventObjects& e) const {
+  using framework::QueueingHint;
+  if (e.new_node == nullptr) return QueueingHint::kQueue;
+  if (!MatchesAdded(*e.new_node)) return QueueingHint::kQueueSkip;
+  const PreFilterState s = Prepare(pod);
+  switch (MatchPod(s, pod, *e.new_node)) {
+    case PodMatch::kMalformed:  // upstream's error: Queue
+      return QueueingHint::kQueue;
+    case PodMatch::kNoMatch:
+      return QueueingHint::kQueueSkip;
+    case PodMatch::kMatch:
+      break;
+  }
+  if (e.old_node == nullptr) return QueueingHint::kQueue;
+  // An update queues only when the pod's own terms went from unmatched to
+  // matched (addedAffinity is not consulted for the node before).
+  return MatchPod(s, pod, *e.old_node) == PodMatch::kMatch
+             ? QueueingHint::kQueueSkip
+             : QueueingHint::kQueue;
 }
 
 namespace {

@@ -56,8 +56,14 @@ class NodeAffinity : public framework::PreFilterPlugin,
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {framework::MakeEvent(
         framework::pb::EVENT_RESOURCE_NODE,
-        framework::action::kAdd | framework::action::kUpdateNodeLabel)};
+        framework::action::kAdd | framework::action::kUpdateNodeLabel,
+        /*hinted=*/true)};
   }
+  // Upstream's isSchedulableAfterNodeChange: the node matches addedAffinity
+  // and the pod's nodeSelector and required terms, and (for an update) the
+  // pod's did not match it before.
+  framework::QueueingHint Hint(const framework::pb::Pod& pod,
+                               const framework::EventObjects& e) const override;
 
   // Skip when neither the pod (nodeSelector, required node affinity) nor
   // addedAffinity requires anything.
@@ -122,6 +128,16 @@ class NodeAffinity : public framework::PreFilterPlugin,
     return args_.added_affinity.has_required() ||
            !args_.added_affinity.required().empty();
   }
+  // Whether the node matches addedAffinity's required terms (true when
+  // there are none).
+  bool MatchesAdded(const framework::pb::Node& node) const;
+  // kube-scheduler's RequiredNodeAffinity.Match of the pod (nodeSelector
+  // and required terms, `s` from Prepare): kMalformed when no term matches
+  // and one is malformed, where upstream returns an error.
+  enum class PodMatch { kMatch, kNoMatch, kMalformed };
+  static PodMatch MatchPod(const PreFilterState& s,
+                           const framework::pb::Pod& pod,
+                           const framework::pb::Node& node);
 
   Args args_;
 };

@@ -1,5 +1,6 @@
 #include "scorer/plugins/node_affinity.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -386,6 +387,78 @@ TEST(NodeAffinityTest, Args) {
       ASSERT_FALSE(pl.ok());
       EXPECT_THAT(pl.status().message(), HasSubstr(c.error));
     }
+  }
+}
+
+// Upstream's Test_isSchedulableAfterNodeChange (nodeaffinity), with its
+// expected hints, and an update event for each case with a node before.
+TEST(NodeAffinityTest, HintAfterNodeChange) {
+  using framework::QueueingHint;
+  const pb::Pod pod = MakePod().RequiredTerm({Req("foo", "In", {"bar"})}).Obj();
+  const std::string enforced = R"({kind: NodeAffinityArgs, addedAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
+        {matchExpressions: [{key: foo, operator: In, values: [bar]}]}]}}})";
+  struct Case {
+    std::string name;
+    std::string args;  // NodeAffinityArgs; empty for none
+    pb::Pod pod;
+    std::optional<pb::Node> old_node, new_node;
+    QueueingHint want;
+  };
+  std::vector<Case> cases = {
+      {"backoff-wrong-new-object (no node)", "", pod, std::nullopt,
+       std::nullopt, QueueingHint::kQueue},
+      {"skip-queue-on-add", "", pod, std::nullopt, MakeNode().Obj(),
+       QueueingHint::kQueueSkip},
+      {"queue-on-add", "", pod, std::nullopt,
+       MakeNode().Label("foo", "bar").Obj(), QueueingHint::kQueue},
+      {"skip-unrelated-changes", "", pod, MakeNode().Obj(),
+       MakeNode().Capacity(0, 0, 0).Obj(), QueueingHint::kQueueSkip},
+      {"skip-unrelated-changes-on-labels", "", pod, MakeNode().Obj(),
+       MakeNode().Label("k", "v").Obj(), QueueingHint::kQueueSkip},
+      {"skip-labels-changes-on-node-from-suitable-to-unsuitable", "", pod,
+       MakeNode().Label("foo", "bar").Obj(), MakeNode().Label("k", "v").Obj(),
+       QueueingHint::kQueueSkip},
+      {"queue-on-labels-change-makes-pod-schedulable", "", pod,
+       MakeNode().Obj(), MakeNode().Label("foo", "bar").Obj(),
+       QueueingHint::kQueue},
+      {"skip-unrelated-change-that-keeps-pod-schedulable", "", pod,
+       MakeNode().Label("foo", "bar").Obj(),
+       MakeNode().Capacity(0, 0, 0).Label("foo", "bar").Obj(),
+       QueueingHint::kQueueSkip},
+      {"skip-queue-on-add-scheduler-enforced-node-affinity", enforced, pod,
+       std::nullopt, MakeNode().Obj(), QueueingHint::kQueueSkip},
+      {"queue-on-add-scheduler-enforced-node-affinity", enforced, pod,
+       std::nullopt, MakeNode().Label("foo", "bar").Obj(),
+       QueueingHint::kQueue},
+      // kscore's own: the nodeSelector counts, as in GetRequiredNodeAffinity;
+      // a malformed term that leaves no match is upstream's error: Queue.
+      {"nodeSelector matched on add", "",
+       MakePod().NodeSelector("foo", "bar").Obj(), std::nullopt,
+       MakeNode().Label("foo", "bar").Obj(), QueueingHint::kQueue},
+      {"nodeSelector unmatched on add", "",
+       MakePod().NodeSelector("foo", "bar").Obj(), std::nullopt,
+       MakeNode().Label("foo", "baz").Obj(), QueueingHint::kQueueSkip},
+      {"malformed term", "",
+       MakePod().RequiredTerm({Req("foo", "Gt", {"bar"})}).Obj(), std::nullopt,
+       MakeNode().Label("foo", "1").Obj(), QueueingHint::kQueue},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    NodeAffinity::Args args;
+    if (!c.args.empty()) {
+      auto parsed = NodeAffinity::ParseArgs(
+          framework::YamlField(YAML::Load(c.args), "args"));
+      ASSERT_TRUE(parsed.ok()) << parsed.status();
+      args = *parsed;
+    }
+    const NodeAffinity pl(args);
+    const framework::EventObjects e = ::kscore::testing::NodeEvent(
+        c.old_node ? framework::action::kUpdateNodeLabel
+                   : framework::action::kAdd,
+        c.old_node ? &*c.old_node : nullptr,
+        c.new_node ? &*c.new_node : nullptr);
+    EXPECT_EQ(pl.Hint(c.pod, e), c.want);
   }
 }
 

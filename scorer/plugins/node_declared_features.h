@@ -39,7 +39,8 @@ class NodeDeclaredFeatures : public framework::PreFilterPlugin,
 
   absl::string_view Name() const override { return kName; }
   // EventsToRegister as upstream's: A node added or declaring other features,
-  // or the pod updated.
+  // or the pod updated. Unhinted: upstream's hints (features declared
+  // before and after) are not done yet; every such event queues.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {
         framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,

@@ -23,7 +23,8 @@ class NodeName : public framework::PreFilterPlugin,
       "node(s) didn't match the requested node name";
 
   absl::string_view Name() const override { return kName; }
-  // EventsToRegister as upstream's: A node added.
+  // EventsToRegister as upstream's: A node added. Unhinted, as upstream:
+  // the event alone queues.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
                                  framework::action::kAdd)};

@@ -75,6 +75,29 @@ PluginStatus NodePorts::Filter(const CycleState& /*state*/, const pb::Pod& pod,
   return PluginStatus::Success();
 }
 
+framework::QueueingHint NodePorts::Hint(
+    const pb::Pod& pod, const framework::EventObjects& e) const {
+  using framework::QueueingHint;
+  if (e.event.action_type() != framework::action::kDelete ||
+      e.old_pod == nullptr) {
+    return QueueingHint::kQueue;
+  }
+  if (e.old_pod->node_name().empty()) return QueueingHint::kQueueSkip;
+  // A node holding only the deleted pod's host ports: Filter rejects the
+  // pod there exactly when the two share a port.
+  pb::Node freed;
+  AnyHostPort(*e.old_pod, [&freed](const pb::ContainerPort& p) {
+    pb::HostPort* used = freed.add_used_ports();
+    used->set_port(p.host_port());
+    used->set_protocol(p.protocol());
+    used->set_host_ip(p.host_ip());
+    return false;
+  });
+  const CycleState state;  // Filter reads only the pod and the node
+  return Filter(state, pod, freed).ok() ? QueueingHint::kQueueSkip
+                                        : QueueingHint::kQueue;
+}
+
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodePorts::New(
     const framework::YamlField& args) {
   if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {

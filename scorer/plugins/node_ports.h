@@ -24,10 +24,15 @@ class NodePorts : public framework::PreFilterPlugin,
   // or a node added.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 framework::action::kDelete),
+                                 framework::action::kDelete, /*hinted=*/true),
+            // Unhinted upstream too: a new node always queues.
             framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
                                  framework::action::kAdd)};
   }
+  // Upstream's isSchedulableAfterAssignedPodDeleted: the deleted pod was on
+  // a node and held a host port the pod wants (by Filter's conflict rule).
+  framework::QueueingHint Hint(const framework::pb::Pod& pod,
+                               const framework::EventObjects& e) const override;
 
   // Skip when the pod asks for no host port. Filter reads the ports from the
   // pod itself, so there is no state to carry.

@@ -1,5 +1,6 @@
 #include "scorer/plugins/node_ports.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,44 @@ TEST(NodePortsTest, Args) {
       framework::YamlField(YAML::Load("{ports: [80]}"), "p.args"));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("p.args.ports: unknown field"));
+}
+
+// Upstream's Test_isSchedulableAfterAssignedPodDeleted (nodeports), with
+// its expected hints.
+TEST(NodePortsTest, HintAfterAssignedPodDelete) {
+  using framework::QueueingHint;
+  const pb::Pod pod = MakePod().HostPort(8080).Obj();
+  struct Case {
+    std::string name;
+    std::optional<pb::Pod> deleted;
+    QueueingHint want;
+  };
+  std::vector<Case> cases = {
+      {"backoff-wrong-old-object (no pod)", std::nullopt, QueueingHint::kQueue},
+      {"skip-queue-on-unscheduled", MakePod().Obj(), QueueingHint::kQueueSkip},
+      {"skip-queue-on-non-hostport", MakePod().NodeName("fake-node").Obj(),
+       QueueingHint::kQueueSkip},
+      {"skip-queue-on-unrelated-hostport",
+       MakePod().NodeName("fake-node").HostPort(8081).Obj(),
+       QueueingHint::kQueueSkip},
+      {"queue-on-released-hostport",
+       MakePod().NodeName("fake-node").HostPort(8080).Obj(),
+       QueueingHint::kQueue},
+      // kscore's own: the conflict rule is Filter's (another protocol, or
+      // an unscheduled pod holding the port, frees nothing).
+      {"same port, other protocol",
+       MakePod().NodeName("fake-node").HostPort(8080, "UDP").Obj(),
+       QueueingHint::kQueueSkip},
+      {"unscheduled pod with the port", MakePod().HostPort(8080).Obj(),
+       QueueingHint::kQueueSkip},
+  };
+  const NodePorts pl;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(pl.Hint(pod, ::kscore::testing::AssignedPodDelete(
+                               c.deleted ? &*c.deleted : nullptr)),
+              c.want);
+  }
 }
 
 }  // namespace

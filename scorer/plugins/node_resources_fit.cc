@@ -310,6 +310,73 @@ PluginStatus NodeResourcesFit::Filter(const CycleState& state,
   return status;
 }
 
+namespace {
+
+// Upstream's haveAnyRequestedResourcesIncreased: more pod room, or more of a
+// resource the pod requests. Reads all of the pod's requests, ignored
+// resources included, as upstream does.
+bool RequestedResourcesIncreased(const pb::Pod& pod, const pb::Node& before,
+                                 const pb::Node& after) {
+  const pb::Resources& was = before.allocatable();
+  const pb::Resources& now = after.allocatable();
+  if (now.pods() > was.pods()) return true;
+  const pb::Resources want = framework::PodRequests(pod);
+  if ((want.milli_cpu() > 0 && now.milli_cpu() > was.milli_cpu()) ||
+      (want.memory() > 0 && now.memory() > was.memory()) ||
+      (want.ephemeral_storage() > 0 &&
+       now.ephemeral_storage() > was.ephemeral_storage())) {
+    return true;
+  }
+  for (const pb::ScalarResource& r : want.scalar()) {
+    if (r.value() != 0 && framework::ScalarValue(now, r.name()) >
+                              framework::ScalarValue(was, r.name())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool NodeResourcesFit::FitsEmptyNode(const pb::Pod& pod,
+                                     const pb::Node& node) const {
+  // Filter reads only the allocatable, requested and pod_count of a node:
+  // the node as the event has it, without the aggregates of its pods.
+  pb::Node empty;
+  empty.set_name(node.name());
+  *empty.mutable_allocatable() = node.allocatable();
+  CycleState state;
+  if (!PreFilter(state, pod).ok()) return false;
+  return Filter(state, pod, empty).ok();
+}
+
+framework::QueueingHint NodeResourcesFit::Hint(
+    const pb::Pod& pod, const framework::EventObjects& e) const {
+  using framework::QueueingHint;
+  const uint32_t action = e.event.action_type();
+  switch (e.event.resource()) {
+    case pb::EVENT_RESOURCE_ASSIGNED_POD:
+      if (action != framework::action::kDelete || e.old_pod == nullptr) {
+        return QueueingHint::kQueue;
+      }
+      // A pod that never reached a node freed nothing.
+      return e.old_pod->node_name().empty() ? QueueingHint::kQueueSkip
+                                            : QueueingHint::kQueue;
+    case pb::EVENT_RESOURCE_NODE:
+      if (e.new_node == nullptr) return QueueingHint::kQueue;
+      // Upstream's isFit also checks ignoredResources, which its Filter
+      // does not: a node short of only those skips the pod there, though
+      // Filter would pass it. This follows Filter and queues it.
+      if (!FitsEmptyNode(pod, *e.new_node)) return QueueingHint::kQueueSkip;
+      if (e.old_node == nullptr) return QueueingHint::kQueue;
+      return RequestedResourcesIncreased(pod, *e.old_node, *e.new_node)
+                 ? QueueingHint::kQueue
+                 : QueueingHint::kQueueSkip;
+    default:
+      return QueueingHint::kQueue;
+  }
+}
+
 PluginStatus NodeResourcesFit::PreScore(
     CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> /*nodes*/) const {

@@ -175,17 +175,28 @@ class NodeResourcesFit : public framework::PreFilterPlugin,
   absl::string_view Name() const override { return kName; }
   // EventsToRegister as upstream's: freed room (an assigned pod deleted or
   // scaled down, the pod scaled down) or a node with more allocatable.
-  // Upstream's DeviceClass events are left out: kscore has no DRA.
+  // Upstream's DeviceClass events are left out: kscore has no DRA. The
+  // scale-down registrations stay unhinted: upstream's hints read the pods'
+  // status resources, which pb::Pod does not carry.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 framework::action::kDelete |
-                                     framework::action::kUpdatePodScaleDown),
+                                 framework::action::kDelete, /*hinted=*/true),
             framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
                                  framework::action::kAdd |
-                                     framework::action::kUpdateNodeAllocatable),
+                                     framework::action::kUpdateNodeAllocatable,
+                                 /*hinted=*/true),
+            framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                 framework::action::kUpdatePodScaleDown),
             framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
                                  framework::action::kUpdatePodScaleDown)};
   }
+  // Upstream's isSchedulableAfterAssignedPodDelete (Queue unless the deleted
+  // pod was never on a node) and isSchedulableAfterNodeChange (the pod fits
+  // the node with no pods on it, by this plugin's own PreFilter and Filter;
+  // for an update, the node also gained allocatable the pod asks for, or
+  // pod room).
+  framework::QueueingHint Hint(const framework::pb::Pod& pod,
+                               const framework::EventObjects& e) const override;
 
   framework::PluginStatus PreFilter(
       framework::CycleState& state,
@@ -213,6 +224,9 @@ class NodeResourcesFit : public framework::PreFilterPlugin,
 
  private:
   bool Ignored(absl::string_view resource) const;
+  // Upstream's isFit: whether the pod fits `node` with no pods on it.
+  bool FitsEmptyNode(const framework::pb::Pod& pod,
+                     const framework::pb::Node& node) const;
   int64_t ScoreNode(absl::Span<const int64_t> requested,
                     absl::Span<const int64_t> allocatable) const;
 

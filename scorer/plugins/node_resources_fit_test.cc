@@ -1,6 +1,7 @@
 #include "scorer/plugins/node_resources_fit.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -428,6 +429,117 @@ TEST(NodeResourcesFitTest, ResourceNames) {
   EXPECT_TRUE(IsScalarResourceName("attachable-volumes-aws-ebs"));
   EXPECT_FALSE(IsScalarResourceName("memory"));
   EXPECT_FALSE(IsScalarResourceName("ephemeral-storage"));
+}
+
+// Upstream's Test_isSchedulableAfterNodeChange (noderesources/fit_test.go),
+// plus the no-request cases of TestHaveAnyRequestedResourcesIncreased, with
+// upstream's expected hints. Upstream's nodes have 32 pods of room and no
+// cpu; its pods request memory and example.com/aaa.
+TEST(NodeResourcesFitTest, HintAfterNodeChange) {
+  using framework::QueueingHint;
+  const std::string a = "example.com/aaa";
+  const std::string b = "example.com/bbb";
+  auto node = [](int64_t memory, int64_t pods = 32) {
+    return MakeNode().Capacity(0, memory, pods);
+  };
+  const pb::Pod mem2_a1 = MakePod().Req(0, 2).ScalarReq(a, 1).Obj();
+  struct Case {
+    std::string name;
+    pb::Pod pod;
+    std::optional<pb::Node> old_node, new_node;
+    QueueingHint want;
+  };
+  std::vector<Case> cases = {
+      {"backoff-wrong-new-object (no node)", mem2_a1, std::nullopt,
+       std::nullopt, QueueingHint::kQueue},
+      {"skip-queue-on-node-add-without-sufficient-resources",
+       MakePod().Req(0, 2).Obj(), std::nullopt, node(1).Obj(),
+       QueueingHint::kQueueSkip},
+      {"skip-queue-on-node-add-without-required-resource-type",
+       MakePod().ScalarReq(a, 1).Obj(), std::nullopt,
+       node(0).ScalarCapacity(b, 1).Obj(), QueueingHint::kQueueSkip},
+      {"queue-on-node-add-with-sufficient-resources", mem2_a1, std::nullopt,
+       node(4).ScalarCapacity(a, 2).Obj(), QueueingHint::kQueue},
+      {"skip-queue-on-node-unrelated-changes", mem2_a1,
+       node(2).ScalarCapacity(a, 2).Obj(),
+       node(2).ScalarCapacity(a, 1).ScalarCapacity(b, 2).Obj(),
+       QueueingHint::kQueueSkip},
+      {"queue-on-pod-requested-resources-increase", mem2_a1,
+       node(2).ScalarCapacity(a, 1).Obj(), node(2).ScalarCapacity(a, 2).Obj(),
+       QueueingHint::kQueue},
+      {"skip-queue-on-node-changes-from-suitable-to-unsuitable", mem2_a1,
+       node(4).ScalarCapacity(a, 2).Obj(), node(1).ScalarCapacity(a, 2).Obj(),
+       QueueingHint::kQueueSkip},
+      {"queue-on-node-changes-from-unsuitable-to-suitable", mem2_a1,
+       node(1).ScalarCapacity(a, 2).Obj(), node(4).ScalarCapacity(a, 2).Obj(),
+       QueueingHint::kQueue},
+      // TestHaveAnyRequestedResourcesIncreased: a pod requesting nothing.
+      {"no-requested-resources", MakePod().Obj(),
+       MakeNode().Capacity(1000, 1, 1).EphemeralCapacity(1).Obj(),
+       MakeNode().Capacity(2000, 2, 1).EphemeralCapacity(2).Obj(),
+       QueueingHint::kQueueSkip},
+      {"no-requested-resources-pods-increased", MakePod().Obj(),
+       MakeNode().Capacity(1000, 1, 1).Obj(),
+       MakeNode().Capacity(1000, 1, 2).Obj(), QueueingHint::kQueue},
+      // kscore's own: the event's node carries no aggregates, and any it
+      // carried are not read (upstream's isFit puts no pods on the node).
+      {"aggregates on the node are not read", mem2_a1, std::nullopt,
+       node(4).ScalarCapacity(a, 2).RequestedOnly(0, 4).PodCount(32).Obj(),
+       QueueingHint::kQueue},
+  };
+  auto fit = MakeFit("");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const framework::EventObjects e = ::kscore::testing::NodeEvent(
+        c.old_node ? framework::action::kUpdateNodeAllocatable
+                   : framework::action::kAdd,
+        c.old_node ? &*c.old_node : nullptr,
+        c.new_node ? &*c.new_node : nullptr);
+    EXPECT_EQ(fit->Hint(c.pod, e), c.want);
+  }
+}
+
+// kscore's own: the hint follows Filter, which skips ignoredResources
+// (upstream's isFit does not, and would skip this pod).
+TEST(NodeResourcesFitTest, HintIgnoresWhatFilterIgnores) {
+  auto fit = MakeFit("{ignoredResources: [example.com/aaa]}");
+  const pb::Pod pod = MakePod().Req(0, 2).ScalarReq("example.com/aaa", 1).Obj();
+  const pb::Node added = MakeNode().Capacity(0, 4, 32).Obj();
+  framework::CycleState state;
+  ASSERT_TRUE(fit->PreFilter(state, pod).ok());
+  ASSERT_TRUE(fit->Filter(state, pod, added).ok());
+  EXPECT_EQ(fit->Hint(pod, ::kscore::testing::NodeEvent(framework::action::kAdd,
+                                                        nullptr, &added)),
+            framework::QueueingHint::kQueue);
+}
+
+// Upstream's Test_isSchedulableAfterAssignedPodDelete, the cases kscore can
+// express: pb::Pod carries no nominatedNodeName, and the deferred-resize
+// cases need a gate that is off by default.
+TEST(NodeResourcesFitTest, HintAfterAssignedPodDelete) {
+  using framework::QueueingHint;
+  struct Case {
+    std::string name;
+    pb::Pod pod;
+    std::optional<pb::Pod> deleted;
+    QueueingHint want;
+  };
+  std::vector<Case> cases = {
+      {"backoff-wrong-old-object (no pod)", MakePod().Req(1000, 0).Obj(),
+       std::nullopt, QueueingHint::kQueue},
+      {"queue-on-other-pod-deleted", MakePod().Name("pod1").Req(1000, 0).Obj(),
+       MakePod().Name("pod2").Req(1000, 0).NodeName("fake").Obj(),
+       QueueingHint::kQueue},
+      {"skip-queue-on-unscheduled-pod-deleted", MakePod().Obj(),
+       MakePod().Name("pod2").Obj(), QueueingHint::kQueueSkip},
+  };
+  auto fit = MakeFit("");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(fit->Hint(c.pod, ::kscore::testing::AssignedPodDelete(
+                                   c.deleted ? &*c.deleted : nullptr)),
+              c.want);
+  }
 }
 
 }  // namespace

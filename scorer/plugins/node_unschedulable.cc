@@ -23,6 +23,17 @@ PluginStatus NodeUnschedulable::Filter(const CycleState& /*state*/,
       std::string(kReasonUnschedulable));
 }
 
+framework::QueueingHint NodeUnschedulable::Hint(
+    const pb::Pod& /*pod*/, const framework::EventObjects& e) const {
+  using framework::QueueingHint;
+  if (e.new_node == nullptr) return QueueingHint::kQueue;
+  const bool was_unschedulable =
+      e.old_node == nullptr || e.old_node->unschedulable();
+  return was_unschedulable && !e.new_node->unschedulable()
+             ? QueueingHint::kQueue
+             : QueueingHint::kQueueSkip;
+}
+
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeUnschedulable::New(
     const framework::YamlField& args) {
   if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {

@@ -26,10 +26,16 @@ class NodeUnschedulable : public framework::FilterPlugin {
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {framework::MakeEvent(
                 framework::pb::EVENT_RESOURCE_NODE,
-                framework::action::kAdd | framework::action::kUpdateNodeTaint),
+                framework::action::kAdd | framework::action::kUpdateNodeTaint,
+                /*hinted=*/true),
             framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
                                  framework::action::kUpdatePodToleration)};
   }
+  // Upstream's isSchedulableAfterNodeChange: a schedulable node added, or a
+  // node uncordoned. The pod's tolerations are not consulted, as upstream:
+  // a pod tolerating the cordon was not rejected by this plugin.
+  framework::QueueingHint Hint(const framework::pb::Pod& pod,
+                               const framework::EventObjects& e) const override;
 
   framework::PluginStatus Filter(
       const framework::CycleState& state, const framework::pb::Pod& pod,

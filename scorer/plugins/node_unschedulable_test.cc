@@ -1,5 +1,6 @@
 #include "scorer/plugins/node_unschedulable.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,48 @@ TEST(NodeUnschedulableTest, Args) {
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(),
               HasSubstr("profiles[0].pluginConfig[2].args.foo: unknown field"));
+}
+
+// Upstream's TestIsSchedulableAfterNodeChange (nodeunschedulable), with its
+// expected hints.
+TEST(NodeUnschedulableTest, HintAfterNodeChange) {
+  using framework::QueueingHint;
+  const pb::Node cordoned = MakeNode().Unschedulable().Obj();
+  const pb::Node open = MakeNode().Obj();
+  struct Case {
+    std::string name;
+    std::optional<pb::Node> old_node, new_node;
+    QueueingHint want;
+  };
+  std::vector<Case> cases = {
+      {"error-wrong-new-object (no node)", std::nullopt, std::nullopt,
+       QueueingHint::kQueue},
+      {"skip-queue-on-unschedulable-node-added", std::nullopt, cordoned,
+       QueueingHint::kQueueSkip},
+      {"queue-on-schedulable-node-added", std::nullopt, open,
+       QueueingHint::kQueue},
+      {"skip-unrelated-change-unschedulable-true", cordoned,
+       MakeNode()
+           .Unschedulable()
+           .Taint("node.kubernetes.io/not-ready", "", "NoExecute")
+           .Obj(),
+       QueueingHint::kQueueSkip},
+      {"skip-unrelated-change-unschedulable-false", open,
+       MakeNode().Taint("node.kubernetes.io/not-ready", "", "NoExecute").Obj(),
+       QueueingHint::kQueueSkip},
+      {"queue-on-unschedulable-field-change", cordoned, open,
+       QueueingHint::kQueue},
+  };
+  const NodeUnschedulable pl;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const framework::EventObjects e = ::kscore::testing::NodeEvent(
+        c.old_node ? framework::action::kUpdateNodeTaint
+                   : framework::action::kAdd,
+        c.old_node ? &*c.old_node : nullptr,
+        c.new_node ? &*c.new_node : nullptr);
+    EXPECT_EQ(pl.Hint(MakePod().Obj(), e), c.want);
+  }
 }
 
 }  // namespace

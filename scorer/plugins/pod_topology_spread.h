@@ -108,7 +108,9 @@ class PodTopologySpread : public framework::PreFilterPlugin,
   absl::string_view Name() const override { return kName; }
   // EventsToRegister as upstream's: Assigned pods coming, going or relabelled,
   // the pod relabelled or tolerating more, nodes added, deleted, relabelled or
-  // retainted.
+  // retainted. Unhinted: upstream's hints (selectors against the changed
+  // pod, the node's topology keys) are not done yet; every such event
+  // queues.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
                                  framework::action::kAdd |

@@ -42,6 +42,18 @@ PluginStatus TaintToleration::Filter(const CycleState& /*state*/,
   return PluginStatus::Success();
 }
 
+framework::QueueingHint TaintToleration::Hint(
+    const pb::Pod& pod, const framework::EventObjects& e) const {
+  using framework::QueueingHint;
+  if (e.new_node == nullptr) return QueueingHint::kQueue;
+  const CycleState state;  // Filter reads only the pod and the node
+  const bool was_untolerated =
+      e.old_node == nullptr || !Filter(state, pod, *e.old_node).ok();
+  const bool is_untolerated = !Filter(state, pod, *e.new_node).ok();
+  return was_untolerated && !is_untolerated ? QueueingHint::kQueue
+                                            : QueueingHint::kQueueSkip;
+}
+
 PluginStatus TaintToleration::PreScore(
     CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> /*nodes*/) const {

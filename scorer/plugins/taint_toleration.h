@@ -49,10 +49,15 @@ class TaintToleration : public framework::FilterPlugin,
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
     return {framework::MakeEvent(
                 framework::pb::EVENT_RESOURCE_NODE,
-                framework::action::kAdd | framework::action::kUpdateNodeTaint),
+                framework::action::kAdd | framework::action::kUpdateNodeTaint,
+                /*hinted=*/true),
             framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
                                  framework::action::kUpdatePodToleration)};
   }
+  // Upstream's isSchedulableAfterNodeChange: Filter rejected the node before
+  // (or it is new) and passes it now.
+  framework::QueueingHint Hint(const framework::pb::Pod& pod,
+                               const framework::EventObjects& e) const override;
 
   framework::PluginStatus Filter(
       const framework::CycleState& state, const framework::pb::Pod& pod,

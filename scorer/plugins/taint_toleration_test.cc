@@ -1,5 +1,6 @@
 #include "scorer/plugins/taint_toleration.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -205,6 +206,53 @@ TEST(TaintTolerationTest, Args) {
       YAML::Load("{kind: TaintTolerationArgs, x: 1}"), "p.args"));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("p.args.x: unknown field"));
+}
+
+// Upstream's TestIsSchedulableAfterNodeChange (tainttoleration), with its
+// expected hints.
+TEST(TaintTolerationTest, HintAfterNodeChange) {
+  using framework::QueueingHint;
+  const pb::Pod pod =
+      MakePod().Toleration("dedicated", "Equal", "user2", "NoSchedule").Obj();
+  auto tainted = [](std::vector<std::string> values) {
+    auto n = MakeNode().Name("nodeA");
+    for (std::string& v : values) n.Taint("dedicated", v, "NoSchedule");
+    return n.Obj();
+  };
+  struct Case {
+    std::string name;
+    std::optional<pb::Node> old_node, new_node;
+    QueueingHint want;
+  };
+  std::vector<Case> cases = {
+      {"backoff-wrong-new-object (no node)", std::nullopt, std::nullopt,
+       QueueingHint::kQueue},
+      {"skip-queue-on-untoleratedtaint-node-added", std::nullopt,
+       tainted({"user1"}), QueueingHint::kQueueSkip},
+      {"queue-on-toleratedtaint-node-added", std::nullopt, tainted({"user2"}),
+       QueueingHint::kQueue},
+      {"skip-unrelated-change", tainted({"user1"}), tainted({"user1", "user3"}),
+       QueueingHint::kQueueSkip},
+      {"queue-on-taint-change", tainted({"user1"}), tainted({"user2"}),
+       QueueingHint::kQueue},
+      // kscore's own: tolerated before and after changes nothing;
+      // PreferNoSchedule taints never rejected the pod.
+      {"tolerated before and after", tainted({}), tainted({"user2"}),
+       QueueingHint::kQueueSkip},
+      {"only PreferNoSchedule added", std::nullopt,
+       MakeNode().Taint("dedicated", "user1", "PreferNoSchedule").Obj(),
+       QueueingHint::kQueue},
+  };
+  const TaintToleration pl;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const framework::EventObjects e = ::kscore::testing::NodeEvent(
+        c.old_node ? framework::action::kUpdateNodeTaint
+                   : framework::action::kAdd,
+        c.old_node ? &*c.old_node : nullptr,
+        c.new_node ? &*c.new_node : nullptr);
+    EXPECT_EQ(pl.Hint(pod, e), c.want);
+  }
 }
 
 }  // namespace

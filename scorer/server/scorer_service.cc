@@ -57,49 +57,134 @@ absl::Status CheckScalarsAt(const pb::Resources& r, PathFn path) {
   return absl::InvalidArgumentError(absl::StrCat(path(), ".", e));
 }
 
-absl::Status CheckPodScalars(const pb::Pod& pod) {
+// `path` names the pod in errors ("pod", "queries[0].pod").
+absl::Status CheckPodScalars(const pb::Pod& pod, absl::string_view path) {
   for (int i = 0; i < pod.containers_size(); ++i) {
-    absl::Status s = CheckScalarsAt(pod.containers(i).requests(), [i] {
-      return absl::StrCat("pod.containers[", i, "].requests");
+    absl::Status s = CheckScalarsAt(pod.containers(i).requests(), [&, i] {
+      return absl::StrCat(path, ".containers[", i, "].requests");
     });
     if (!s.ok()) return s;
   }
   for (int i = 0; i < pod.init_containers_size(); ++i) {
-    absl::Status s = CheckScalarsAt(pod.init_containers(i).requests(), [i] {
-      return absl::StrCat("pod.init_containers[", i, "].requests");
+    absl::Status s = CheckScalarsAt(pod.init_containers(i).requests(), [&, i] {
+      return absl::StrCat(path, ".init_containers[", i, "].requests");
     });
     if (!s.ok()) return s;
   }
-  if (absl::Status s = CheckScalarsAt(pod.pod_level_requests(),
-                                      [] { return "pod.pod_level_requests"; });
+  if (absl::Status s = CheckScalarsAt(
+          pod.pod_level_requests(),
+          [&] { return absl::StrCat(path, ".pod_level_requests"); });
       !s.ok()) {
     return s;
   }
-  return CheckScalarsAt(pod.overhead(), [] { return "pod.overhead"; });
+  return CheckScalarsAt(pod.overhead(),
+                        [&] { return absl::StrCat(path, ".overhead"); });
 }
 
-// Checks what every call needs: a known profile and a pod.
-template <typename Req>
-absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
-                                      const Req& req) {
-  if (req.profile().empty()) {
+// A pod a call is about: present, named, its resource lists well formed.
+absl::Status CheckPod(bool has_pod, const pb::Pod& pod,
+                      absl::string_view path) {
+  if (!has_pod)
+    return absl::InvalidArgumentError(absl::StrCat(path, " is required"));
+  if (pod.name().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ".name is required"));
+  }
+  return CheckPodScalars(pod, path);
+}
+
+absl::StatusOr<const Profile*> FindProfile(const framework::ProfileSet& set,
+                                           const std::string& name) {
+  if (name.empty()) {
     return absl::InvalidArgumentError(
         "profile is required (the pod's schedulerName)");
   }
-  const Profile* p = set.Find(req.profile());
+  const Profile* p = set.Find(name);
   if (p == nullptr) {
     std::vector<std::string> names;
-    for (const auto& [name, _] : set.profiles) names.push_back(name);
+    for (const auto& [n, _] : set.profiles) names.push_back(n);
     return absl::NotFoundError(absl::StrCat(
-        "profile \"", req.profile(),
+        "profile \"", name,
         "\" not found (serving: ", absl::StrJoin(names, ", "), ")"));
   }
-  if (!req.has_pod()) return absl::InvalidArgumentError("pod is required");
-  if (req.pod().name().empty()) {
-    return absl::InvalidArgumentError("pod.name is required");
-  }
-  if (absl::Status s = CheckPodScalars(req.pod()); !s.ok()) return s;
   return p;
+}
+
+// Checks what every call about one pod needs: a known profile and a pod.
+template <typename Req>
+absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
+                                      const Req& req) {
+  KSCORE_ASSIGN_OR_RETURN(const Profile* p, FindProfile(set, req.profile()));
+  if (absl::Status s = CheckPod(req.has_pod(), req.pod(), "pod"); !s.ok()) {
+    return s;
+  }
+  return p;
+}
+
+// The event of a QueueingHint request as plugins' hints see it. The event
+// must be one action bit on a named resource, with the objects it implies:
+// the after for an add, the before for a delete, both for an update (a
+// before sent with an add, or an after with a delete, is not passed on).
+// InvalidArgument naming the field otherwise.
+absl::StatusOr<framework::EventObjects> HintEvent(
+    const pb::QueueingHintRequest& req) {
+  if (!req.has_event()) return absl::InvalidArgumentError("event is required");
+  const pb::ClusterEvent& event = req.event();
+  const pb::EventResource resource = event.resource();
+  if (resource == pb::EVENT_RESOURCE_UNSPECIFIED ||
+      resource == pb::EVENT_RESOURCE_WILDCARD ||
+      !pb::EventResource_IsValid(resource)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "event.resource: ", pb::EventResource_Name(resource), " (",
+        static_cast<int>(resource), ") is not a resource that changed"));
+  }
+  const uint32_t action = event.action_type();
+  if (action == 0 || (action & (action - 1)) != 0 ||
+      (action & ~framework::action::kAll) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "event.action_type: want exactly one action bit, got ", action));
+  }
+  const bool add = action == framework::action::kAdd;
+  const bool del = action == framework::action::kDelete;
+  framework::EventObjects e;
+  e.event = event;
+  const bool node = resource == pb::EVENT_RESOURCE_NODE;
+  const bool has_old = node ? req.has_old_node() : req.has_old_pod();
+  const bool has_new = node ? req.has_new_node() : req.has_new_pod();
+  const char* old_field = node ? "old_node" : "old_pod";
+  const char* new_field = node ? "new_node" : "new_pod";
+  if (!add && !has_old) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(old_field, " is required for a ",
+                     framework::EventLabel(event), " event"));
+  }
+  if (!del && !has_new) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(new_field, " is required for a ",
+                     framework::EventLabel(event), " event"));
+  }
+  if (node) {
+    if (!add) e.old_node = &req.old_node();
+    if (!del) e.new_node = &req.new_node();
+    for (const auto& [field, n] :
+         {std::pair<const char*, const pb::Node*>{"old_node", e.old_node},
+          {"new_node", e.new_node}}) {
+      if (n == nullptr) continue;
+      absl::Status s = CheckScalarsAt(n->allocatable(), [f = field] {
+        return absl::StrCat(f, ".allocatable");
+      });
+      if (!s.ok()) return s;
+    }
+  } else {
+    if (!add) e.old_pod = &req.old_pod();
+    if (!del) e.new_pod = &req.new_pod();
+    if (e.old_pod != nullptr) {
+      KSCORE_RETURN_IF_ERROR(CheckPodScalars(*e.old_pod, "old_pod"));
+    }
+    if (e.new_pod != nullptr) {
+      KSCORE_RETURN_IF_ERROR(CheckPodScalars(*e.new_pod, "new_pod"));
+    }
+  }
+  return e;
 }
 
 // A request planned against another configuration is refused: placing it
@@ -271,6 +356,46 @@ grpc::Status ScorerService::DoPlan(const pb::PlanRequest* req,
     KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
                             common::ToGrpcStatus);
     *resp = profile->Plan(req->pod());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ScorerService::DoQueueingHint(const pb::QueueingHintRequest* req,
+                                           pb::QueueingHintResponse* resp) {
+  return Counted("QueueingHint", [&] {
+    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
+    KSCORE_ASSIGN_OR_RETURN(const Profile* profile,
+                            FindProfile(*profiles_, req->profile()),
+                            common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(const framework::EventObjects event,
+                            HintEvent(*req), common::ToGrpcStatus);
+    resp->mutable_queue()->Reserve(req->queries_size());
+    std::vector<std::string> names;  // a query's plugins, contiguous
+    for (int i = 0; i < req->queries_size(); ++i) {
+      const pb::HintQuery& q = req->queries(i);
+      const std::string path = absl::StrCat("queries[", i, "]");
+      if (absl::Status s =
+              CheckPod(q.has_pod(), q.pod(), absl::StrCat(path, ".pod"));
+          !s.ok()) {
+        return common::ToGrpcStatus(s);
+      }
+      for (int j = 0; j < q.plugins_size(); ++j) {
+        if (q.plugins(j).empty()) {
+          return Invalid(absl::StrCat(path, ".plugins[", j, "] is empty"));
+        }
+      }
+      names.assign(q.plugins().begin(), q.plugins().end());
+      KSCORE_ASSIGN_OR_RETURN(
+          bool queue, profile->QueueingHint(q.pod(), names, event),
+          [&path](const absl::Status& s) {
+            return common::ToGrpcStatus(
+                absl::Status(s.code(), absl::StrCat(path, ".", s.message())));
+          });
+      resp->add_queue(queue);
+    }
     return grpc::Status::OK;
   });
 }

@@ -79,6 +79,12 @@ class ScorerService final : public pb::Scorer::CallbackService {
     return Finish(ctx, DoEvaluate(req, resp));
   }
 
+  grpc::ServerUnaryReactor* QueueingHint(
+      grpc::CallbackServerContext* ctx, const pb::QueueingHintRequest* req,
+      pb::QueueingHintResponse* resp) override {
+    return Finish(ctx, DoQueueingHint(req, resp));
+  }
+
   // Calls answered (any outcome), for logs and tests.
   uint64_t served_calls() const { return served_.load(); }
 
@@ -102,6 +108,8 @@ class ScorerService final : public pb::Scorer::CallbackService {
                                 pb::NormalizeScoreResponse* resp);
   grpc::Status DoEvaluate(const pb::EvaluateRequest* req,
                           pb::EvaluateResponse* resp);
+  grpc::Status DoQueueingHint(const pb::QueueingHintRequest* req,
+                              pb::QueueingHintResponse* resp);
 
   // Runs one call's body and counts it, with the code it returned.
   template <typename Body>

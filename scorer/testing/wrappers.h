@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kscore/scorer/v1/scorer.pb.h"
+#include "scorer/framework/cluster_event.h"
 #include "scorer/framework/scalar_resources.h"
 
 // Fixture builders in the style of kube-scheduler's st.MakePod():
@@ -286,6 +287,25 @@ class NodeWrapper {
 
 inline PodWrapper MakePod() { return PodWrapper(); }
 inline NodeWrapper MakeNode() { return NodeWrapper(); }
+
+// A cluster event as a plugin's Hint sees it: one action bit and the
+// objects before and after (null when absent), which the caller keeps.
+inline framework::EventObjects NodeEvent(uint32_t action,
+                                         const pb::Node* old_node,
+                                         const pb::Node* new_node) {
+  framework::EventObjects e;
+  e.event = framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action);
+  e.old_node = old_node;
+  e.new_node = new_node;
+  return e;
+}
+inline framework::EventObjects AssignedPodDelete(const pb::Pod* deleted) {
+  framework::EventObjects e;
+  e.event = framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                 framework::action::kDelete);
+  e.old_pod = deleted;
+  return e;
+}
 
 }  // namespace kscore::testing
 

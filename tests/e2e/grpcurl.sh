@@ -81,6 +81,13 @@ assert f[2] == {}, f
 assert [s["node_name"] for s in d["scores"]] == ["node-3"], d'
 }
 check "Evaluate with per-zone counts 2/1/0 keeps only node-3 (maxSkew 1)" spread_ok
+# Queueing hints: a node added; does it help pods its rejectors turned away?
+hint_out="$(g -d @ "$addr" kscore.scorer.v1.Scorer/QueueingHint < examples/grpcurl/queueing_hint.json)"
+check "QueueingHint queues the pod that fits node-4, not the one its taint keeps off" \
+  bash -c "echo '$hint_out' | python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+assert d[\"queue\"] == [True, False], d'"
 check "an unknown profile is NotFound" \
   bash -c "$grpcurl -plaintext -d '{\"profile\":\"nope\",\"pod\":{\"name\":\"x\"}}' $addr kscore.scorer.v1.Scorer/Evaluate 2>&1 | grep -q 'Code: NotFound'"
 

@@ -614,6 +614,15 @@ TEST_F(ScorerServerTest, ListProfilesTellsTheShimWhatToSend) {
   EXPECT_EQ(resp.profiles(0).scheduler_name(), "concentrate-scheduler");
   EXPECT_THAT(resp.profiles(0).label_count_keys(), ElementsAre("app"));
   EXPECT_EQ(resp.config_hash().size(), 16u);
+  // Registrations the shim must ask QueueingHint about say so.
+  bool fit_node_hinted = false;
+  for (const pb::PluginInfo& p : resp.profiles(0).plugins()) {
+    if (p.name() != "NodeResourcesFit") continue;
+    for (const pb::ClusterEvent& e : p.events()) {
+      if (e.resource() == pb::EVENT_RESOURCE_NODE) fit_node_hinted = e.hinted();
+    }
+  }
+  EXPECT_TRUE(fit_node_hinted);
 }
 
 // A request planned against another configuration is refused, not answered
@@ -646,6 +655,98 @@ TEST_F(ScorerServerTest, RequestsForAnotherConfigurationAreRefused) {
   pb::NormalizeScoreResponse norm_resp;
   EXPECT_EQ(stub_->NormalizeScore(Ctx().get(), norm, &norm_resp).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+// QueueingHint: one answer per query, from the named plugins' hints.
+TEST_F(ScorerServerTest, QueueingHintAnswersEachQuery) {
+  pb::QueueingHintRequest req;
+  req.set_profile("concentrate-scheduler");
+  req.mutable_event()->set_resource(pb::EVENT_RESOURCE_NODE);
+  req.mutable_event()->set_action_type(1);  // Add
+  *req.mutable_new_node() = MakeNode()
+                                .Name("n1")
+                                .Capacity(2000, int64_t{4} << 30, 110)
+                                .Taint("dedicated", "db", "NoSchedule")
+                                .Obj();
+  // Fits the new node: NodeResourcesFit queues it.
+  pb::HintQuery* fits = req.add_queries();
+  *fits->mutable_pod() = MakePod().Name("small").Req(1000, 0).Obj();
+  fits->add_plugins("NodeResourcesFit");
+  // Does not tolerate its taint: TaintToleration skips it.
+  pb::HintQuery* tainted = req.add_queries();
+  *tainted->mutable_pod() = MakePod().Name("untolerating").Obj();
+  tainted->add_plugins("TaintToleration");
+  pb::QueueingHintResponse resp;
+  grpc::Status st = stub_->QueueingHint(Ctx().get(), req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_THAT(resp.queue(), ElementsAre(true, false));
+}
+
+TEST_F(ScorerServerTest, BadQueueingHintRequestsNameTheField) {
+  pb::QueueingHintRequest good;
+  good.set_profile("concentrate-scheduler");
+  good.mutable_event()->set_resource(pb::EVENT_RESOURCE_NODE);
+  good.mutable_event()->set_action_type(1);  // Add
+  *good.mutable_new_node() = MakeNode().Name("n1").Obj();
+  pb::HintQuery* q = good.add_queries();
+  *q->mutable_pod() = MakePod().Name("p").Obj();
+  q->add_plugins("NodeUnschedulable");
+  pb::QueueingHintResponse resp;
+  ASSERT_TRUE(stub_->QueueingHint(Ctx().get(), good, &resp).ok());
+
+  struct Case {
+    std::string name;
+    void (*breaks)(pb::QueueingHintRequest&);
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {"no event", [](pb::QueueingHintRequest& r) { r.clear_event(); },
+       "event is required"},
+      {"resource unspecified",
+       [](pb::QueueingHintRequest& r) {
+         r.mutable_event()->set_resource(pb::EVENT_RESOURCE_UNSPECIFIED);
+       },
+       "event.resource: EVENT_RESOURCE_UNSPECIFIED (0) is not a resource"},
+      {"two action bits",
+       [](pb::QueueingHintRequest& r) {
+         r.mutable_event()->set_action_type(1 | 16);
+       },
+       "event.action_type: want exactly one action bit, got 17"},
+      {"an add without the new node",
+       [](pb::QueueingHintRequest& r) { r.clear_new_node(); },
+       "new_node is required for a NodeAdd event"},
+      {"a query without plugins",
+       [](pb::QueueingHintRequest& r) {
+         r.mutable_queries(0)->clear_plugins();
+       },
+       "queries[0].plugins is empty"},
+      {"a query without a pod",
+       [](pb::QueueingHintRequest& r) { r.mutable_queries(0)->clear_pod(); },
+       "queries[0].pod is required"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    pb::QueueingHintRequest req = good;
+    c.breaks(req);
+    grpc::Status st = stub_->QueueingHint(Ctx().get(), req, &resp);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(st.error_message(), HasSubstr(c.message));
+  }
+
+  // A stale configuration hash: what Evaluate answers, word for word.
+  pb::QueueingHintRequest stale = good;
+  stale.set_config_hash("0123456789abcdef");
+  grpc::Status st = stub_->QueueingHint(Ctx().get(), stale, &resp);
+  pb::EvaluateRequest eval;
+  eval.set_profile("concentrate-scheduler");
+  eval.set_config_hash("0123456789abcdef");
+  *eval.mutable_pod() = MakePod().Name("p").Obj();
+  pb::EvaluateResponse eval_resp;
+  grpc::Status want = stub_->Evaluate(Ctx().get(), eval, &eval_resp);
+  EXPECT_EQ(want.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(st.error_code(), want.error_code());
+  EXPECT_EQ(st.error_message(), want.error_message());
+  EXPECT_TRUE(scorer_->Running());
 }
 
 TEST_F(ScorerServerTest, MetricsCountCallsByMethodAndCode) {
