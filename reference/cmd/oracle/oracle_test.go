@@ -25,6 +25,9 @@ import (
 	"k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/apis/policy"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	policyvalidation "k8s.io/kubernetes/pkg/apis/policy/validation"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
@@ -616,5 +619,48 @@ func TestComparePreempt(t *testing.T) {
 	out, err = run(got)
 	if !errors.Is(err, errMismatch) || !strings.Contains(out, "postFilter.message") || !strings.HasSuffix(out, "oracle: 150 preemption cases, 149 matched\n") {
 		t.Errorf("a changed failure message: %v\n%s", err, out)
+	}
+}
+
+// The preemption generator's pods, nodes and PDBs are ones the API server
+// accepts.
+func TestGeneratedPreemptObjectsAreValid(t *testing.T) {
+	for i := range 150 {
+		seed := caseSeed(3, i)
+		in := generatePreempt(seed)
+		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
+			p = p.DeepCopy()
+			legacyscheme.Scheme.Default(p)
+			internal := &core.Pod{}
+			if err := legacyscheme.Scheme.Convert(p, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&internal.Spec, nil, &internal.ObjectMeta, nil)
+			if errs := corevalidation.ValidatePodCreate(internal, opts); len(errs) > 0 {
+				t.Errorf("seed %d: pod %s: %v", seed, p.Name, errs.ToAggregate())
+			}
+		}
+		for _, n := range in.Nodes {
+			n = n.DeepCopy()
+			legacyscheme.Scheme.Default(n)
+			internal := &core.Node{}
+			if err := legacyscheme.Scheme.Convert(n, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			if errs := corevalidation.ValidateNode(internal); len(errs) > 0 {
+				t.Errorf("seed %d: node %s: %v", seed, n.Name, errs.ToAggregate())
+			}
+		}
+		for _, pdb := range in.PodDisruptionBudgets {
+			pdb = pdb.DeepCopy()
+			legacyscheme.Scheme.Default(pdb)
+			internal := &policy.PodDisruptionBudget{}
+			if err := legacyscheme.Scheme.Convert(pdb, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			if errs := policyvalidation.ValidatePodDisruptionBudget(internal, policyvalidation.PodDisruptionBudgetValidationOptions{}); len(errs) > 0 {
+				t.Errorf("seed %d: PDB %s: %v", seed, pdb.Name, errs.ToAggregate())
+			}
+		}
 	}
 }
