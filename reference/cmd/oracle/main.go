@@ -7,6 +7,8 @@
 //	oracle gen --seed S --cases N [--out FILE]   cases as JSON lines
 //	oracle compare --cases FILE --got FILE       check kscore's answers
 //	oracle run --seed S [--jsonl]                one case from its seed
+//	oracle gen-preempt / compare-preempt / run-preempt: the same for
+//	DefaultPreemption's PostFilter
 package main
 
 import (
@@ -35,6 +37,14 @@ const usage = `usage:
   oracle run --seed S [--jsonl]
       Make the case of one case seed (as printed in "seed") and print it
       with upstream's answer; --jsonl prints it as a cases-file line.
+  oracle gen-preempt --seed S --cases N [--out FILE]
+      N random preemption cases (the pod fits no node; upstream's
+      DefaultPreemption PostFilter answers), one JSON line each.
+  oracle compare-preempt --cases FILE --got FILE
+      Compare a driver's PostFilter answers with the preemption cases'
+      "want", accepting any pick tied with upstream's (see README).
+  oracle run-preempt --seed S [--jsonl]
+      One preemption case from its seed.
 `
 
 func main() {
@@ -54,6 +64,12 @@ func main() {
 		err = compareCmd(os.Args[2:], os.Stdout)
 	case "run":
 		err = runCmd(os.Args[2:])
+	case "gen-preempt":
+		err = genPreemptCmd(os.Args[2:])
+	case "compare-preempt":
+		err = comparePreemptCmd(os.Args[2:], os.Stdout)
+	case "run-preempt":
+		err = runPreemptCmd(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

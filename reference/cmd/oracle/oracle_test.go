@@ -14,6 +14,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
@@ -24,6 +25,9 @@ import (
 	"k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	"k8s.io/kubernetes/pkg/apis/policy"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	policyvalidation "k8s.io/kubernetes/pkg/apis/policy/validation"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
@@ -345,6 +349,318 @@ func BenchmarkCase(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		if _, err := makeCase(ctx, caseSeed(1, i), i); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The generator's preemption profile when it sets no args: the stock one
+// with DefaultPreemption on.
+const preemptStockProfile = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: kscore-default
+  percentageOfNodesToScore: 100
+  plugins:
+    multiPoint:
+      disabled:
+      - name: VolumeBinding
+      - name: VolumeRestrictions
+      - name: VolumeZone
+      - name: NodeVolumeLimits
+      - name: DynamicResources
+`
+
+func emptyPreemptInput() *PreemptInput {
+	in := &PreemptInput{Input: *emptyInput(), PodDisruptionBudgets: []*policyv1.PodDisruptionBudget{}}
+	in.Profile = preemptStockProfile
+	return in
+}
+
+// victim is a running pod of priority prio, started `start` hours after
+// the origin, requesting cpu cores.
+func victim(name, node string, prio int32, start int64, cpu string) *st.PodWrapper {
+	return st.MakePod().Name(name).Namespace("default").UID(name).Node(node).Phase(v1.PodRunning).
+		Priority(prio).StartTime(metav1.Unix(1767225600+3600*start, 0)).
+		Container("registry.k8s.io/pause:3.10").Req(map[v1.ResourceName]string{"cpu": cpu, "memory": "1Gi"})
+}
+
+func preemptor(prio int32, cpu string) *st.PodWrapper {
+	return st.MakePod().Name("incoming").Namespace("default").UID("incoming").Priority(prio).
+		Container("registry.k8s.io/pause:3.10").Req(map[v1.ResourceName]string{"cpu": cpu, "memory": "1Gi"})
+}
+
+func evaluatePreemptT(t *testing.T, in *PreemptInput) *PreemptWant {
+	t.Helper()
+	_, ctx := ktesting.NewTestContext(t)
+	want, err := evaluatePreempt(ctx, in)
+	if err != nil {
+		t.Fatalf("evaluatePreempt: %v", err)
+	}
+	return want
+}
+
+// n1 (4 cpu) runs a and b (priority 10, a older), c (100) and d (1000),
+// 1 cpu each; the pod (priority 500) needs 2. Removing a, b and c makes it
+// fit; reprieving by importance (c, then a, then b) keeps c only: the
+// victims are a and b. n2 runs only pods of higher priority: no victims.
+func TestPreemptMinimalVictims(t *testing.T) {
+	in := emptyPreemptInput()
+	in.Nodes = []*v1.Node{zoneNode("n1", "zone-a"), zoneNode("n2", "zone-a")}
+	in.Pods = []*v1.Pod{
+		victim("a", "n1", 10, 1, "1").Obj(), victim("b", "n1", 10, 2, "1").Obj(),
+		victim("c", "n1", 100, 3, "1").Obj(), victim("d", "n1", 1000, 4, "1").Obj(),
+		victim("e", "n2", 1000, 5, "2").Obj(), victim("f", "n2", 2000, 6, "2").Obj(),
+	}
+	in.Pod = preemptor(500, "2").Obj()
+	got := evaluatePreemptT(t, in)
+	out, err := json.MarshalIndent(struct {
+		PostFilter    PostFilterStatus   `json:"postFilter"`
+		NominatedNode string             `json:"nominatedNode"`
+		Victims       []string           `json:"victims"`
+		Potential     []string           `json:"potentialNodes"`
+		All           bool               `json:"allConsidered"`
+		Candidates    []PreemptCandidate `json:"candidates"`
+		Tied          []string           `json:"tied"`
+	}{got.PostFilter, got.NominatedNode, got.Victims, got.PotentialNodes, got.AllConsidered, got.Candidates, got.Tied}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkJSON(t, string(out), `{
+  "postFilter": {"code": "Success", "plugin": "",
+    "message": "preemption: found a potential placement for pod on node n1, preempting 2 victims"},
+  "nominatedNode": "n1", "victims": ["default/a", "default/b"],
+  "potentialNodes": ["n1", "n2"], "allConsidered": true,
+  "candidates": [{"node": "n1", "victims": ["default/a", "default/b"], "pdbViolations": 0,
+    "highestPriority": 10, "sumPriorities": 4294967316, "numVictims": 2,
+    "earliestStartOfHighest": "2026-01-01T01:00:00Z"}],
+  "tied": ["n1"]
+}`)
+}
+
+// x on n1 and y on n2 each block the pod. Without PDBs n1 wins (x's
+// priority 0 is below y's 10), but a PDB that allows no disruption covers
+// x: n2 is chosen, and x is spared.
+func TestPreemptSparesPDBProtectedPod(t *testing.T) {
+	in := emptyPreemptInput()
+	in.Nodes = []*v1.Node{zoneNode("n1", "zone-a"), zoneNode("n2", "zone-a")}
+	in.Pods = []*v1.Pod{
+		victim("x", "n1", 0, 1, "2").Label("app", "db").Obj(), victim("h1", "n1", 1000, 2, "2").Obj(),
+		victim("y", "n2", 10, 3, "2").Label("app", "web").Obj(), victim("h2", "n2", 1000, 4, "2").Obj(),
+	}
+	in.Pod = preemptor(500, "2").Obj()
+	pdb := st.MakePDB().Name("db").Namespace("default").MatchLabel("app", "db").MinAvailable("1").DisruptionsAllowed(0).Obj()
+	pdb.TypeMeta = metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"}
+
+	if got := evaluatePreemptT(t, in); got.NominatedNode != "n1" || !slices.Equal(got.Victims, []string{"default/x"}) {
+		t.Errorf("without the PDB: nominated %q, victims %v; want n1, [default/x]", got.NominatedNode, got.Victims)
+	}
+	in.PodDisruptionBudgets = []*policyv1.PodDisruptionBudget{pdb}
+	got := evaluatePreemptT(t, in)
+	if got.NominatedNode != "n2" || !slices.Equal(got.Victims, []string{"default/y"}) || !slices.Equal(got.Tied, []string{"n2"}) {
+		t.Errorf("with the PDB: nominated %q, victims %v, tied %v; want n2, [default/y], [n2]", got.NominatedNode, got.Victims, got.Tied)
+	}
+	if len(got.Candidates) != 2 || got.Candidates[0].PDBViolations != 1 || got.Candidates[1].PDBViolations != 0 {
+		t.Errorf("candidates %s; want n1 with 1 PDB violation, n2 with none", js(got.Candidates))
+	}
+}
+
+// A pod with preemptionPolicy Never does not preempt: upstream's message,
+// no candidates.
+func TestPreemptNever(t *testing.T) {
+	in := emptyPreemptInput()
+	in.Nodes = []*v1.Node{zoneNode("n1", "zone-a")}
+	in.Pods = []*v1.Pod{victim("a", "n1", 0, 1, "4").Obj()}
+	in.Pod = preemptor(500, "2").PreemptionPolicy(v1.PreemptNever).Obj()
+	got := evaluatePreemptT(t, in)
+	want := PostFilterStatus{Code: "Unschedulable", Plugin: "DefaultPreemption", Message: "preemption: not eligible due to preemptionPolicy=Never."}
+	if got.PostFilter != want || got.NominatedNode != "" || len(got.Victims) != 0 || len(got.Candidates) != 0 {
+		t.Errorf("got %s", js(got))
+	}
+}
+
+// No node helps: n1 fails on a taint (not a potential node), n2 runs only
+// pods of higher priority. Upstream's FitError wording.
+func TestPreemptNoCandidate(t *testing.T) {
+	in := emptyPreemptInput()
+	tainted := zoneNode("n1", "zone-a")
+	tainted.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "batch", Effect: v1.TaintEffectNoSchedule}}
+	in.Nodes = []*v1.Node{tainted, zoneNode("n2", "zone-a")}
+	in.Pods = []*v1.Pod{victim("a", "n2", 1000, 1, "4").Obj()}
+	in.Pod = preemptor(500, "2").Obj()
+	got := evaluatePreemptT(t, in)
+	want := PostFilterStatus{Code: "Unschedulable", Plugin: "DefaultPreemption",
+		Message: "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling."}
+	if got.PostFilter != want || got.NominatedNode != "" || !slices.Equal(got.PotentialNodes, []string{"n2"}) {
+		t.Errorf("got %s", js(got))
+	}
+}
+
+func genPreemptBytes(t *testing.T, seed uint64, n int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := genPreempt(context.Background(), &b, seed, n); err != nil {
+		t.Fatalf("genPreempt: %v", err)
+	}
+	return b.Bytes()
+}
+
+// The same seed gives the same preemption cases, and run-preempt remakes
+// one from its seed.
+func TestPreemptDeterministic(t *testing.T) {
+	const n = 40
+	first, second := genPreemptBytes(t, 42, n), genPreemptBytes(t, 42, n)
+	if !bytes.Equal(first, second) {
+		t.Fatal("two runs with seed 42 differ")
+	}
+	lines := bytes.Split(bytes.TrimSpace(first), []byte("\n"))
+	if len(lines) != n {
+		t.Fatalf("%d lines, want %d", len(lines), n)
+	}
+	if bytes.Equal(genPreemptBytes(t, 43, 1), lines[0]) {
+		t.Error("seeds 42 and 43 make the same first case")
+	}
+	var c struct {
+		Seed uint64 `json:"seed"`
+	}
+	if err := json.Unmarshal(lines[9], &c); err != nil {
+		t.Fatal(err)
+	}
+	again, err := makePreemptCase(context.Background(), c.Seed, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := json.Marshal(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(line, lines[9]) {
+		t.Errorf("case 9 remade from its seed %d differs from the generated one", c.Seed)
+	}
+}
+
+// compare-preempt passes upstream's own answers and another node of a tie
+// (with its victims), and fails a candidate outside the tie, wrong victims,
+// and a wrong failure message.
+func TestComparePreempt(t *testing.T) {
+	dir := t.TempDir()
+	casesPath := filepath.Join(dir, "cases.jsonl")
+	if err := os.WriteFile(casesPath, genPreemptBytes(t, 1, 150), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var cases []storedPreemptCase
+	if err := eachLine(casesPath, func(_ int, line []byte) error {
+		var c storedPreemptCase
+		cases = append(cases, c)
+		return json.Unmarshal(line, &cases[len(cases)-1])
+	}); err != nil {
+		t.Fatal(err)
+	}
+	answers := func() map[int]*PreemptAnswer {
+		got := map[int]*PreemptAnswer{}
+		for _, c := range cases {
+			got[c.Index] = &PreemptAnswer{PostFilter: c.Want.PostFilter, NominatedNode: c.Want.NominatedNode, Victims: c.Want.Victims}
+		}
+		return got
+	}
+	run := func(got map[int]*PreemptAnswer) (string, error) {
+		var out bytes.Buffer
+		err := comparePreempt(&out, cases, got, nil, 0)
+		return out.String(), err
+	}
+	if out, err := run(answers()); err != nil {
+		t.Fatalf("upstream's own answers: %v\n%s", err, out)
+	}
+	candidate := func(c *storedPreemptCase, node string) PreemptCandidate {
+		return c.Want.Candidates[slices.IndexFunc(c.Want.Candidates, func(x PreemptCandidate) bool { return x.Node == node })]
+	}
+	var tie, outside, failed *storedPreemptCase
+	for i := range cases {
+		c := &cases[i]
+		w := &c.Want
+		switch {
+		case w.AllConsidered && len(w.Tied) > 1 && tie == nil:
+			tie = c
+		case w.AllConsidered && len(w.Tied) == 1 && len(w.Candidates) > 1 && outside == nil:
+			outside = c
+		case w.PostFilter.Code != "Success" && failed == nil:
+			failed = c
+		}
+	}
+	if tie == nil || outside == nil || failed == nil {
+		t.Fatalf("no case with a tie (%v), a candidate outside the tie (%v) or a failure (%v)", tie != nil, outside != nil, failed != nil)
+	}
+
+	got := answers()
+	other := candidate(tie, tie.Want.Tied[1])
+	got[tie.Index] = &PreemptAnswer{NominatedNode: other.Node, Victims: other.Victims,
+		PostFilter: PostFilterStatus{Code: "Success", Message: successMessage(other.Node, other.NumVictims)}}
+	if out, err := run(got); err != nil {
+		t.Errorf("another tied node: %v\n%s", err, out)
+	}
+
+	worse := outside.Want.Candidates[slices.IndexFunc(outside.Want.Candidates, func(x PreemptCandidate) bool { return x.Node != outside.Want.NominatedNode })]
+	got[outside.Index] = &PreemptAnswer{NominatedNode: worse.Node, Victims: worse.Victims,
+		PostFilter: PostFilterStatus{Code: "Success", Message: successMessage(worse.Node, worse.NumVictims)}}
+	out, err := run(got)
+	if !errors.Is(err, errMismatch) || !strings.Contains(out, "is a candidate but not among the best") {
+		t.Errorf("a candidate outside the tie: %v\n%s", err, out)
+	}
+
+	got = answers()
+	best := candidate(outside, outside.Want.NominatedNode)
+	got[outside.Index].Victims = append(slices.Clone(best.Victims), "default/nobody")
+	out, err = run(got)
+	if !errors.Is(err, errMismatch) || !strings.Contains(out, "victims on "+best.Node) {
+		t.Errorf("an extra victim: %v\n%s", err, out)
+	}
+
+	got = answers()
+	got[failed.Index].PostFilter.Message += " "
+	out, err = run(got)
+	if !errors.Is(err, errMismatch) || !strings.Contains(out, "postFilter.message") || !strings.HasSuffix(out, "oracle: 150 preemption cases, 149 matched\n") {
+		t.Errorf("a changed failure message: %v\n%s", err, out)
+	}
+}
+
+// The preemption generator's pods, nodes and PDBs are ones the API server
+// accepts.
+func TestGeneratedPreemptObjectsAreValid(t *testing.T) {
+	for i := range 150 {
+		seed := caseSeed(3, i)
+		in := generatePreempt(seed)
+		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
+			p = p.DeepCopy()
+			legacyscheme.Scheme.Default(p)
+			internal := &core.Pod{}
+			if err := legacyscheme.Scheme.Convert(p, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			opts := podutil.GetValidationOptionsFromPodSpecAndMeta(&internal.Spec, nil, &internal.ObjectMeta, nil)
+			if errs := corevalidation.ValidatePodCreate(internal, opts); len(errs) > 0 {
+				t.Errorf("seed %d: pod %s: %v", seed, p.Name, errs.ToAggregate())
+			}
+		}
+		for _, n := range in.Nodes {
+			n = n.DeepCopy()
+			legacyscheme.Scheme.Default(n)
+			internal := &core.Node{}
+			if err := legacyscheme.Scheme.Convert(n, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			if errs := corevalidation.ValidateNode(internal); len(errs) > 0 {
+				t.Errorf("seed %d: node %s: %v", seed, n.Name, errs.ToAggregate())
+			}
+		}
+		for _, pdb := range in.PodDisruptionBudgets {
+			pdb = pdb.DeepCopy()
+			legacyscheme.Scheme.Default(pdb)
+			internal := &policy.PodDisruptionBudget{}
+			if err := legacyscheme.Scheme.Convert(pdb, internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			if errs := policyvalidation.ValidatePodDisruptionBudget(internal, policyvalidation.PodDisruptionBudgetValidationOptions{}); len(errs) > 0 {
+				t.Errorf("seed %d: PDB %s: %v", seed, pdb.Name, errs.ToAggregate())
+			}
 		}
 	}
 }
