@@ -144,12 +144,14 @@ else
 fi
 check "filters: the rest stay Pending with kube-scheduler's reasons" \
   poll "$TIMEOUT" pending_with big "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable."
-# Each node change sends the pending pods back for another attempt; as
+# A taint lifted from a node may make a pod that TaintToleration rejected
+# fit (its queueing hint), so the pending pods are tried again; as
 # client-go's recorder, repeats of one pod's FailedScheduling fold into an
 # event series instead of a new Event each attempt.
 held_pod="$(k get pods -l app=big --field-selector spec.nodeName= -o jsonpath='{.items[0].metadata.name}')"
 series_of() {  # poke a node, then: a FailedScheduling event of pod $1 has series.count >= 2
-  k label node "$N3" kscore-poke="$(date +%s%N)" --overwrite >/dev/null
+  k taint node "$N3" kscore-poke=x:NoSchedule --overwrite >/dev/null
+  k taint node "$N3" kscore-poke:NoSchedule- >/dev/null
   local c
   c="$(k get events.events.k8s.io --field-selector "regarding.name=$1,reason=FailedScheduling" \
     -o jsonpath='{range .items[*]}{.series.count}{"\n"}{end}' | sort -n | tail -1)"
@@ -161,7 +163,6 @@ attempts="$(grep -c "unable to schedule pod default/$held_pod" "$WORK/shim.log")
 objects="$(k get events.events.k8s.io --field-selector "regarding.name=$held_pod,reason=FailedScheduling" --no-headers | wc -l)"
 check "events: $attempts attempts of $held_pod made $objects FailedScheduling Event objects" \
   test "$objects" -lt "$attempts"
-k label node "$N3" kscore-poke- >/dev/null
 k apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
