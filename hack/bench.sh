@@ -51,7 +51,8 @@
 # limits) is stopped; run (a) starts a kube-scheduler with the stock profile instead.
 #
 # Output: a Markdown table on stdout, last line `throughput ratio shim/kube-scheduler: X`
-# (c over a); the table, raw JSON and (sweep) a PNG under bench/results/.
+# (c over a); under bench/results/ the table (<tag>.md), the raw JSON as one <tag>.tar.xz and
+# (sweep) a PNG.
 # Environment: KSCORE_BENCH_DIR (work dir, default /tmp/kscore-bench),
 # KSCORE_BENCH_MICRO_REPS (micro-benchmark repetitions, default 5), KSCORE_BENCH_BUILD=0
 # (do not run ninja), KSCORE_BENCH_PERF=cd (perf record the scheduler processes of runs c
@@ -432,10 +433,17 @@ main() {
   python3 bench/report.py table --shape "${SHAPE}" --init-pods "${INIT}" --scorers "${SCORERS}" --host "${host_info}" \
     --others "${others}" --micro "${RAW}/micro.md" --png "${RESULTS}/${tag}.png" \
     "${existing[@]}" >"${RAW}/table.md"
-  mkdir -p "${RESULTS}/${tag}"
-  local f
-  for f in "${RAW}"/*.json; do [[ "${f}" == *.kbench.json ]] || cp "${f}" "${RESULTS}/${tag}/"; done
   cp "${RAW}/table.md" "${RESULTS}/${tag}.md"
+  # The raw JSON (not kbench's own) as one archive beside the table, <tag>.tar.xz holding
+  # <tag>/ (xz preset 9; Python's lzma, so no xz binary is needed): bench/results/README.md.
+  python3 - "${RAW}" "${tag}" "${RESULTS}/${tag}.tar.xz" <<'EOF'
+import glob, os, sys, tarfile
+raw, tag, out = sys.argv[1:]
+with tarfile.open(out, "w:xz", preset=9) as t:
+    for f in sorted(glob.glob(os.path.join(raw, "*.json"))):
+        if not f.endswith(".kbench.json"):
+            t.add(f, arcname=os.path.join(tag, os.path.basename(f)))
+EOF
   cat "${RAW}/table.md"
 }
 
