@@ -211,6 +211,8 @@ type result struct {
 	InitBefore *int `json:"init_pods_before,omitempty"`
 	InitAfter  *int `json:"init_pods_remaining,omitempty"`
 	Victims    *int `json:"victims,omitempty"`
+	// preemption: victims deleted but still stored (deletionTimestamp set) at the end.
+	Terminating int `json:"init_pods_terminating,omitempty"`
 }
 
 func podSpec(name, app, sched, run string) *v1.Pod {
@@ -335,19 +337,21 @@ func ensurePriorityClass(ctx context.Context, cs *kubernetes.Clientset) {
 	}
 }
 
-// countPods counts the pods in ns that are not being deleted.
-func countPods(ctx context.Context, cs *kubernetes.Clientset, ns string) int {
+// countPods counts the pods in ns: those not being deleted, and those being deleted (a
+// grace period 0 pod goes at once: none should linger).
+func countPods(ctx context.Context, cs *kubernetes.Clientset, ns string) (live, terminating int) {
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		die("list pods in %s: %v", ns, err)
 	}
-	n := 0
 	for _, p := range pods.Items {
 		if p.DeletionTimestamp == nil {
-			n++
+			live++
+		} else {
+			terminating++
 		}
 	}
-	return n
+	return live, terminating
 }
 
 // ensureNamespace creates ns and its default ServiceAccount (the ServiceAccount admission
@@ -608,7 +612,7 @@ func cmdRun(args []string) {
 
 	initBefore := 0
 	if preempt {
-		initBefore = countPods(ctx, cs, sh.initNS)
+		initBefore, _ = countPods(ctx, cs, sh.initNS)
 	}
 
 	start := time.Now()
@@ -689,11 +693,11 @@ wait:
 		r.GroupsOnOne = float64(one) / float64(len(groups))
 	}
 	if preempt { // also after a timeout: a scheduler that does not preempt deletes none
-		after := countPods(ctx, cs, sh.initNS)
+		after, terminating := countPods(ctx, cs, sh.initNS)
 		victims := initBefore - after
-		r.InitBefore, r.InitAfter, r.Victims = &initBefore, &after, &victims
-		fmt.Fprintf(os.Stderr, "kbench: preemption: %d of %d low-priority init pods remain: %d victims deleted\n",
-			after, initBefore, victims)
+		r.InitBefore, r.InitAfter, r.Victims, r.Terminating = &initBefore, &after, &victims, terminating
+		fmt.Fprintf(os.Stderr, "kbench: preemption: %d of %d low-priority init pods remain: %d victims deleted "+
+			"(%d of them still terminating)\n", after, initBefore, victims, terminating)
 	}
 	if shaped && !*initPhase && !timedOut {
 		checkShape(ctx, cs, *shapeName, sh, nodes.Items, &r)
