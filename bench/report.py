@@ -181,8 +181,11 @@ def table(args):
         npg = f"{r['nodes_per_group']:.2f}" if shape == "basic" else "–"
         if shape == "preemption":
             npg = str(r["victims"]) if "victims" in r else "–"
+        # A run that timed out has no throughput (bound pods over the time to the last bind
+        # would flatter it).
+        tput = "–" if r.get("timed_out") else f"{r['throughput']:.1f}"
         out.append(
-            f"| {name} | {r['nodes']} | {r['bound']}/{r['pods']} | {r['throughput']:.1f} "
+            f"| {name} | {r['nodes']} | {r['bound']}/{r['pods']} | {tput} "
             f"| {lat.get('p50', 0):.0f} | {lat.get('p90', 0):.0f} | {lat.get('p99', 0):.0f} "
             f"| {r['sched_cpu_s']:.1f} | {r['sched_hwm_mib']:.0f} | {r['apiserver_cpu_s']:.1f} "
             f"| {wire} | {npg} | {r['load_before']} → {r['load_after']} |")
@@ -204,7 +207,8 @@ def table(args):
             text += (f"{r['victims']} of {r.get('init_pods_before', '?')} low-priority pods preempted "
                      f"(4 per bound high-priority pod when the init pods fill every node: {4 * r['bound']})"
                      + (" — this scheduler did not preempt" if r["victims"] == 0 and r["bound"] < r["pods"] else "")
-                     + "; ")
+                     + (f", {r['init_pods_terminating']} of them still terminating at the end"
+                        if r.get("init_pods_terminating") else "") + "; ")
         name = names.get(r["run"], r["run"]).format(k=args.scorers)
         if r.get("timed_out") and r.get("check_ok") is None:
             out.append(f"- {name} at {r['nodes']} nodes: {text}constraint not checked.")
