@@ -48,6 +48,15 @@ SHAPES = {
                      "kubernetes.io/hostname in both namespaces: one per node",
                      "upstream 5000Nodes: 5000 nodes, 1000 init + 1000 measured pods, no threshold; "
                      "5000Nodes_2000Pods (1000 init + 2000 measured): threshold 180 pods/s"),
+    "preemption": ("preemption (upstream scheduler_perf PreemptionBasic)",
+                   "nodes of 4 CPU without a zone label; init pods pod-low-priority.yaml (900m / "
+                   "500Mi, priority 0, namespace-1), four to a node; measured pods "
+                   "pod-high-priority.yaml (3970m / 500Mi, priority 9999999 through the PriorityClass "
+                   "kbench-high, namespace-2), each bound only once its scheduler has preempted the "
+                   "four low-priority pods of a node (victims: init pods deleted during the run)",
+                   "upstream PreemptionBasic 1000Nodes: 1000 nodes, 4000 init + 1000 measured pods, "
+                   "no threshold (the 570 pods/s of PreemptionAsync 5000Nodes times plain pods "
+                   "scheduled between preemptors, another workload)"),
 }
 
 
@@ -109,6 +118,9 @@ def merge(reps):
     m["sched_hwm_mib"] = max(r["sched_hwm_mib"] for r in reps)
     m["bound"] = min(r["bound"] for r in reps)
     m["timed_out"] = any(r.get("timed_out") for r in reps)
+    victims = [r["victims"] for r in reps if "victims" in r]
+    if victims:  # preemption: as `bound`, the fewest
+        m["victims"] = min(victims)
     m["repeats"] = [r["throughput"] for r in reps]
     broken = [r for r in reps if r.get("check_ok") is False]
     if broken:  # a constraint broken in any repetition is broken
@@ -149,8 +161,10 @@ def table(args):
                              f"{args.init_pods}." if shape != "basic" else ""))
     out.append(f"For context, {upstream}.")
     out.append("")
+    # The column before the load: basic, the app groups' spread; preemption, the victims.
+    extra = "victims" if shape == "preemption" else "nodes/group"
     out.append("| run | nodes | pods bound | throughput pods/s | p50 ms | p90 ms | p99 ms "
-               "| sched CPU s | sched peak RSS MiB | apiserver CPU s | wire B/pod | nodes/group "
+               f"| sched CPU s | sched peak RSS MiB | apiserver CPU s | wire B/pod | {extra} "
                "| load before → after |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     # Rows of repeated runs: medians over the repetitions (peak RSS: the highest).
@@ -165,8 +179,13 @@ def table(args):
             name += f" (median of {len(r['repeats'])}: " + ", ".join(f"{t:.1f}" for t in r["repeats"]) + ")"
         wire = f"{r['wire_bytes_per_pod']:.0f}" if r.get("wire_bytes") else "–"
         npg = f"{r['nodes_per_group']:.2f}" if shape == "basic" else "–"
+        if shape == "preemption":
+            npg = str(r["victims"]) if "victims" in r else "–"
+        # A run that timed out has no throughput (bound pods over the time to the last bind
+        # would flatter it).
+        tput = "–" if r.get("timed_out") else f"{r['throughput']:.1f}"
         out.append(
-            f"| {name} | {r['nodes']} | {r['bound']}/{r['pods']} | {r['throughput']:.1f} "
+            f"| {name} | {r['nodes']} | {r['bound']}/{r['pods']} | {tput} "
             f"| {lat.get('p50', 0):.0f} | {lat.get('p90', 0):.0f} | {lat.get('p99', 0):.0f} "
             f"| {r['sched_cpu_s']:.1f} | {r['sched_hwm_mib']:.0f} | {r['apiserver_cpu_s']:.1f} "
             f"| {wire} | {npg} | {r['load_before']} → {r['load_after']} |")
@@ -182,8 +201,19 @@ def table(args):
         verdict = {True: "held", False: "BROKEN"}.get(r.get("check_ok"), "unknown")
         if r["run"] in ("e", "f"):
             verdict += " (the floor reads no constraint: only its round robin decides)"
-        out.append(f"- {names.get(r['run'], r['run']).format(k=args.scorers)} at {r['nodes']} nodes: "
-                   f"{text}constraint {verdict}: {check}.")
+        if r.get("timed_out"):
+            text += f"TIMED OUT with {r['bound']}/{r['pods']} measured pods bound; "
+        if shape == "preemption" and "victims" in r:
+            text += (f"{r['victims']} of {r.get('init_pods_before', '?')} low-priority pods preempted "
+                     f"(4 per bound high-priority pod when the init pods fill every node: {4 * r['bound']})"
+                     + (" — this scheduler did not preempt" if r["victims"] == 0 and r["bound"] < r["pods"] else "")
+                     + (f", {r['init_pods_terminating']} of them still terminating at the end"
+                        if r.get("init_pods_terminating") else "") + "; ")
+        name = names.get(r["run"], r["run"]).format(k=args.scorers)
+        if r.get("timed_out") and r.get("check_ok") is None:
+            out.append(f"- {name} at {r['nodes']} nodes: {text}constraint not checked.")
+            continue
+        out.append(f"- {name} at {r['nodes']} nodes: {text}constraint {verdict}: {check}.")
     # Placement agreement of (b) and (c): pods-per-node histograms.
     for n in sorted({r["nodes"] for r in runs}):
         b, c = by.get(("b", n)), by.get(("c", n))
@@ -207,6 +237,8 @@ def table(args):
     n = sizes[-1] if sizes else 0
     a, c = by.get(("a", n)), by.get(("c", n))
     ratio = c["throughput"] / a["throughput"] if a and c and a["throughput"] else float("nan")
+    # A run that timed out has no throughput to compare (only that of the pods it bound).
+    late = [f"({x['run']}) TIMED OUT, {x['bound']}/{x['pods']} bound" for x in (a, c) if x and x.get("timed_out")]
     e, d, f = by.get(("e", n)), by.get(("d", n)), by.get(("f", n))
     if c and e and e["throughput"]:
         out.append(f"At {n} nodes: (c)/(e) floor = {c['throughput'] / e['throughput']:.2f}"
@@ -216,7 +248,8 @@ def table(args):
                    + (f", (e)/(a) = {e['throughput'] / a['throughput']:.2f} (the most any scheduler could gain here)"
                       if a and a["throughput"] else "") + ".")
         out.append("")
-    out.append(f"throughput ratio shim/kube-scheduler: {ratio:.2f}")
+    out.append("throughput ratio shim/kube-scheduler: "
+               + (f"n/a ({'; '.join(late)})" if late else f"{ratio:.2f}"))
     print("\n".join(out))
 
 

@@ -24,15 +24,28 @@
 #                 color: green with required podAntiAffinity against color: green over
 #                 kubernetes.io/hostname in both namespaces: one such pod per node, so I + M
 #                 must not exceed N. Upstream's 5000Nodes: 1000 init, 1000 measured.
-# For both, the init pods are created and scheduled first by the scheduler under test (as
+#   preemption    upstream's PreemptionBasic: nodes without a zone label; I init pods
+#                 (pod-low-priority.yaml: 900m / 500Mi, no priority class, so priority 0;
+#                 namespace-1) fill the nodes, four to a node (3.6 of 4 CPU), then the M measured
+#                 pods (pod-high-priority.yaml: 3970m / 500Mi, priority 9999999 through the
+#                 PriorityClass kbench-high, PreemptLowerPriority; namespace-2) each fit a node
+#                 only once the scheduler has preempted all four pods there, so I <= 4N and
+#                 M <= N. Measured until every high-priority pod is bound (the victims, grace
+#                 period 0 and no kubelet, go at once). Upstream's 1000Nodes: 4000 init, 1000
+#                 measured; defaults here I = 4N, M = N. The table counts the victims.
+# For all three, the init pods are created and scheduled first by the scheduler under test (as
 # upstream's unmeasured createPods op), then the control plane settles, then the M measured
-# pods are timed; --init I defaults to upstream's 5000Nodes ratio to the node count (spread
-# I = N, antiaffinity I = N/5), --nodes and --pods are taken as given (defaults 1000/2000). The
-# profile is kube-scheduler's stock default one on both sides: (a) as always, (c)/(d) the shim
-# and scorers with a profile named kscore-default and nothing else in it; (b) (Concentrate on
-# kube-scheduler) is skipped. The measured run reads the placement back and the table says
-# whether the constraint held. Example:
+# pods are timed; --init I defaults to upstream's ratio to the node count (spread I = N,
+# antiaffinity I = N/5, preemption I = 4N), --nodes and --pods are taken as given (defaults
+# 1000/2000; preemption M = N). The profile is kube-scheduler's stock default one on both
+# sides: (a) as always, (c)/(d) the shim and scorers with a profile named kscore-default and
+# nothing else in it; (b) (Concentrate on kube-scheduler) is skipped, and for preemption (e)
+# and (f) too (a trivial binder cannot preempt). The measured run reads the placement back
+# and the table says whether the constraint held. A scheduler that does not get every
+# measured pod bound within 120 s + M/10 s is reported TIMED OUT in the table (pods bound so
+# far, their latencies; for preemption the victims so far). Example:
 #   hack/bench.sh --shape spread --nodes 5000 --pods 2000 --runs a,c --repeat 1
+#   hack/bench.sh --shape preemption --nodes 1000 --runs a,c --repeat 1
 #
 # Runs (one after the other, each on a fresh control plane with the same N nodes, so that
 # no run pays for the previous one's leftovers: deleted pods, events, a grown etcd):
@@ -65,7 +78,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
-NODES=1000 PODS=2000 SCORERS=3 RUNS=a,b,c,d,e SWEEP=0 MICRO=1 REPEAT="" SHAPE=basic INIT=""
+NODES=1000 PODS="" SCORERS=3 RUNS=a,b,c,d,e SWEEP=0 MICRO=1 REPEAT="" SHAPE=basic INIT=""
 while (($#)); do
   case "$1" in
     --shape) SHAPE="$2"; shift 2 ;;
@@ -90,12 +103,17 @@ die() { echo "bench: ERROR: $*" >&2; exit 1; }
 # Workload shape (see the header): node labels, init pods, profile.
 NODE_FLAGS=()
 case "${SHAPE}" in
-  basic) [[ -z "${INIT}" ]] || die "--init is for --shape spread|antiaffinity" ;;
+  basic) [[ -z "${INIT}" ]] || die "--init is for --shape spread|antiaffinity|preemption" ;;
   spread) NODE_FLAGS=(--zones moon-1,moon-2,moon-3 --memory 32Gi); : "${INIT:=${NODES}}" ;;
-  antiaffinity) NODE_FLAGS=(--zones "" --memory 32Gi); : "${INIT:=$((NODES / 5))}"
+  antiaffinity) NODE_FLAGS=(--zones "" --memory 32Gi); : "${INIT:=$((NODES / 5))}"; : "${PODS:=2000}"
     ((INIT + PODS <= NODES)) || die "antiaffinity places one pod per node: --init ${INIT} + --pods ${PODS} exceeds --nodes ${NODES}" ;;
-  *) die "--shape takes basic, spread or antiaffinity, not '${SHAPE}'" ;;
+  preemption) NODE_FLAGS=(--zones "" --memory 32Gi); : "${INIT:=$((4 * NODES))}"; : "${PODS:=${NODES}}"
+    ((INIT <= 4 * NODES)) || die "preemption: four 900m init pods fill a 4-CPU node: --init ${INIT} exceeds 4 x --nodes ${NODES}"
+    ((PODS <= NODES)) || die "preemption: one 3970m high-priority pod per 4-CPU node: --pods ${PODS} exceeds --nodes ${NODES}" ;;
+  *) die "--shape takes basic, spread, antiaffinity or preemption, not '${SHAPE}'" ;;
 esac
+: "${PODS:=2000}"
+[[ "${PODS}" =~ ^[1-9][0-9]*$ ]] || die "--pods takes a count, not '${PODS}'"
 INIT="${INIT:-0}"
 [[ "${INIT}" =~ ^[0-9]+$ ]] || die "--init takes a count, not '${INIT}'"
 ((SWEEP == 0)) || [[ "${SHAPE}" == basic ]] || die "--sweep runs the basic shape only"
@@ -410,6 +428,10 @@ main() {
       for r in "${RUNLIST[@]}"; do
         if [[ "${r}" == b && "${SHAPE}" != basic ]]; then
           log "skipping run b: the Concentrate profile has no place in the ${SHAPE} shape (stock default profile on both sides)"
+          continue
+        fi
+        if [[ "${r}" == [ef] && "${SHAPE}" == preemption ]]; then
+          log "skipping run ${r}: the floor's trivial binder cannot preempt, so it has no figure for the preemption shape"
           continue
         fi
         cluster_up "${n}"; write_configs

@@ -7,11 +7,12 @@
 //	                                                watch pods, then create M pods (groups of 10 sharing
 //	                                                an app label) in parallel; wait until all are bound;
 //	                                                write throughput, latencies and placements as JSON
-//	             [--shape spread|antiaffinity] [--init]
-//	                                                instead: upstream scheduler_perf's TopologySpreading
-//	                                                or SchedulingPodAntiAffinity pods (--init: that
-//	                                                workload's unmeasured init pods), in upstream's
-//	                                                namespaces; the measured run checks the constraint
+//	             [--shape spread|antiaffinity|preemption] [--init]
+//	                                                instead: upstream scheduler_perf's TopologySpreading,
+//	                                                SchedulingPodAntiAffinity or PreemptionBasic pods
+//	                                                (--init: that workload's unmeasured init pods), in
+//	                                                upstream's namespaces; the measured run checks the
+//	                                                constraint (preemption: and counts the victims)
 //	kbench bind  --kubeconfig K --scheduler S       the floor: a trivial binder, round robin over the
 //	             [--events]                         nodes, no filtering, no scoring; with --events it
 //	                                                also writes the Scheduled event kube-scheduler writes
@@ -35,6 +36,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,6 +54,9 @@ const (
 	runLabel    = "kbench-run"
 	zoneKey     = "topology.kubernetes.io/zone"
 	hostnameKey = "kubernetes.io/hostname"
+	// highPriorityClass carries the preemption shape's measured pods' priority (see
+	// highPriorityPod).
+	highPriorityClass = "kbench-high"
 )
 
 func die(format string, a ...any) {
@@ -200,6 +205,14 @@ type result struct {
 	Check   string         `json:"check,omitempty"`
 	CheckOK *bool          `json:"check_ok,omitempty"`
 	PerZone map[string]int `json:"per_zone,omitempty"`
+	// preemption: the init (low-priority) pods present when the measured run started and
+	// those left when it ended (timed out or not); the difference is the victims the
+	// scheduler deleted.
+	InitBefore *int `json:"init_pods_before,omitempty"`
+	InitAfter  *int `json:"init_pods_remaining,omitempty"`
+	Victims    *int `json:"victims,omitempty"`
+	// preemption: victims deleted but still stored (deletionTimestamp set) at the end.
+	Terminating int `json:"init_pods_terminating,omitempty"`
 }
 
 func podSpec(name, app, sched, run string) *v1.Pod {
@@ -223,13 +236,15 @@ func podSpec(name, app, sched, run string) *v1.Pod {
 
 // ------------------------------------------------------------------ shapes
 //
-// basic is the SchedulingBasic-like shape above (podSpec). spread and antiaffinity are
-// upstream scheduler_perf's TopologySpreading and SchedulingPodAntiAffinity
-// (test/integration/scheduler_perf/{topology_spreading,affinity}/performance-config.yaml of
-// k8s.io/kubernetes v1.37.2): their init pods (created first, scheduled by the scheduler under
-// test, not measured: `kbench run --init`) and their measured pods, each in the namespace
-// upstream puts them in, from upstream's templates (templates/pod-default.yaml,
-// pod-with-topology-spreading.yaml, pod-with-pod-anti-affinity.yaml).
+// basic is the SchedulingBasic-like shape above (podSpec). spread, antiaffinity and
+// preemption are upstream scheduler_perf's TopologySpreading, SchedulingPodAntiAffinity and
+// PreemptionBasic (test/integration/scheduler_perf/{topology_spreading,affinity,
+// default_preemption}/performance-config.yaml of k8s.io/kubernetes v1.37.2): their init pods
+// (created first, scheduled by the scheduler under test, not measured: `kbench run --init`)
+// and their measured pods, each in the namespace upstream puts them in, from upstream's
+// templates (templates/pod-default.yaml, pod-with-topology-spreading.yaml,
+// pod-with-pod-anti-affinity.yaml, pod-low-priority.yaml,
+// default_preemption/templates/pod-high-priority.yaml).
 
 type shape struct {
 	initNS, measureNS string
@@ -245,6 +260,9 @@ var shapes = map[string]shape{
 	// Both ops use the test case's defaultPodTemplatePath, pod-with-pod-anti-affinity.yaml.
 	"antiaffinity": {initNS: "sched-0", measureNS: "sched-1",
 		initPod: antiAffinityPod, measurePod: antiAffinityPod},
+	// PreemptionBasic: createPods ops 1 (low priority) and 2 (high priority), as spread.
+	"preemption": {initNS: "namespace-1", measureNS: "namespace-2",
+		initPod: lowPriorityPod, measurePod: highPriorityPod},
 }
 
 // upstreamPod is scheduler_perf's templates/pod-default.yaml (plus the run label and the
@@ -277,6 +295,65 @@ func antiAffinityPod(p *v1.Pod) {
 			Namespaces:    []string{"sched-1", "sched-0"}}}}}
 }
 
+// setRequests sets the pod's only container's requests and limits (equal, as upstream's
+// templates have them).
+func setRequests(p *v1.Pod, cpu, memory string) {
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(memory)}
+	p.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: rl, Limits: rl.DeepCopy()}
+}
+
+// lowPriorityPod: templates/pod-low-priority.yaml (pod-default.yaml with 900m CPU, pause
+// 3.10.1). No priority and no priorityClassName, as upstream: the Priority admission plugin
+// gives it 0 (no global default PriorityClass exists here). Four fill a 4-CPU node (3.6 CPU).
+func lowPriorityPod(p *v1.Pod) {
+	setRequests(p, "900m", "500Mi")
+	p.Spec.Containers[0].Image = "registry.k8s.io/pause:3.10.1"
+}
+
+// highPriorityPod: default_preemption/templates/pod-high-priority.yaml: 3970m CPU, no port,
+// priority 9999999. Upstream writes spec.priority; this API server runs the Priority admission
+// plugin (on by default; hack/cluster.sh passes no --enable-admission-plugins), which refuses
+// a spec.priority that differs from what the pod's PriorityClass (none: 0) gives. So the pod
+// names the PriorityClass kbench-high (value 9999999, PreemptLowerPriority; ensurePriorityClass)
+// and admission fills in the same priority and preemptionPolicy. It fits a node only once all
+// four low-priority pods there are gone (400m free + 3 x 900m < 3970m): four victims per pod.
+func highPriorityPod(p *v1.Pod) {
+	setRequests(p, "3970m", "500Mi")
+	p.Spec.Containers[0].Ports = nil
+	p.Spec.PriorityClassName = highPriorityClass
+}
+
+// ensurePriorityClass creates the PriorityClass the preemption shape's measured pods name.
+func ensurePriorityClass(ctx context.Context, cs *kubernetes.Clientset) {
+	policy := v1.PreemptLowerPriority
+	_, err := cs.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{
+		ObjectMeta:       metav1.ObjectMeta{Name: highPriorityClass},
+		Value:            9999999,
+		PreemptionPolicy: &policy,
+		Description:      "kbench preemption shape: upstream PreemptionBasic's pod-high-priority.yaml",
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		die("create priorityclass %s: %v", highPriorityClass, err)
+	}
+}
+
+// countPods counts the pods in ns: those not being deleted, and those being deleted (a
+// grace period 0 pod goes at once: none should linger).
+func countPods(ctx context.Context, cs *kubernetes.Clientset, ns string) (live, terminating int) {
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		die("list pods in %s: %v", ns, err)
+	}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			live++
+		} else {
+			terminating++
+		}
+	}
+	return live, terminating
+}
+
 // ensureNamespace creates ns and its default ServiceAccount (the ServiceAccount admission
 // plugin refuses pods until it exists; the controller-manager would make it, a moment later).
 func ensureNamespace(ctx context.Context, cs *kubernetes.Clientset, ns string) {
@@ -295,7 +372,9 @@ func ensureNamespace(ctx context.Context, cs *kubernetes.Clientset, ns string) {
 // checkShape reads the placement back and says whether it honours the shape's constraint:
 // spread, the measured pods' skew across the zones that nodes carry (at most maxSkew 5; the
 // constraint counts the pods of the incoming pod's namespace only, i.e. the measured ones);
-// antiaffinity, at most one `color: green` pod (init or measured) per node.
+// antiaffinity, at most one `color: green` pod (init or measured) per node; preemption, every
+// measured (high-priority) pod bound, at most one per node, and no node's bound pods
+// requesting more CPU than it has (4).
 func checkShape(ctx context.Context, cs *kubernetes.Clientset, name string, sh shape, nodes []v1.Node, r *result) {
 	ok := true
 	switch name {
@@ -361,6 +440,51 @@ func checkShape(ctx context.Context, cs *kubernetes.Clientset, name string, sh s
 		ok = shared == 0
 		r.Check = fmt.Sprintf("%d bound color=green pods (init and measured) on %d nodes: %d nodes hold more than one",
 			total, len(per), shared)
+	case "preemption":
+		alloc := map[string]int64{} // node → allocatable CPU, millicores
+		for _, n := range nodes {
+			alloc[n.Name] = n.Status.Allocatable.Cpu().MilliValue()
+		}
+		pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			die("list pods: %v", err)
+		}
+		used := map[string]int64{}
+		high := map[string]int{}
+		measured, unbound := 0, 0
+		for _, p := range pods.Items {
+			isHigh := p.Namespace == sh.measureNS
+			if isHigh {
+				measured++
+			}
+			if p.Spec.NodeName == "" {
+				if isHigh {
+					unbound++
+				}
+				continue
+			}
+			for _, c := range p.Spec.Containers {
+				used[p.Spec.NodeName] += c.Resources.Requests.Cpu().MilliValue()
+			}
+			if isHigh {
+				high[p.Spec.NodeName]++
+			}
+		}
+		shared, over := 0, 0
+		for _, c := range high {
+			if c > 1 {
+				shared++
+			}
+		}
+		for n, m := range used {
+			if a, known := alloc[n]; !known || m > a {
+				over++
+			}
+		}
+		ok = unbound == 0 && shared == 0 && over == 0
+		r.Check = fmt.Sprintf("%d/%d high-priority pods bound on %d nodes: %d nodes hold more than one, "+
+			"%d nodes' bound pods request more CPU than the node has", measured-unbound, measured, len(high),
+			shared, over)
 	}
 	r.CheckOK = &ok
 }
@@ -403,19 +527,23 @@ func cmdRun(args []string) {
 	timeout := fs.Duration("timeout", 10*time.Minute, "")
 	out := fs.String("out", "", "JSON result file")
 	runID := fs.String("run", "r", "run id (label value)")
-	shapeName := fs.String("shape", "basic", "basic | spread | antiaffinity (see shapes)")
-	initPhase := fs.Bool("init", false, "spread, antiaffinity: create the shape's init pods (upstream's "+
-		"unmeasured createPods op) instead of the measured ones")
+	shapeName := fs.String("shape", "basic", "basic | spread | antiaffinity | preemption (see shapes)")
+	initPhase := fs.Bool("init", false, "spread, antiaffinity, preemption: create the shape's init pods "+
+		"(upstream's unmeasured createPods op) instead of the measured ones")
 	fs.Parse(args)
 	cs := client(*kc)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sh, shaped := shapes[*shapeName]
 	if !shaped && *shapeName != "basic" {
-		die("unknown shape %q (basic, spread, antiaffinity)", *shapeName)
+		die("unknown shape %q (basic, spread, antiaffinity, preemption)", *shapeName)
 	}
 	if *initPhase && !shaped {
-		die("--init needs --shape spread or antiaffinity")
+		die("--init needs --shape spread, antiaffinity or preemption")
+	}
+	preempt := *shapeName == "preemption" && !*initPhase
+	if preempt {
+		ensurePriorityClass(ctx, cs)
 	}
 	makePod := func(i int, name string) *v1.Pod {
 		return podSpec(name, fmt.Sprintf("%s-g%04d", *runID, i / *group), *sched, *runID)
@@ -480,6 +608,11 @@ func cmdRun(args []string) {
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		die("list nodes: %v", err)
+	}
+
+	initBefore := 0
+	if preempt {
+		initBefore, _ = countPods(ctx, cs, sh.initNS)
 	}
 
 	start := time.Now()
@@ -558,6 +691,13 @@ wait:
 	if len(groups) > 0 {
 		r.NodesPerGroup = float64(sum) / float64(len(groups))
 		r.GroupsOnOne = float64(one) / float64(len(groups))
+	}
+	if preempt { // also after a timeout: a scheduler that does not preempt deletes none
+		after, terminating := countPods(ctx, cs, sh.initNS)
+		victims := initBefore - after
+		r.InitBefore, r.InitAfter, r.Victims, r.Terminating = &initBefore, &after, &victims, terminating
+		fmt.Fprintf(os.Stderr, "kbench: preemption: %d of %d low-priority init pods remain: %d victims deleted "+
+			"(%d of them still terminating)\n", after, initBefore, victims, terminating)
 	}
 	if shaped && !*initPhase && !timedOut {
 		checkShape(ctx, cs, *shapeName, sh, nodes.Items, &r)
