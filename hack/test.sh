@@ -3,19 +3,37 @@
 # (ctest), then the end-to-end tests on a real local control plane.
 #   hack/test.sh            everything
 #   hack/test.sh --unit     only the build and ctest
+#   hack/test.sh --sanitize ASan+UBSan build (build-asan/): ctest and the
+#                           shim's end-to-end test; then a TSan build
+#                           (build-tsan/) runs the shim's threaded tests
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=hack/lib/deps.sh
 source "$root/hack/lib/deps.sh"
 
 only_unit=false
-if [ "${1:-}" = "--unit" ]; then only_unit=true; fi
+sanitize=false
+case "${1:-}" in
+  --unit) only_unit=true ;;
+  --sanitize) sanitize=true ;;
+  "") ;;
+  *) echo "usage: $0 [--unit | --sanitize]" >&2; exit 2 ;;
+esac
 
 kscore_install_deps
+if $sanitize; then
+  kscore_build "$root" "$root/build-asan" -DKSCORE_SANITIZE=address,undefined
+  KSCORE_NINJA_TARGETS=shim_test \
+    kscore_build "$root" "$root/build-tsan" -DKSCORE_SANITIZE=thread
+fi
 kscore_build "$root"
 
 failed=0
 summary=()
+# A sanitizer's finding fails the test that made it.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 run() {
   local name="$1"; shift
   echo "=== $name" >&2
@@ -26,6 +44,19 @@ run() {
     failed=$((failed + 1))
   fi
 }
+
+if $sanitize; then
+  run "ctest under ASan+UBSan" ctest --test-dir "$root/build-asan" \
+    --output-on-failure -j2 --timeout 600
+  run "shim.sh under ASan+UBSan" env KSCORE_BIN_DIR="$root/build-asan/bin" \
+    bash "$root/tests/e2e/shim.sh"
+  run "shim_test under TSan" "$root/build-tsan/bin/shim_test"
+  echo "=== summary" >&2
+  printf '%s\n' "${summary[@]}"
+  echo "$(( ${#summary[@]} - failed )) passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
 
 run "ctest (unit + gRPC)" ctest --test-dir "$root/build" --output-on-failure -j2 --timeout 300
 run "clang-format" "$root/hack/format.sh" --check

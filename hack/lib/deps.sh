@@ -30,8 +30,10 @@ kscore_install_deps() {
 }
 
 # Configures and builds into build/ (binaries in build/bin/).
-kscore_build() {
+kscore_build() {  # kscore_build ROOT [BUILD_DIR [CMAKE_ARGS...]]
   local root="$1"
+  local dir="${2:-$root/build}"
+  shift $(($# < 2 ? $# : 2))
   local werror="${KSCORE_WERROR:-OFF}"
   if [ -n "${CI:-}" ]; then werror=ON; fi
   local launcher=()
@@ -39,6 +41,7 @@ kscore_build() {
   if command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   fi
-  cmake -G Ninja -S "$root" -B "$root/build" -DKSCORE_WERROR="$werror" "${launcher[@]}" >&2
-  ninja -C "$root/build" >&2
+  cmake -G Ninja -S "$root" -B "$dir" -DKSCORE_WERROR="$werror" "${launcher[@]}" "$@" >&2
+  # shellcheck disable=SC2086  # a list of targets
+  ninja -C "$dir" ${KSCORE_NINJA_TARGETS:-} >&2
 }
