@@ -35,6 +35,17 @@ ABSL_FLAG(std::string, leader_elect_resource_namespace, "", "Lease namespace");
 ABSL_FLAG(std::string, bind_address, "0.0.0.0:10259",
           "host:port serving /healthz, /livez, /readyz and /metrics (plain "
           "HTTP)");
+ABSL_FLAG(std::string, scorer_ca_file, "",
+          "PEM CA bundle that signed the scorer's certificate: calls the "
+          "scorer over TLS (default: plaintext)");
+ABSL_FLAG(std::string, scorer_cert_file, "",
+          "PEM client certificate for mutual TLS with the scorer (with "
+          "--scorer-key-file)");
+ABSL_FLAG(std::string, scorer_key_file, "",
+          "PEM private key of --scorer-cert-file");
+ABSL_FLAG(std::string, scorer_tls_server_name, "",
+          "Name to check the scorer's certificate against, when not the "
+          "host of --scorer");
 ABSL_FLAG(int, scorer_batch_size, 500, "Candidate nodes per scorer call");
 ABSL_FLAG(std::string, scorer_timeout, "5s", "Deadline of one scorer call");
 ABSL_FLAG(int, bind_workers, 64,
@@ -65,6 +76,10 @@ int main(int argc, char** argv) {
   flags.scorer_batch_size = absl::GetFlag(FLAGS_scorer_batch_size);
   flags.scorer_timeout = absl::GetFlag(FLAGS_scorer_timeout);
   flags.bind_workers = absl::GetFlag(FLAGS_bind_workers);
+  flags.scorer_ca_file = absl::GetFlag(FLAGS_scorer_ca_file);
+  flags.scorer_cert_file = absl::GetFlag(FLAGS_scorer_cert_file);
+  flags.scorer_key_file = absl::GetFlag(FLAGS_scorer_key_file);
+  flags.scorer_tls_server_name = absl::GetFlag(FLAGS_scorer_tls_server_name);
 
   absl::StatusOr<kscore::app::Options> options =
       kscore::app::LoadOptions(flags);

@@ -14,6 +14,8 @@
 #include "absl/flags/usage.h"
 #include "absl/synchronization/mutex.h"
 #include "common/program.h"
+#include "common/status_macros.h"
+#include "common/tls_files.h"
 #include "google/protobuf/descriptor.h"
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -40,6 +42,14 @@ ABSL_FLAG(
 ABSL_FLAG(int, max_connection_age_seconds, 30,
           "Ask clients to reconnect after this long (0: never), so a client "
           "balancing over dns:/// re-resolves and finds new replicas");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate (chain) to serve gRPC over TLS with; needs "
+          "--tls-private-key-file. Unset: plaintext");
+ABSL_FLAG(std::string, tls_private_key_file, "",
+          "PEM private key of --tls-cert-file");
+ABSL_FLAG(std::string, client_ca_file, "",
+          "PEM CA bundle: with TLS on, every client must present a "
+          "certificate it signed (mutual TLS)");
 ABSL_FLAG(std::string, metrics_bind_address, "0.0.0.0:9090",
           "host:port serving Prometheus /metrics (plain HTTP); \"\" or \"0\" "
           "disables");
@@ -100,6 +110,39 @@ class CallMetrics final : public kscore::server::CallObserver {
   prometheus::Family<prometheus::Counter>& calls_;
 };
 
+// The gRPC port's credentials from --tls-cert-file, --tls-private-key-file
+// and --client-ca-file: plaintext when none is given.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials() {
+  const std::string cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  const std::string key_file = absl::GetFlag(FLAGS_tls_private_key_file);
+  const std::string ca_file = absl::GetFlag(FLAGS_client_ca_file);
+  if (cert_file.empty() && key_file.empty()) {
+    if (!ca_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--client-ca-file needs --tls-cert-file and --tls-private-key-file");
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  if (cert_file.empty() || key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-cert-file and --tls-private-key-file go together");
+  }
+  kscore::common::TlsFiles tls;
+  KSCORE_ASSIGN_OR_RETURN(
+      tls.cert, kscore::common::ReadPemFlag("tls-cert-file", cert_file));
+  KSCORE_ASSIGN_OR_RETURN(
+      tls.key, kscore::common::ReadPemFlag("tls-private-key-file", key_file));
+  KSCORE_ASSIGN_OR_RETURN(
+      tls.ca, kscore::common::ReadPemFlag("client-ca-file", ca_file));
+  grpc::SslServerCredentialsOptions options(
+      tls.ca.empty()
+          ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+          : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  options.pem_root_certs = tls.ca;
+  options.pem_key_cert_pairs.push_back({tls.key, tls.cert});
+  return grpc::SslServerCredentials(options);
+}
+
 }  // namespace
 
 namespace kscore::server {
@@ -137,6 +180,14 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // After the mask: making credentials starts gRPC's threads, which inherit
+  // it, so that SIGTERM reaches the waiting thread only.
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      ServerCredentials();
+  if (!credentials.ok()) {
+    spdlog::critical("{}", std::string(credentials.status().message()));
+    return 2;
+  }
 
   auto metrics_registry = std::make_shared<prometheus::Registry>();
   CallMetrics call_metrics(*metrics_registry);
@@ -170,7 +221,7 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string listen = absl::GetFlag(FLAGS_listen);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, *credentials, &port);
   builder.RegisterService(&service);
   builder.SetMaxReceiveMessageSize(64 << 20);
   if (const int age = absl::GetFlag(FLAGS_max_connection_age_seconds);
@@ -191,8 +242,11 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
   for (const auto& [name, _] : (*profiles)->profiles) {
     profile_names += (profile_names.empty() ? "" : ", ") + name;
   }
-  spdlog::info("scorer serving profiles [{}] on {} (port {})", profile_names,
-               listen, port);
+  spdlog::info("scorer serving profiles [{}] on {} (port {}, {})",
+               profile_names, listen, port,
+               absl::GetFlag(FLAGS_tls_cert_file).empty()    ? "plaintext"
+               : absl::GetFlag(FLAGS_client_ca_file).empty() ? "TLS"
+                                                             : "mutual TLS");
 
   std::thread waiter([&] {
     int sig = 0;

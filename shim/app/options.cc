@@ -68,6 +68,35 @@ absl::Status ApplyLeaderElection(const Flags& flags, Options* o) {
   return absl::OkStatus();
 }
 
+// --scorer-ca-file turns TLS to the scorer on; --scorer-cert-file and
+// --scorer-key-file (together) make it mutual.
+absl::Status ScorerTls(const Flags& flags, Options* o) {
+  const bool cert = !flags.scorer_cert_file.empty();
+  const bool key = !flags.scorer_key_file.empty();
+  if (cert != key) {
+    return FlagError("--scorer-cert-file and --scorer-key-file go together");
+  }
+  if (flags.scorer_ca_file.empty()) {
+    if (cert || !flags.scorer_tls_server_name.empty()) {
+      return FlagError(
+          "--scorer-ca-file is required for TLS to the scorer (the CA that "
+          "signed the scorer's certificate)");
+    }
+    return absl::OkStatus();
+  }
+  KSCORE_ASSIGN_OR_RETURN(
+      o->scorer_tls.ca,
+      common::ReadPemFlag("scorer-ca-file", flags.scorer_ca_file));
+  KSCORE_ASSIGN_OR_RETURN(
+      o->scorer_tls.cert,
+      common::ReadPemFlag("scorer-cert-file", flags.scorer_cert_file));
+  KSCORE_ASSIGN_OR_RETURN(
+      o->scorer_tls.key,
+      common::ReadPemFlag("scorer-key-file", flags.scorer_key_file));
+  o->scorer_tls_server_name = flags.scorer_tls_server_name;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Options> MakeOptions(const Flags& flags,
@@ -108,6 +137,7 @@ absl::StatusOr<Options> MakeOptions(const Flags& flags,
   o.scorer_timeout = absl::Seconds(5);
   KSCORE_RETURN_IF_ERROR(
       DurationFlag(flags.scorer_timeout, "scorer-timeout", &o.scorer_timeout));
+  KSCORE_RETURN_IF_ERROR(ScorerTls(flags, &o));
   o.scorer_batch_size = flags.scorer_batch_size;
   o.bind_workers = flags.bind_workers;
   o.bind_address = flags.bind_address;

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/tls_files.h"
 #include "scorer/framework/config.h"
 
 namespace kscore::app {
@@ -28,6 +29,12 @@ struct Flags {
   int scorer_batch_size = 500;
   std::string scorer_timeout = "5s";
   int bind_workers = 64;
+  // TLS to the scorer: a CA turns it on; a certificate and key make it
+  // mutual. Paths as given.
+  std::string scorer_ca_file;
+  std::string scorer_cert_file;
+  std::string scorer_key_file;
+  std::string scorer_tls_server_name;
 };
 
 // Everything the shim runs with: the flags over the configuration file,
@@ -37,6 +44,11 @@ struct Options {
   std::vector<std::string> served;  // the profiles' schedulerNames
   std::string kubeconfig;           // the flag; the config's is in `config`
   std::string scorer_target;
+  // TLS to the scorer when scorer_tls.ca is set (PEM contents, read at
+  // start); the server name checked against its certificate, when not the
+  // target's host.
+  common::TlsFiles scorer_tls;
+  std::string scorer_tls_server_name;
   absl::Duration scorer_timeout;
   int scorer_batch_size = 500;
   int bind_workers = 64;

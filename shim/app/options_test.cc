@@ -91,6 +91,36 @@ TEST(OptionsTest, ErrorsNameTheFlagOrField) {
          return f;
        }(),
        "", "--leader-elect-renew-deadline: invalid duration \"soon\"", 2},
+      {"client certificate without key",
+       [] {
+         Flags f = Given();
+         f.scorer_ca_file = "/dev/null";
+         f.scorer_cert_file = "/etc/hostname";
+         return f;
+       }(),
+       "", "--scorer-cert-file and --scorer-key-file go together", 2},
+      {"client certificate without CA",
+       [] {
+         Flags f = Given();
+         f.scorer_cert_file = "/etc/hostname";
+         f.scorer_key_file = "/etc/hostname";
+         return f;
+       }(),
+       "", "--scorer-ca-file is required for TLS to the scorer", 2},
+      {"unreadable CA",
+       [] {
+         Flags f = Given();
+         f.scorer_ca_file = "/nonexistent/ca.pem";
+         return f;
+       }(),
+       "", "--scorer-ca-file: cannot read /nonexistent/ca.pem", 2},
+      {"CA file without PEM",
+       [] {
+         Flags f = Given();
+         f.scorer_ca_file = "/etc/hostname";
+         return f;
+       }(),
+       "", "--scorer-ca-file: /etc/hostname holds no PEM block", 2},
       {"negative timeout",
        [] {
          Flags f = Given();

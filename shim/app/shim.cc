@@ -406,7 +406,8 @@ int RunShim(const Options& o) {
     return 1;
   }
   auto scorer = scorer_client::ScorerClient::Create(
-      {o.scorer_target, o.scorer_timeout, 3});
+      {o.scorer_target, o.scorer_timeout, 3, o.scorer_tls,
+       o.scorer_tls_server_name});
   if (!scorer.ok()) {
     spdlog::critical("{}", std::string(scorer.status().message()));
     return 2;

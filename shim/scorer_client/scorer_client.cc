@@ -42,9 +42,20 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
   } else {
     targets.push_back(options.target);
   }
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (!options.tls.ca.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options.tls.ca;
+    ssl.pem_cert_chain = options.tls.cert;
+    ssl.pem_private_key = options.tls.key;
+    credentials = grpc::SslCredentials(ssl);
+    if (!options.tls_server_name.empty()) {
+      args.SetSslTargetNameOverride(options.tls_server_name);
+    }
+  }
   for (const std::string& t : targets) {
-    auto ch =
-        grpc::CreateCustomChannel(t, grpc::InsecureChannelCredentials(), args);
+    auto ch = grpc::CreateCustomChannel(t, credentials, args);
     c->stubs_.push_back(pb::Scorer::NewStub(ch));
     c->raw_stubs_.push_back(std::make_unique<RawEvaluateStub>(ch));
     c->channels_.push_back(std::move(ch));

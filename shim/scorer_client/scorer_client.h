@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "common/tls_files.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
@@ -30,6 +31,11 @@ class ScorerClient : public Scorer {
     std::string target;
     absl::Duration timeout = absl::Seconds(5);
     int attempts = 3;  // per call, each on the next replica
+    // TLS when tls.ca is set (PEM); mutual when tls.cert and tls.key are
+    // too. tls_server_name overrides the name checked against the
+    // scorer's certificate (default: the target's host).
+    common::TlsFiles tls = {};
+    std::string tls_server_name = {};
   };
 
   struct Stats {

@@ -24,7 +24,7 @@ CA_FILE="$(sed -n 's/^CA_FILE=//p' "${STATE}/env")"
 # ------------------------------------------------------------ manifests
 # A server-side dry run does not persist the Namespace, so every namespaced
 # object would be NotFound on a fresh cluster: create the Namespace first.
-k apply -f deploy/namespace.yaml >/dev/null
+k apply -f deploy/base/namespace.yaml >/dev/null
 if out="$(k apply --dry-run=server -k deploy/ 2>&1)"; then
   pass "kubectl apply --dry-run=server -k deploy/ ($(grep -c 'server dry run' <<<"$out") objects)"
 else
@@ -95,11 +95,11 @@ check "the scorer's pods get no API token (automountServiceAccountToken: false)"
   test "$(k -n "$NS" get pods -l app.kubernetes.io/component=scorer -o jsonpath='{range .items[*]}{.spec.volumes[*].projected}{end}')" = ""
 
 # ------------------------------------------------------------ the shim, in-cluster style
-# What a pod of deploy/shim.yaml gets: the ConfigMap's config file, a token of
+# What a pod of deploy/base/shim.yaml gets: the ConfigMap's config file, a token of
 # the deploy/ ServiceAccount and the cluster CA, KUBERNETES_SERVICE_HOST/PORT.
 cm="$(k -n "$NS" get configmap -o name | grep '/kscore-config-' | head -n1)"
 k -n "$NS" get "$cm" -o jsonpath='{.data.config\.yaml}' >"$WORK/config.yaml"
-check "the ConfigMap's config is deploy/scheduler-config.yaml" cmp -s "$WORK/config.yaml" deploy/scheduler-config.yaml
+check "the ConfigMap's config is deploy/base/scheduler-config.yaml" cmp -s "$WORK/config.yaml" deploy/base/scheduler-config.yaml
 mkdir -p "$WORK/sa"
 k -n "$NS" create token "$SHIM_SA" --duration=1h >"$WORK/sa/token"
 cp "$CA_FILE" "$WORK/sa/ca.crt"

@@ -105,14 +105,18 @@ bound_count() {
 pod_count() { k get pods -l "app=$1" --no-headers 2>/dev/null | wc -l; }
 all_bound() { [[ "$(pod_count "$1")" -eq "$2" && "$(bound_count "$1")" -eq "$2" ]]; }
 
-scorer_up() {  # scorer_up NAME CONFIG PORT [BINARY]: the real scorer on 127.0.0.1:PORT
-  start "$1" "${4:-build/bin/scorer}" --config "$2" --listen "127.0.0.1:$3" \
-    --metrics-bind-address "127.0.0.1:$(free_port)"
-  poll 20 bash -c "exec 3<>/dev/tcp/127.0.0.1/$3" || fail "$1 did not listen"
+# The binaries under test: build/bin, or KSCORE_BIN_DIR (a sanitizer build).
+KBIN="${KSCORE_BIN_DIR:-build/bin}"
+scorer_up() {  # scorer_up NAME CONFIG PORT [BINARY [FLAGS...]]: the real scorer on 127.0.0.1:PORT
+  local name="$1" cfg="$2" port="$3" binary="${4:-$KBIN/scorer}"
+  shift $(($# < 4 ? $# : 4))
+  start "$name" "$binary" --config "$cfg" --listen "127.0.0.1:$port" \
+    --metrics-bind-address "127.0.0.1:$(free_port)" "$@"
+  poll 20 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" || fail "$name did not listen"
 }
 shim_up() {  # shim_up NAME CONFIG [flags...]: the real shim, calling $SCORER
   local name="$1" cfg="$2"; shift 2
-  start "$name" build/bin/shim --config "$cfg" --kubeconfig "$KUBECONFIG_FILE" \
+  start "$name" "$KBIN/shim" --config "$cfg" --kubeconfig "$KUBECONFIG_FILE" \
     --scorer "$SCORER" --bind-address "127.0.0.1:$(free_port)" -v 4 "$@"
 }
 events_for() {  # notes of events with reason $2 about pod $1
