@@ -167,6 +167,12 @@ void ClusterEvents::OnWorkloadDelete(const WorkloadPtr& w) {
   cache_->RemoveWorkload(w->kind, w->namespace_, w->name);
 }
 
+void ClusterEvents::OnPdb(const PdbPtr& pdb) { cache_->UpsertPdb(pdb); }
+
+void ClusterEvents::OnPdbDelete(const PdbPtr& pdb) {
+  cache_->RemovePdb(pdb->namespace_, pdb->name);
+}
+
 kube::EventHandlers<cache::PodInfo> ClusterEvents::PodHandlers(
     std::function<void()> on_synced) {
   kube::EventHandlers<cache::PodInfo> h;
@@ -211,6 +217,16 @@ kube::EventHandlers<cache::WorkloadInfo> ClusterEvents::WorkloadHandlers(
     OnWorkload(w);
   };
   h.on_delete = [this](const WorkloadPtr& w) { OnWorkloadDelete(w); };
+  h.on_synced = std::move(on_synced);
+  return h;
+}
+
+kube::EventHandlers<cache::PdbInfo> ClusterEvents::PdbHandlers(
+    std::function<void()> on_synced) {
+  kube::EventHandlers<cache::PdbInfo> h;
+  h.on_add = [this](const PdbPtr& pdb) { OnPdb(pdb); };
+  h.on_update = [this](const PdbPtr&, const PdbPtr& pdb) { OnPdb(pdb); };
+  h.on_delete = [this](const PdbPtr& pdb) { OnPdbDelete(pdb); };
   h.on_synced = std::move(on_synced);
   return h;
 }

@@ -26,14 +26,15 @@ std::vector<::kscore::scorer::v1::ClusterEvent> NodeUpdateEvents(
 // What the informers' events do to the cache and the queue, as
 // kube-scheduler's event handlers: assigned pods go to the cache, pending
 // pods of a served profile to the queue, and changes that may make room move
-// the unschedulable pods back. Namespaces, Services and controllers only
-// feed the cache. Called on the informers' threads.
+// the unschedulable pods back. Namespaces, Services, controllers and
+// PodDisruptionBudgets only feed the cache. Called on the informers' threads.
 class ClusterEvents {
  public:
   using PodPtr = kube::Ptr<cache::PodInfo>;
   using NodePtr = kube::Ptr<cache::NodeInfo>;
   using NamespacePtr = kube::Ptr<cache::NamespaceInfo>;
   using WorkloadPtr = kube::Ptr<cache::WorkloadInfo>;
+  using PdbPtr = kube::Ptr<cache::PdbInfo>;
 
   // `serves` says whether a schedulerName is one of this shim's profiles.
   ClusterEvents(cache::Cache* cache, queue::SchedulingQueue* queue,
@@ -60,6 +61,10 @@ class ClusterEvents {
   void OnNamespaceDelete(const NamespacePtr& ns);
   void OnWorkload(const WorkloadPtr& w);
   void OnWorkloadDelete(const WorkloadPtr& w);
+  // Budgets, which only preemption reads: never a reason to requeue
+  // (upstream registers no event for them either).
+  void OnPdb(const PdbPtr& pdb);
+  void OnPdbDelete(const PdbPtr& pdb);
 
   // The informers' handlers; `on_synced` runs after each one's first list.
   kube::EventHandlers<cache::PodInfo> PodHandlers(
@@ -70,6 +75,8 @@ class ClusterEvents {
       std::function<void()> on_synced);
   // For the informer of any workload kind.
   kube::EventHandlers<cache::WorkloadInfo> WorkloadHandlers(
+      std::function<void()> on_synced);
+  kube::EventHandlers<cache::PdbInfo> PdbHandlers(
       std::function<void()> on_synced);
 
   // Pending pods of served profiles held back by scheduling gates

@@ -324,6 +324,42 @@ TEST_F(ClusterEventsTest, NamespacesAndWorkloadsFeedTheCacheWithoutRequeue) {
   EXPECT_EQ(queue_.sizes().active, 0u);
 }
 
+TEST_F(ClusterEventsTest, PdbsFeedTheCacheWithoutRequeue) {
+  events_.OnPod(Pod("waiting", "ours"));
+  MakeUnschedulable("default/waiting");
+  cache::PodInfo web = *Pod("web", "ours");
+  (*web.pod.mutable_labels())["app"] = "web";
+
+  auto pdbs = events_.PdbHandlers(nullptr);
+  auto pdb = cache::PdbFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "default", "name": "web", "uid": "u1",
+                 "resourceVersion": "3"},
+    "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+    "status": {"disruptionsAllowed": 0}})"));
+  ASSERT_TRUE(pdb.ok()) << pdb.status();
+  auto first = std::make_shared<const cache::PdbInfo>(*pdb);
+  pdbs.on_add(first);
+  ASSERT_EQ(cache_.PdbsCovering(web).size(), 1u);
+  EXPECT_EQ(cache_.PdbsCovering(web)[0]->disruptions_allowed, 0);
+
+  // The disruption controller's status update is what the cache holds.
+  auto updated = std::make_shared<cache::PdbInfo>(*pdb);
+  updated->resource_version = "4";
+  updated->disruptions_allowed = 1;
+  pdbs.on_update(first, updated);
+  EXPECT_EQ(cache_.PdbCount(), 1u);
+  ASSERT_EQ(cache_.PdbsCovering(web).size(), 1u);
+  EXPECT_EQ(cache_.PdbsCovering(web)[0]->disruptions_allowed, 1);
+
+  // A delete gets what the store keeps.
+  pdbs.on_delete(
+      std::make_shared<cache::PdbInfo>(cache::PdbCodec().keep(*updated)));
+  EXPECT_EQ(cache_.PdbCount(), 0u);
+  EXPECT_TRUE(cache_.PdbsCovering(web).empty());
+  EXPECT_EQ(queue_.sizes().unschedulable, 1u);  // none of it requeues
+  EXPECT_EQ(queue_.sizes().active, 0u);
+}
+
 TEST_F(ClusterEventsTest, HandlersCallTheMethodsAndTheSyncSignal) {
   int synced = 0;
   auto pods = events_.PodHandlers([&] { ++synced; });
@@ -338,11 +374,13 @@ TEST_F(ClusterEventsTest, HandlersCallTheMethodsAndTheSyncSignal) {
   EXPECT_EQ(cache_.NodeCount(), 0u);
   auto namespaces = events_.NamespaceHandlers([&] { ++synced; });
   auto workloads = events_.WorkloadHandlers([&] { ++synced; });
+  auto pdbs = events_.PdbHandlers([&] { ++synced; });
   pods.on_synced();
   nodes.on_synced();
   namespaces.on_synced();
   workloads.on_synced();
-  EXPECT_EQ(synced, 4);
+  pdbs.on_synced();
+  EXPECT_EQ(synced, 5);
 }
 
 // A node update is named by what changed, as kube-scheduler labels it.

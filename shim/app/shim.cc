@@ -41,9 +41,10 @@ namespace {
 // - main (RunShim): builds everything, waits for SIGTERM/SIGINT (blocked in
 //   every thread), then stops the others in order.
 // - the informers of pods, nodes, namespaces, Services, ReplicaSets,
-//   StatefulSets and ReplicationControllers, a thread each: decode the
-//   watch, keep their store (store mutex), and call ClusterEvents, which
-//   locks the cache, then the queue, never both at once.
+//   StatefulSets, ReplicationControllers and PodDisruptionBudgets, a
+//   thread each: decode the watch, keep their store (store mutex), and call
+//   ClusterEvents, which locks the cache, then the queue, never both at
+//   once.
 // - the scheduling worker (Scheduler): pops the queue, takes the profile's
 //   facts (Profiles' mutex, held across a ListProfiles call), runs the
 //   cycle against the scorer (gRPC, synchronous), assumes in the cache and
@@ -110,8 +111,8 @@ constexpr cache::WorkloadKind kWorkloadKinds[] = {
     cache::WorkloadKind::kService, cache::WorkloadKind::kReplicaSet,
     cache::WorkloadKind::kStatefulSet,
     cache::WorkloadKind::kReplicationController};
-// Pods, nodes, namespaces and the workloads.
-constexpr int kInformers = 3 + static_cast<int>(std::size(kWorkloadKinds));
+// Pods, nodes, namespaces, PodDisruptionBudgets and the workloads.
+constexpr int kInformers = 4 + static_cast<int>(std::size(kWorkloadKinds));
 
 class Shim {
  public:
@@ -145,6 +146,7 @@ class Shim {
   kube::Informer<cache::PodInfo> pods_;
   kube::Informer<cache::NamespaceInfo> namespaces_;
   std::vector<std::unique_ptr<kube::Informer<cache::WorkloadInfo>>> workloads_;
+  kube::Informer<cache::PdbInfo> pdbs_;
   std::unique_ptr<StatusServer> status_;
   std::unique_ptr<kube::LeaderElector> elector_;
   std::atomic<bool> stopping_{false};
@@ -221,7 +223,12 @@ Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
       namespaces_(client_.get(),
                   {"/api/v1/namespaces", "", "",
                    events_.NamespaceHandlers([this] { gate_.Synced(); }),
-                   cache::NamespaceCodec(), absl::ZeroDuration(), o.protobuf}) {
+                   cache::NamespaceCodec(), absl::ZeroDuration(), o.protobuf}),
+      // What preemption will read; the cache keeps each budget whole.
+      pdbs_(client_.get(),
+            {cache::kPdbPath, "", "",
+             events_.PdbHandlers([this] { gate_.Synced(); }), cache::PdbCodec(),
+             absl::ZeroDuration(), o.protobuf}) {
   for (cache::WorkloadKind kind : kWorkloadKinds) {
     workloads_.push_back(std::make_unique<kube::Informer<cache::WorkloadInfo>>(
         client_.get(),
@@ -241,6 +248,7 @@ Shim::~Shim() {
   stop_flusher_.Notify();
   if (flusher_.joinable()) flusher_.join();
   status_.reset();
+  pdbs_.Stop();
   for (auto& w : workloads_) w->Stop();
   namespaces_.Stop();
   pods_.Stop();
@@ -295,8 +303,10 @@ std::string Shim::MetricsText() {
 
 void Shim::StartScheduling() {
   spdlog::info(
-      "caches synced ({} nodes, {} pods); scheduling for profiles [{}]",
-      cache_.NodeCount(), cache_.PodCount(), absl::StrJoin(o_.served, ", "));
+      "caches synced ({} nodes, {} pods, {} PodDisruptionBudgets); "
+      "scheduling for profiles [{}]",
+      cache_.NodeCount(), cache_.PodCount(), cache_.PdbCount(),
+      absl::StrJoin(o_.served, ", "));
   scheduler_.Start();
 }
 
@@ -337,8 +347,8 @@ absl::Status Shim::StartLeaderElection() {
 absl::Status Shim::Start() {
   StatusServer::Handlers h;
   h.not_ready = [this]() -> std::string {
-    bool synced =
-        nodes_.HasSynced() && pods_.HasSynced() && namespaces_.HasSynced();
+    bool synced = nodes_.HasSynced() && pods_.HasSynced() &&
+                  namespaces_.HasSynced() && pdbs_.HasSynced();
     for (const auto& w : workloads_) synced = synced && w->HasSynced();
     return synced ? "" : "informers not synced";
   };
@@ -360,6 +370,7 @@ absl::Status Shim::Start() {
   pods_.Start();
   namespaces_.Start();
   for (auto& w : workloads_) w->Start();
+  pdbs_.Start();
   if (!o_.leader_election.leader_elect) {
     gate_.Leading();
     return absl::OkStatus();

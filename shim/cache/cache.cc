@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -426,6 +427,51 @@ void Cache::RemoveWorkload(WorkloadKind kind, const std::string& ns,
                            const std::string& name) {
   absl::MutexLock lock(&mu_);
   index_.RemoveWorkload(kind, ns, name);
+}
+
+void Cache::UpsertPdb(std::shared_ptr<const PdbInfo> pdb) {
+  // LabelSelectorAsSelector makes Nothing of an unset selector, Everything
+  // of an empty one (which preemption skips) and an error of a malformed
+  // one: none of them protects a pod.
+  const bool selects = pdb->has_selector &&
+                       !framework::IsEmptySelector(pdb->selector) &&
+                       framework::CheckLabelSelector(pdb->selector).empty();
+  absl::MutexLock lock(&mu_);
+  std::map<std::string, PdbEntry>& in_ns = pdbs_[pdb->namespace_];
+  const std::string name = pdb->name;
+  in_ns[name] = PdbEntry{std::move(pdb), selects};
+}
+
+void Cache::RemovePdb(const std::string& ns, const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  auto it = pdbs_.find(ns);
+  if (it == pdbs_.end()) return;
+  it->second.erase(name);
+  if (it->second.empty()) pdbs_.erase(it);
+}
+
+size_t Cache::PdbCount() const {
+  absl::MutexLock lock(&mu_);
+  size_t n = 0;
+  for (const auto& [ns, in_ns] : pdbs_) n += in_ns.size();
+  return n;
+}
+
+std::vector<std::shared_ptr<const PdbInfo>> Cache::PdbsCovering(
+    const PodInfo& pod) const {
+  std::vector<std::shared_ptr<const PdbInfo>> out;
+  const framework::LabelMap& labels = pod.pod.labels();
+  if (labels.empty()) return out;
+  absl::MutexLock lock(&mu_);
+  auto it = pdbs_.find(pod.namespace_);
+  if (it == pdbs_.end()) return out;
+  for (const auto& [name, entry] : it->second) {
+    if (entry.selects &&
+        framework::LabelSelectorMatches(entry.info->selector, labels)) {
+      out.push_back(entry.info);
+    }
+  }
+  return out;
 }
 
 pb::Pod Cache::PodFor(const PodInfo& pod,

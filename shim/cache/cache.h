@@ -2,6 +2,7 @@
 #define KSCORE_SHIM_CACHE_CACHE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,19 @@ class Cache {
                       const pb::LabelSelector& selector);
   void RemoveWorkload(WorkloadKind kind, const std::string& ns,
                       const std::string& name);
+
+  // PodDisruptionBudgets, which preemption reads (upstream lists them all
+  // from its informer). A budget is known by namespace and name.
+  void UpsertPdb(std::shared_ptr<const PdbInfo> pdb);
+  void RemovePdb(const std::string& ns, const std::string& name);
+  size_t PdbCount() const;
+  // The budgets that protect `pod`, sorted by name: those of its namespace
+  // whose selector matches its labels, as upstream's
+  // FilterVictimsWithPDBViolation matches them. A pod without labels has
+  // none, and a budget with an unset, empty or malformed selector protects
+  // no pod there (selector.Empty() is skipped).
+  std::vector<std::shared_ptr<const PdbInfo>> PdbsCovering(
+      const PodInfo& pod) const;
 
   // The pod message a profile's requests carry: the pod's own, with what
   // pod_data asks for added (namespace labels, workload selectors) or left
@@ -176,6 +190,14 @@ class Cache {
   mutable std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
   ClusterIndex index_ ABSL_GUARDED_BY(mu_);
+  // A budget, and whether its selector can protect any pod (decided once).
+  struct PdbEntry {
+    std::shared_ptr<const PdbInfo> info;
+    bool selects = false;
+  };
+  // namespace -> name -> budget (ordered by name, as PdbsCovering answers).
+  absl::flat_hash_map<std::string, std::map<std::string, PdbEntry>> pdbs_
+      ABSL_GUARDED_BY(mu_);
   // One candidate's bytes: `fixed` (its encoding from the slab or entry)
   // followed by the label counts and plan answers for the incoming pod.
   struct Wanted;

@@ -281,5 +281,98 @@ TEST(CacheTest, LabelFreeCandidatesFollowRemovalsAndLongNames) {
   EXPECT_EQ(got.nodes(0).requested().milli_cpu(), 0);
 }
 
+std::shared_ptr<const PdbInfo> Pdb(const std::string& ns,
+                                   const std::string& name,
+                                   const std::string& app,
+                                   int32_t allowed = 1) {
+  auto p = std::make_shared<PdbInfo>();
+  p->namespace_ = ns;
+  p->name = name;
+  p->has_selector = true;
+  if (!app.empty()) (*p->selector.mutable_match_labels())["app"] = app;
+  p->disruptions_allowed = allowed;
+  return p;
+}
+
+std::vector<std::string> Names(
+    const std::vector<std::shared_ptr<const PdbInfo>>& pdbs) {
+  std::vector<std::string> names;
+  for (const auto& p : pdbs) names.push_back(p->name);
+  return names;
+}
+
+TEST(CacheTest, PdbsCoveringMatchSelectorsInThePodsNamespace) {
+  Cache c;
+  c.UpsertPdb(Pdb("ns", "web-b", "web"));
+  c.UpsertPdb(Pdb("ns", "web-a", "web"));
+  c.UpsertPdb(Pdb("ns", "db", "db"));
+  c.UpsertPdb(Pdb("other", "web", "web"));  // other namespace
+  auto expr = std::make_shared<PdbInfo>(*Pdb("ns", "not-canary", ""));
+  pb::LabelSelectorRequirement* r = expr->selector.add_match_expressions();
+  r->set_key("track");
+  r->set_operator_("NotIn");
+  r->add_values("canary");
+  c.UpsertPdb(expr);
+  EXPECT_EQ(c.PdbCount(), 5u);
+
+  // Sorted by name.
+  EXPECT_THAT(Names(c.PdbsCovering(Pod("ns", "w", "web", "a"))),
+              ElementsAre("not-canary", "web-a", "web-b"));
+  PodInfo canary = Pod("ns", "w", "web", "a");
+  (*canary.pod.mutable_labels())["track"] = "canary";
+  EXPECT_THAT(Names(c.PdbsCovering(canary)), ElementsAre("web-a", "web-b"));
+  EXPECT_THAT(Names(c.PdbsCovering(Pod("other", "w", "web", "a"))),
+              ElementsAre("web"));
+  EXPECT_THAT(Names(c.PdbsCovering(Pod("none", "w", "web", "a"))),
+              ElementsAre());
+  // A pod without labels is protected by none, even by a selector it would
+  // match (upstream skips such pods).
+  EXPECT_THAT(Names(c.PdbsCovering(Pod("ns", "w", "", "a"))), ElementsAre());
+
+  // The budget as decoded travels: what preemption counts with.
+  auto covering = c.PdbsCovering(Pod("other", "w", "web", "a"));
+  ASSERT_EQ(covering.size(), 1u);
+  EXPECT_EQ(covering[0]->disruptions_allowed, 1);
+
+  // Updates replace, deletes remove.
+  c.UpsertPdb(Pdb("ns", "web-a", "db", 0));
+  EXPECT_THAT(Names(c.PdbsCovering(Pod("ns", "w", "db", "a"))),
+              ElementsAre("db", "not-canary", "web-a"));
+  c.RemovePdb("ns", "web-b");
+  c.RemovePdb("ns", "missing");
+  c.RemovePdb("missing", "web");
+  EXPECT_THAT(Names(c.PdbsCovering(Pod("ns", "w", "web", "a"))),
+              ElementsAre("not-canary"));
+  EXPECT_EQ(c.PdbCount(), 4u);
+  c.RemovePdb("other", "web");
+  EXPECT_THAT(Names(c.PdbsCovering(Pod("other", "w", "web", "a"))),
+              ElementsAre());
+  EXPECT_EQ(c.PdbCount(), 3u);
+}
+
+TEST(CacheTest, PdbsWithUnsetEmptyOrMalformedSelectorsProtectNoPod) {
+  Cache c;
+  auto unset = std::make_shared<PdbInfo>(*Pdb("ns", "unset", ""));
+  unset->has_selector = false;
+  c.UpsertPdb(unset);
+  c.UpsertPdb(Pdb("ns", "empty", ""));  // {}: Everything, which is Empty()
+  auto malformed = std::make_shared<PdbInfo>(*Pdb("ns", "malformed", "web"));
+  pb::LabelSelectorRequirement* r = malformed->selector.add_match_expressions();
+  r->set_key("tier");
+  r->set_operator_("Exists");  // with a value: an error upstream
+  r->add_values("front");
+  c.UpsertPdb(malformed);
+  auto bad_key = std::make_shared<PdbInfo>(*Pdb("ns", "bad-key", ""));
+  (*bad_key->selector.mutable_match_labels())["not a key"] = "web";
+  c.UpsertPdb(bad_key);
+  EXPECT_EQ(c.PdbCount(), 4u);
+  PodInfo pod = Pod("ns", "w", "web", "a");
+  (*pod.pod.mutable_labels())["tier"] = "front";
+  EXPECT_THAT(Names(c.PdbsCovering(pod)), ElementsAre());
+  // A budget that becomes usable protects the pod from then on.
+  c.UpsertPdb(Pdb("ns", "empty", "web"));
+  EXPECT_THAT(Names(c.PdbsCovering(pod)), ElementsAre("empty"));
+}
+
 }  // namespace
 }  // namespace kscore::cache

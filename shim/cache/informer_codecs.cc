@@ -79,6 +79,25 @@ kube::ObjectCodec<WorkloadInfo> WorkloadCodec(WorkloadKind kind) {
   return codec;
 }
 
+kube::ObjectCodec<PdbInfo> PdbCodec() {
+  kube::ObjectCodec<PdbInfo> codec;
+  codec.from_protobuf = PdbFromProto;
+  codec.from_json = PdbFromJson;
+  codec.identity = [](const PdbInfo& p) {
+    return kube::Identity{kube::KeyOf(p.namespace_, p.name), p.uid,
+                          p.resource_version};
+  };
+  codec.keep = [](const PdbInfo& p) {
+    PdbInfo kept;
+    kept.namespace_ = p.namespace_;
+    kept.name = p.name;
+    kept.uid = p.uid;
+    kept.resource_version = p.resource_version;
+    return kept;
+  };
+  return codec;
+}
+
 const char* WorkloadPath(WorkloadKind kind) {
   switch (kind) {
     case WorkloadKind::kService:

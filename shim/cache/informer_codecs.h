@@ -25,6 +25,11 @@ kube::ObjectCodec<NamespaceInfo> NamespaceCodec();
 // identity.
 kube::ObjectCodec<WorkloadInfo> WorkloadCodec(WorkloadKind kind);
 
+// PodDisruptionBudgets, decoded into PdbInfo (the cache keeps each whole);
+// the store keeps the identity (a delete needs only namespace and name).
+kube::ObjectCodec<PdbInfo> PdbCodec();
+inline constexpr char kPdbPath[] = "/apis/policy/v1/poddisruptionbudgets";
+
 // The collection the informer of `kind` lists and watches
 // ("/api/v1/services", "/apis/apps/v1/replicasets", ...).
 const char* WorkloadPath(WorkloadKind kind);

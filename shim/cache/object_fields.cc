@@ -279,4 +279,13 @@ absl::Status FinishWorkload(bool selector_set, WorkloadInfo* w) {
   return absl::OkStatus();
 }
 
+absl::Status FinishPdb(bool selector_set, PdbInfo* p) {
+  if (p->name.empty()) {
+    return absl::InvalidArgumentError(
+        "PodDisruptionBudget without metadata.name");
+  }
+  p->has_selector = selector_set;
+  return absl::OkStatus();
+}
+
 }  // namespace kscore::cache::fields

@@ -125,6 +125,11 @@ absl::Status FinishNamespace(const NamespaceInfo& ns);
 // has a selector. An error for a workload without a name.
 absl::Status FinishWorkload(bool selector_set, WorkloadInfo* w);
 
+// Once a decoder has read the budget's metadata, selector (set when
+// `selector_set`) and status: whether it has a selector. An error for a
+// budget without a name.
+absl::Status FinishPdb(bool selector_set, PdbInfo* p);
+
 }  // namespace kscore::cache::fields
 
 #endif  // KSCORE_SHIM_CACHE_OBJECT_FIELDS_H_

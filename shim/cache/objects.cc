@@ -429,4 +429,27 @@ absl::StatusOr<WorkloadInfo> WorkloadFromJson(WorkloadKind kind,
   return w;
 }
 
+absl::StatusOr<PdbInfo> PdbFromJson(const json& obj) {
+  const json& meta = At(obj, "metadata");
+  const json& status = At(obj, "status");
+  PdbInfo p;
+  p.namespace_ = Str(meta, "namespace");
+  p.name = Str(meta, "name");
+  p.uid = Str(meta, "uid");
+  p.resource_version = Str(meta, "resourceVersion");
+  bool set = false;
+  Selector(At(At(obj, "spec"), "selector"), [&] {
+    set = true;
+    return &p.selector;
+  });
+  if (const json& d = At(status, "disruptionsAllowed"); d.is_number_integer())
+    p.disruptions_allowed = d.get<int32_t>();
+  if (const json& d = At(status, "disruptedPods"); d.is_object()) {
+    for (auto it = d.begin(); it != d.end(); ++it)
+      p.disrupted_pods.insert(it.key());
+  }
+  if (absl::Status s = fields::FinishPdb(set, &p); !s.ok()) return s;
+  return p;
+}
+
 }  // namespace kscore::cache

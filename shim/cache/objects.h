@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -132,6 +133,27 @@ absl::StatusOr<WorkloadInfo> WorkloadFromJson(WorkloadKind kind,
                                               const nlohmann::json& obj);
 absl::StatusOr<WorkloadInfo> WorkloadFromProto(WorkloadKind kind,
                                                absl::string_view raw);
+
+// What the shim keeps of a PodDisruptionBudget (policy/v1): what upstream's
+// preemption reads of it to tell which victims the budget protects.
+// has_selector is false when spec.selector is unset; an unset or empty
+// selector protects no pod there (Cache::PdbsCovering).
+struct PdbInfo {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  bool has_selector = false;
+  pb::LabelSelector selector;
+  int32_t disruptions_allowed = 0;  // status.disruptionsAllowed
+  // The names in status.disruptedPods: evictions the API server has
+  // admitted but whose pods are not gone yet; preemption does not charge
+  // them to the budget again.
+  absl::flat_hash_set<std::string> disrupted_pods;
+};
+
+absl::StatusOr<PdbInfo> PdbFromJson(const nlohmann::json& obj);
+absl::StatusOr<PdbInfo> PdbFromProto(absl::string_view raw);
 
 // RFC 3339 time as the API server writes it ("2026-12-02T11:36:57Z").
 absl::Time ParseTime(const std::string& s);

@@ -1,6 +1,6 @@
 // The protobuf decoders: Kubernetes protobuf (k8s_subset.proto) straight
-// into PodInfo, NodeInfo, NamespaceInfo and WorkloadInfo, through the field
-// helpers the JSON decoders use (object_fields.h).
+// into PodInfo, NodeInfo, NamespaceInfo, WorkloadInfo and PdbInfo, through
+// the field helpers the JSON decoders use (object_fields.h).
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -366,6 +366,27 @@ absl::StatusOr<WorkloadInfo> WorkloadFromProto(WorkloadKind kind,
   }
   if (absl::Status s = fields::FinishWorkload(set, &w); !s.ok()) return s;
   return w;
+}
+
+absl::StatusOr<PdbInfo> PdbFromProto(absl::string_view raw) {
+  k8s::PodDisruptionBudget obj;
+  if (absl::Status s = kube::ParseMessage(raw, "PodDisruptionBudget", &obj);
+      !s.ok()) {
+    return s;
+  }
+  const k8s::ObjectMeta& meta = obj.metadata();
+  PdbInfo p;
+  p.namespace_ = meta.namespace_();
+  p.name = meta.name();
+  p.uid = meta.uid();
+  p.resource_version = meta.resource_version();
+  const bool set = obj.spec().has_selector();
+  if (set) Selector(obj.spec().selector(), &p.selector);
+  p.disruptions_allowed = obj.status().disruptions_allowed();
+  for (const auto& entry : obj.status().disrupted_pods())
+    p.disrupted_pods.insert(entry.first);
+  if (absl::Status s = fields::FinishPdb(set, &p); !s.ok()) return s;
+  return p;
 }
 
 }  // namespace kscore::cache

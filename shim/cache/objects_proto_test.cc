@@ -894,5 +894,136 @@ TEST(WorkloadFromProtoTest, SameAsFromJson) {
               HasSubstr("ReplicaSet without metadata.name"));
 }
 
+TEST(PdbFromProtoTest, SameAsFromJson) {
+  struct PdbCase {
+    Case c;
+    bool has_selector;
+  };
+  const std::vector<PdbCase> cases = {
+      {{"matchLabels, matchExpressions and the status",
+        R"({"metadata": {"namespace": "ns", "name": "web", "uid": "u1",
+             "resourceVersion": "12"},
+            "spec": {"minAvailable": "50%",
+              "selector": {"matchLabels": {"app": "web", "tier": "front"},
+                "matchExpressions": [{"key": "track", "operator": "NotIn",
+                                      "values": ["canary", "beta"]},
+                                     {"key": "gpu", "operator": "Exists"}]}},
+            "status": {"observedGeneration": 3, "disruptionsAllowed": 2,
+              "currentHealthy": 4, "desiredHealthy": 2, "expectedPods": 4,
+              "disruptedPods": {"web-1": "2026-12-05T07:00:00Z",
+                                "web-3": "2026-12-05T07:00:02Z"}}})",
+        R"pb(metadata {
+               namespace: "ns"
+               name: "web"
+               uid: "u1"
+               resource_version: "12"
+             }
+             spec {
+               selector {
+                 match_labels { key: "app" value: "web" }
+                 match_labels { key: "tier" value: "front" }
+                 match_expressions {
+                   key: "track"
+                   operator: "NotIn"
+                   values: "canary"
+                   values: "beta"
+                 }
+                 match_expressions { key: "gpu" operator: "Exists" }
+               }
+             }
+             status {
+               disrupted_pods {
+                 key: "web-1"
+                 value { seconds: 1796454000 }
+               }
+               disrupted_pods {
+                 key: "web-3"
+                 value { seconds: 1796454002 }
+               }
+               disruptions_allowed: 2
+             })pb"},
+       true},
+      {{"empty selector",
+        R"({"metadata": {"namespace": "ns", "name": "all"},
+            "spec": {"maxUnavailable": 1, "selector": {}},
+            "status": {"disruptionsAllowed": 1}})",
+        R"pb(metadata { namespace: "ns" name: "all" }
+             spec { selector {} }
+             status { disruptions_allowed: 1 })pb"},
+       true},
+      {{"missing selector",
+        R"({"metadata": {"namespace": "ns", "name": "none"},
+            "spec": {"maxUnavailable": 1}})",
+        R"pb(metadata { namespace: "ns" name: "none" }
+             spec {})pb"},
+       false},
+  };
+  for (const PdbCase& pc : cases) {
+    SCOPED_TRACE(pc.c.name);
+    absl::StatusOr<PdbInfo> j = PdbFromJson(nlohmann::json::parse(pc.c.json));
+    absl::StatusOr<PdbInfo> p =
+        PdbFromProto(Bytes<k8s::PodDisruptionBudget>(pc.c.proto_text));
+    ASSERT_TRUE(j.ok()) << j.status();
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(j->namespace_, p->namespace_);
+    EXPECT_EQ(j->name, p->name);
+    EXPECT_EQ(j->uid, p->uid);
+    EXPECT_EQ(j->resource_version, p->resource_version);
+    EXPECT_EQ(j->has_selector, pc.has_selector);
+    EXPECT_EQ(p->has_selector, pc.has_selector);
+    EXPECT_TRUE(MessageDifferencer::Equals(j->selector, p->selector))
+        << "JSON: " << j->selector.DebugString()
+        << "\nprotobuf: " << p->selector.DebugString();
+    EXPECT_EQ(j->disruptions_allowed, p->disruptions_allowed);
+    EXPECT_EQ(j->disrupted_pods, p->disrupted_pods);
+  }
+  // The first case read what it says, not only the same in both.
+  absl::StatusOr<PdbInfo> p =
+      PdbFromProto(Bytes<k8s::PodDisruptionBudget>(cases[0].c.proto_text));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->selector.match_labels().size(), 2u);
+  EXPECT_EQ(p->selector.match_expressions_size(), 2);
+  EXPECT_EQ(p->disruptions_allowed, 2);
+  EXPECT_THAT(p->disrupted_pods,
+              ::testing::UnorderedElementsAre("web-1", "web-3"));
+
+  absl::StatusOr<PdbInfo> nameless = PdbFromProto(
+      Bytes<k8s::PodDisruptionBudget>(R"pb(metadata { namespace: "ns" })pb"));
+  ASSERT_FALSE(nameless.ok());
+  EXPECT_THAT(std::string(nameless.status().message()),
+              HasSubstr("PodDisruptionBudget without metadata.name"));
+  EXPECT_FALSE(PdbFromProto("\xff\xff\xff").ok());
+}
+
+// The subset's field numbers are upstream's (k8s.io/api policy/v1
+// generated.proto): bytes written by hand, with fields the shim does not
+// read (spec.minAvailable, status.currentHealthy) in between.
+TEST(PdbFromProtoTest, FieldNumbersAreUpstreams) {
+  // Letters stand alone: "\x01b" would be one escape.
+  constexpr char kWire[] =
+      // metadata = 1 {name = 1: "b"}
+      "\x0a\x03\x0a\x01"
+      "b"
+      // spec = 2 {minAvailable = 1 {type: 0, intVal: 1}, selector = 2
+      // {matchLabels = 1 {a: x}}}
+      "\x12\x10\x0a\x04\x08\x00\x10\x01\x12\x08\x0a\x06\x0a\x01"
+      "a"
+      "\x12\x01"
+      "x"
+      // status = 3 {disruptedPods = 2 {p: {seconds: 5}},
+      // disruptionsAllowed = 3: 2, currentHealthy = 4: 3}
+      "\x1a\x0d\x12\x07\x0a\x01"
+      "p"
+      "\x12\x02\x08\x05\x18\x02\x20\x03";
+  absl::StatusOr<PdbInfo> p =
+      PdbFromProto(absl::string_view(kWire, sizeof(kWire) - 1));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->name, "b");
+  EXPECT_TRUE(p->has_selector);
+  EXPECT_EQ(ValueOf(p->selector.match_labels(), "a"), "x");
+  EXPECT_EQ(p->disruptions_allowed, 2);
+  EXPECT_THAT(p->disrupted_pods, ::testing::ElementsAre("p"));
+}
+
 }  // namespace
 }  // namespace kscore::cache

@@ -461,5 +461,68 @@ TEST(WorkloadFromJsonTest, NamelessIsAnErrorNamingTheKind) {
               HasSubstr("StatefulSet without metadata.name"));
 }
 
+TEST(PdbFromJsonTest, ReadsSelectorAndStatus) {
+  absl::StatusOr<PdbInfo> p = PdbFromJson(nlohmann::json::parse(R"({
+    "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+    "metadata": {"namespace": "ns", "name": "web", "uid": "u1",
+                 "resourceVersion": "12", "generation": 2},
+    "spec": {"minAvailable": 2,
+      "selector": {"matchLabels": {"app": "web"},
+        "matchExpressions": [{"key": "tier", "operator": "In",
+                              "values": ["front", "edge"]},
+                             {"key": "canary", "operator": "DoesNotExist"}]}},
+    "status": {"observedGeneration": 2, "disruptionsAllowed": 1,
+      "currentHealthy": 3, "desiredHealthy": 2, "expectedPods": 3,
+      "disruptedPods": {"web-1": "2026-12-05T07:00:00Z",
+                        "web-2": "2026-12-05T07:00:01Z"}}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->namespace_, "ns");
+  EXPECT_EQ(p->name, "web");
+  EXPECT_EQ(p->uid, "u1");
+  EXPECT_EQ(p->resource_version, "12");
+  EXPECT_TRUE(p->has_selector);
+  EXPECT_EQ(p->selector.match_labels().size(), 1u);
+  EXPECT_EQ(ValueOf(p->selector.match_labels(), "app"), "web");
+  ASSERT_EQ(p->selector.match_expressions_size(), 2);
+  EXPECT_EQ(p->selector.match_expressions(0).key(), "tier");
+  EXPECT_EQ(p->selector.match_expressions(0).operator_(), "In");
+  EXPECT_THAT(p->selector.match_expressions(0).values(),
+              ::testing::ElementsAre("front", "edge"));
+  EXPECT_EQ(p->selector.match_expressions(1).operator_(), "DoesNotExist");
+  EXPECT_EQ(p->disruptions_allowed, 1);
+  EXPECT_THAT(p->disrupted_pods,
+              ::testing::UnorderedElementsAre("web-1", "web-2"));
+}
+
+TEST(PdbFromJsonTest, EmptySelectorIsOneMissingIsNone) {
+  auto pdb = [](const char* spec) {
+    absl::StatusOr<PdbInfo> p = PdbFromJson(nlohmann::json::parse(absl::StrCat(
+        R"({"metadata": {"namespace": "ns", "name": "b"}, "spec": )", spec,
+        "}")));
+    EXPECT_TRUE(p.ok()) << p.status();
+    return p.ok() ? *p : PdbInfo{};
+  };
+  PdbInfo empty = pdb(R"({"maxUnavailable": 1, "selector": {}})");
+  EXPECT_TRUE(empty.has_selector);
+  EXPECT_EQ(empty.selector.match_labels().size(), 0u);
+  EXPECT_EQ(empty.selector.match_expressions_size(), 0);
+  for (const char* spec :
+       {R"({"maxUnavailable": 1})", R"({"selector": null})", R"({})"}) {
+    PdbInfo none = pdb(spec);
+    EXPECT_FALSE(none.has_selector) << spec;
+    // No status yet: nothing allowed, nothing disrupted.
+    EXPECT_EQ(none.disruptions_allowed, 0) << spec;
+    EXPECT_TRUE(none.disrupted_pods.empty()) << spec;
+  }
+}
+
+TEST(PdbFromJsonTest, NamelessIsAnError) {
+  absl::StatusOr<PdbInfo> p = PdbFromJson(
+      nlohmann::json::parse(R"({"metadata": {"namespace": "ns"}})"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("PodDisruptionBudget without metadata.name"));
+}
+
 }  // namespace
 }  // namespace kscore::cache

@@ -285,6 +285,7 @@ std::string NameOf(const nlohmann::json& o) {
 std::string NameOf(const cache::PodInfo& p) { return p.name; }
 std::string NameOf(const cache::NamespaceInfo& ns) { return ns.name; }
 std::string NameOf(const cache::WorkloadInfo& w) { return w.name; }
+std::string NameOf(const cache::PdbInfo& p) { return p.name; }
 
 // Records what an informer delivers.
 template <typename T>
@@ -795,6 +796,76 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
   EXPECT_TRUE(Eventually([&] { return namespaces.Saw("delete " + labeled); },
                          absl::Seconds(60)));
   ns_informer.Stop();
+}
+
+// PodDisruptionBudgets: both encodings decode alike (whatever status the
+// disruption controller has written by then), and the shim's informer
+// (protobuf, its path and codec) delivers them.
+TEST_F(KubeIntegrationTest, PdbsInBothEncodings) {
+  Recorder<cache::PdbInfo> pdbs;
+  InformerOptions<cache::PdbInfo> options;
+  options.path = cache::kPdbPath;
+  options.protobuf = true;
+  options.codec = cache::PdbCodec();
+  options.handlers = pdbs.Handlers();
+  Informer<cache::PdbInfo> informer(client_, std::move(options));
+  informer.Start();
+  const std::string collection = absl::StrCat(
+      "/apis/policy/v1/namespaces/", namespace_, "/poddisruptionbudgets");
+  auto pdb = [](const std::string& name, nlohmann::json spec) {
+    return nlohmann::json{{"apiVersion", "policy/v1"},
+                          {"kind", "PodDisruptionBudget"},
+                          {"metadata", {{"name", name}}},
+                          {"spec", std::move(spec)}};
+  };
+  const std::vector<nlohmann::json> objects = {
+      pdb("web", {{"minAvailable", 1},
+                  {"selector",
+                   {{"matchLabels", {{"app", "web"}}},
+                    {"matchExpressions",
+                     {{{"key", "tier"},
+                       {"operator", "NotIn"},
+                       {"values", {"canary"}}}}}}}}),
+      // {} in a braced list would be null: no selector at all.
+      pdb("everything",
+          {{"maxUnavailable", 1}, {"selector", nlohmann::json::object()}}),
+      pdb("unselective", {{"maxUnavailable", 1}}),
+  };
+  for (const nlohmann::json& object : objects) {
+    const std::string name = NameOf(object);
+    SCOPED_TRACE(name);
+    absl::StatusOr<Response> r = client_->Do("POST", collection, object.dump());
+    ASSERT_TRUE(r.ok() && r->status == 201)
+        << (r.ok() ? r->body : r.status().ToString());
+    auto [j, p] = BothEncodings(client_, absl::StrCat(collection, "/", name));
+    absl::StatusOr<cache::PdbInfo> from_json = cache::PdbFromJson(j);
+    absl::StatusOr<cache::PdbInfo> from_proto = cache::PdbFromProto(p);
+    ASSERT_TRUE(from_json.ok()) << from_json.status();
+    ASSERT_TRUE(from_proto.ok()) << from_proto.status();
+    EXPECT_EQ(from_proto->namespace_, namespace_);
+    EXPECT_EQ(from_json->name, from_proto->name);
+    EXPECT_EQ(from_json->uid, from_proto->uid);
+    EXPECT_EQ(from_json->resource_version, from_proto->resource_version);
+    EXPECT_EQ(from_json->has_selector, from_proto->has_selector);
+    EXPECT_TRUE(
+        MessageDifferencer::Equals(from_json->selector, from_proto->selector))
+        << "JSON: " << from_json->selector.DebugString()
+        << "\nprotobuf: " << from_proto->selector.DebugString();
+    EXPECT_EQ(from_json->disruptions_allowed, from_proto->disruptions_allowed);
+    EXPECT_EQ(from_json->disrupted_pods, from_proto->disrupted_pods);
+    if (name == "web") {
+      EXPECT_TRUE(from_proto->has_selector);
+      EXPECT_EQ(from_proto->selector.match_expressions_size(), 1);
+    }
+    if (name == "everything") {
+      EXPECT_TRUE(from_proto->has_selector);
+    }
+    EXPECT_TRUE(Eventually([&] { return pdbs.Saw("add " + name); }));
+  }
+  EXPECT_TRUE(informer.HasSynced());
+  (void)client_->Do("DELETE", absl::StrCat(collection, "/web"));
+  EXPECT_TRUE(Eventually([&] { return pdbs.Saw("delete web"); }));
+  informer.Stop();
 }
 
 TEST_F(KubeIntegrationTest, BindingsAndEventsWrittenInProtobufOrJsonAgree) {

@@ -55,6 +55,8 @@ shim_may=(
   "list replicationcontrollers -A" "watch replicationcontrollers -A"
   "list replicasets.apps -A" "watch replicasets.apps -A"
   "list statefulsets.apps -A" "watch statefulsets.apps -A"
+  "get poddisruptionbudgets.policy -A" "list poddisruptionbudgets.policy -A"
+  "watch poddisruptionbudgets.policy -A"
   "create pods --subresource=binding -n default"
   "patch pods --subresource=status -n default"
   "create events.events.k8s.io -n default" "patch events.events.k8s.io -n default"
@@ -70,12 +72,13 @@ shim_may_not=(
   "get configmaps -n $NS"
   "update namespaces" "delete namespaces" "create services -n default" "update services -n default"
   "update replicasets.apps -n default" "update statefulsets.apps -n default"
+  "update poddisruptionbudgets.policy -n default" "delete poddisruptionbudgets.policy -n default"
   "list deployments.apps -A" "list endpoints -A"
 )
 scorer_may_not=(
   "list pods -A" "get pods -n default" "list nodes" "create pods --subresource=binding -n default"
   "create events.events.k8s.io -n default" "get leases.coordination.k8s.io/$LEASE -n $NS"
-  "get configmaps -n $NS" "get secrets -n $NS"
+  "get configmaps -n $NS" "get secrets -n $NS" "list poddisruptionbudgets.policy -A"
 )
 bad=()
 # shellcheck disable=SC2086  # each entry is several words on purpose
