@@ -71,6 +71,11 @@ class CycleState {
     auto it = query_bases_.find(plugin);
     return it == query_bases_.end() ? -1 : it->second;
   }
+  // Every plugin's query base (for binding another copy of the cluster
+  // data alike).
+  const absl::flat_hash_map<std::string, int>& query_bases() const {
+    return query_bases_;
+  }
   void BindCluster(const ::kscore::scorer::v1::ClusterData* cluster,
                    absl::flat_hash_map<std::string, int> query_bases) {
     cluster_ = cluster;

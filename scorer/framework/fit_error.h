@@ -16,8 +16,11 @@ class FitErrorBuilder {
  public:
   explicit FitErrorBuilder(int num_all_nodes) : num_all_nodes_(num_all_nodes) {}
 
-  // A reason of one rejected node (call once per reason per node).
-  void AddReason(absl::string_view reason) { ++reasons_[reason]; }
+  // A reason of one rejected node (call once per reason per node), or of
+  // `nodes` nodes at once.
+  void AddReason(absl::string_view reason, int nodes = 1) {
+    reasons_[reason] += nodes;
+  }
   // A PreFilter rejection replaces the per-node reasons.
   void SetPreFilterMessage(std::string msg) {
     pre_filter_msg_ = std::move(msg);

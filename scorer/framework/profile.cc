@@ -79,14 +79,18 @@ bool ImplementsPoint(const Plugin* p, ExtensionPoint point) {
       return Implements<PreScorePlugin>(p);
     case ExtensionPoint::kScore:
       return Implements<ScorePlugin>(p);
+    case ExtensionPoint::kPostFilter:
+      return Implements<PostFilterPlugin>(p);
     default:
       return false;
   }
 }
 
+// PostFilter runs only in Preempt calls, never in Evaluate.
 constexpr ExtensionPoint kRunPoints[] = {
     ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
-    ExtensionPoint::kPreScore, ExtensionPoint::kScore};
+    ExtensionPoint::kPreScore, ExtensionPoint::kScore,
+    ExtensionPoint::kPostFilter};
 
 // The extension points the scorer does not run. At three of them the shim
 // does the job of kube-scheduler's default plugin, which is accepted there;
@@ -104,8 +108,6 @@ constexpr PointNotRun kPointsNotRun[] = {
      "runs no other PreEnqueue plugin"},
     {ExtensionPoint::kQueueSort, "PrioritySort",
      "the shim's queue sorts pods by priority, then age (PrioritySort)"},
-    {ExtensionPoint::kPostFilter, "",
-     "kscore does not preempt and runs no PostFilter plugin"},
     {ExtensionPoint::kReserve, "", "kscore runs no Reserve plugin"},
     {ExtensionPoint::kPermit, "", "kscore runs no Permit plugin"},
     {ExtensionPoint::kPreBind, "", "kscore runs no PreBind plugin"},
@@ -255,6 +257,9 @@ Code CodeOf(const absl::StatusOr<T>& r) {
 }
 Code CodeOf(const absl::StatusOr<PluginStatus>& r) {
   return r.ok() ? r->code : Code::kError;
+}
+Code CodeOf(const absl::StatusOr<PostFilterResult>& r) {
+  return r.ok() ? r->status.code : Code::kError;
 }
 
 // Runs `run` and, with an observer, tells it how long the point took. A
@@ -528,6 +533,8 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     prof->score_.push_back(dynamic_cast<ScorePlugin*>(p));
     prof->score_weights_.push_back(weights[std::string(p->Name())]);
   }
+  for (Plugin* p : lists[4])
+    prof->post_filter_.push_back(dynamic_cast<PostFilterPlugin*>(p));
   for (const auto& list : lists) {
     for (const Plugin* p : list) {
       prof->node_labels_ = std::max(prof->node_labels_, p->NodeLabels());
@@ -606,6 +613,9 @@ std::vector<Profile::PluginInfo> Profile::Describe() const {
     info.extension_points.push_back("Score");
     info.weight = score_weights_[i];
   }
+  // The shim calls Preempt for a profile that has one.
+  for (const auto* p : post_filter_)
+    entry(p).extension_points.push_back("PostFilter");
   return out;
 }
 
@@ -654,6 +664,9 @@ std::vector<std::string> Profile::PluginNames(ExtensionPoint point) const {
       break;
     case ExtensionPoint::kScore:
       add(score_);
+      break;
+    case ExtensionPoint::kPostFilter:
+      add(post_filter_);
       break;
     default:
       break;
@@ -987,6 +1000,64 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
       });
   if (!scored.ok()) return scored;
   return ev;
+}
+
+absl::StatusOr<PostFilterResult> Profile::RunPostFilter(
+    const pb::PreemptRequest& req, absl::Time now,
+    ExtensionPointObserver* observer) const {
+  if (post_filter_.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "profile \"", scheduler_name_,
+        "\" runs no PostFilter plugin (DefaultPreemption is disabled): "
+        "ask ListProfiles which profiles preempt"));
+  }
+  if (absl::Status s = ValidatePreemptRequest(req); !s.ok()) return s;
+  std::vector<const pb::Node*> nodes;
+  nodes.reserve(req.nodes_size());
+  for (const pb::PreemptionNode& n : req.nodes()) nodes.push_back(&n.node());
+  CycleState state;
+  if (absl::Status s = BindCluster(state, req.pod(), req.cluster(), nodes);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<PluginStatus> pre =
+      PreFilterUntimed(state, req.pod(), nullptr);
+  if (!pre.ok()) return pre.status();
+  PreemptionInput in;
+  in.request = &req;
+  in.profile = this;
+  in.state = &state;
+  in.pre_filter = *std::move(pre);
+  in.query_bases = state.query_bases();
+  in.now = now;
+  return Timed(observer, ExtensionPoint::kPostFilter, scheduler_name_,
+               [&]() -> absl::StatusOr<PostFilterResult> {
+                 // As upstream: the first success wins; a failure other
+                 // than Unschedulable ends the run; Unschedulable ones
+                 // add their messages and the first names the plugin.
+                 PostFilterResult out;
+                 out.status.code = Code::kUnschedulable;
+                 for (const PostFilterPlugin* p : post_filter_) {
+                   absl::StatusOr<PostFilterResult> r = p->PostFilter(in);
+                   if (!r.ok()) return r.status();
+                   if (r->status.ok()) {
+                     r->status.plugin.clear();
+                     return r;
+                   }
+                   if (r->status.code != Code::kUnschedulable) {
+                     r->status.plugin = std::string(p->Name());
+                     r->chosen = -1;
+                     return r;
+                   }
+                   out.status.reasons.insert(out.status.reasons.end(),
+                                             r->status.reasons.begin(),
+                                             r->status.reasons.end());
+                   if (out.status.plugin.empty()) {
+                     out.status.plugin = std::string(p->Name());
+                   }
+                 }
+                 return out;
+               });
 }
 
 }  // namespace kscore::framework

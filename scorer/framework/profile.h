@@ -15,6 +15,7 @@
 #include "scorer/framework/config.h"
 #include "scorer/framework/cycle_state.h"
 #include "scorer/framework/plugin.h"
+#include "scorer/framework/preemption.h"
 #include "scorer/framework/registry.h"
 #include "scorer/framework/status.h"
 
@@ -111,7 +112,7 @@ class Profile {
   // Plugins not run whose gates refuse the pods that need them.
   std::vector<std::string> GateNames() const;
   // Plugin names at one of the points the scorer runs (PreFilter, Filter,
-  // PreScore, Score), in run order.
+  // PreScore, Score, PostFilter), in run order.
   std::vector<std::string> PluginNames(ExtensionPoint point) const;
 
   // Fine-grained extension points. absl errors mean bad input (e.g. a
@@ -153,6 +154,19 @@ class Profile {
   absl::StatusOr<bool> QueueingHint(const pb::Pod& pod,
                                     absl::Span<const std::string> plugins,
                                     const EventObjects& e) const;
+  // Whether a PostFilter plugin (preemption) is enabled.
+  bool post_filters() const { return !post_filter_.empty(); }
+  // kube-scheduler's RunPostFilterPlugins for a pod no node took, with the
+  // potential nodes and their lower-priority pods (PreemptRequest): runs the
+  // pod's PreFilter over the request's cluster data, then each PostFilter
+  // plugin until one succeeds or fails other than Unschedulable. A failure
+  // names its plugin (the first that rejected) and carries the plugins'
+  // messages. `now` stands in for start times the pods do not have.
+  // InvalidArgument for a request whose parts do not add up;
+  // FailedPrecondition when the profile runs no PostFilter plugin.
+  absl::StatusOr<PostFilterResult> RunPostFilter(
+      const pb::PreemptRequest& req, absl::Time now,
+      ExtensionPointObserver* observer = nullptr) const;
   // Finds a score plugin by name (for NormalizeScore requests).
   const ScorePlugin* FindScorePlugin(absl::string_view name) const;
   int32_t WeightOf(absl::string_view name) const;
@@ -200,6 +214,7 @@ class Profile {
   std::vector<const PreScorePlugin*> pre_score_;
   std::vector<const ScorePlugin*> score_;
   std::vector<int32_t> score_weights_;
+  std::vector<const PostFilterPlugin*> post_filter_;
   // Gates of enabled plugins the scorer does not run (Registry::Gate),
   // checked before the PreFilter plugins.
   std::vector<std::pair<std::string, PodGate>> gates_;

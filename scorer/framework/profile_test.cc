@@ -288,6 +288,48 @@ profiles:
   EXPECT_THAT((*set)->warnings, ::testing::IsEmpty());
 }
 
+// DefaultPreemption runs at postFilter, as in kube-scheduler's defaults
+// (multiPoint) or named there, with its args; ListProfiles says so, and
+// disabling it at postFilter leaves a profile that does not preempt.
+TEST(ProfileTest, DefaultPreemptionRunsAtPostFilter) {
+  auto set = Build(R"(
+profiles:
+- schedulerName: a
+- schedulerName: b
+  plugins:
+    multiPoint:
+      disabled:
+      - name: DefaultPreemption
+    postFilter:
+      enabled:
+      - name: DefaultPreemption
+  pluginConfig:
+  - name: DefaultPreemption
+    args: {minCandidateNodesPercentage: 50, minCandidateNodesAbsolute: 0}
+- schedulerName: c
+  plugins:
+    postFilter:
+      disabled:
+      - name: "*"
+)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT((*set)->warnings, ::testing::IsEmpty());
+  for (const char* name : {"a", "b"}) {
+    const Profile& p = *(*set)->Find(name);
+    EXPECT_TRUE(p.post_filters()) << name;
+    EXPECT_THAT(p.PluginNames(ExtensionPoint::kPostFilter),
+                ElementsAre("DefaultPreemption"));
+    bool listed = false;
+    for (const Profile::PluginInfo& info : p.Describe()) {
+      if (info.name != "DefaultPreemption") continue;
+      listed = true;
+      EXPECT_THAT(info.extension_points, ElementsAre("PostFilter"));
+    }
+    EXPECT_TRUE(listed) << name;
+  }
+  EXPECT_FALSE((*set)->Find("c")->post_filters());
+}
+
 // Disabling a plugin whose job the shim does changes nothing, and says so.
 TEST(ProfileTest, DisablingWhatTheShimDoesIsAWarning) {
   auto set = Build(R"(

@@ -1,6 +1,7 @@
 #include "scorer/plugins/registry.h"
 
 #include "scorer/plugins/concentrate.h"
+#include "scorer/plugins/default_preemption.h"
 #include "scorer/plugins/image_locality.h"
 #include "scorer/plugins/inter_pod_affinity.h"
 #include "scorer/plugins/node_affinity.h"
@@ -19,6 +20,7 @@ namespace kscore::plugins {
 framework::Registry DefaultRegistry() {
   framework::Registry r;
   r.Register(std::string(Concentrate::kName), &Concentrate::New);
+  r.Register(std::string(DefaultPreemption::kName), &DefaultPreemption::New);
   r.Register(std::string(ImageLocality::kName), &ImageLocality::New);
   r.Register(std::string(InterPodAffinity::kName), &InterPodAffinity::New);
   r.Register(std::string(NodeAffinity::kName), &NodeAffinity::New);
@@ -42,9 +44,6 @@ framework::Registry DefaultRegistry() {
         "PodGroupPodsCount"}) {
     r.RegisterKnown(name);
   }
-  r.RegisterKnown(
-      "DefaultPreemption", nullptr,
-      "{minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100}");
   r.RegisterKnown("VolumeBinding", &NeedsVolumeBinding,
                   "{bindTimeoutSeconds: 600, shape: [{utilization: 0, score: "
                   "10}, {utilization: 100, score: 0}]}");

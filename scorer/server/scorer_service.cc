@@ -199,41 +199,54 @@ absl::Status CheckConfigHash(const framework::ProfileSet& set,
       "configurations)"));
 }
 
-// Checks the batch (size, names) and returns pointers to its nodes.
-absl::StatusOr<std::vector<const pb::Node*>> Nodes(
-    const google::protobuf::RepeatedPtrField<pb::Node>& nodes, int max_batch) {
-  if (nodes.size() > max_batch) {
+// Checks a batch of `count` nodes (size, names, resource lists) and returns
+// pointers to them. `node(i)` is the i-th; `field` names its message within
+// nodes[i] ("" when nodes[i] is the Node itself, ".node" when it holds one).
+template <typename NodeFn>
+absl::StatusOr<std::vector<const pb::Node*>> CheckNodes(int count, NodeFn node,
+                                                        absl::string_view field,
+                                                        int max_batch) {
+  if (count > max_batch) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "nodes: batch of ", nodes.size(), " nodes is larger than the limit of ",
+        "nodes: batch of ", count, " nodes is larger than the limit of ",
         max_batch, " (--max-batch-nodes); split it"));
   }
   std::vector<const pb::Node*> out;
-  out.reserve(nodes.size());
+  out.reserve(count);
   absl::flat_hash_map<absl::string_view, int> seen;
-  seen.reserve(nodes.size());
-  for (int i = 0; i < nodes.size(); ++i) {
-    const std::string& name = nodes[i].name();
+  seen.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    const pb::Node& n = node(i);
+    const std::string& name = n.name();
     if (name.empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("nodes[", i, "].name is required"));
+          absl::StrCat("nodes[", i, "]", field, ".name is required"));
     }
     if (auto [it, inserted] = seen.emplace(name, i); !inserted) {
       return absl::InvalidArgumentError(
-          absl::StrCat("nodes[", i, "].name: duplicate node name \"", name,
-                       "\" (also nodes[", it->second, "])"));
+          absl::StrCat("nodes[", i, "]", field, ".name: duplicate node name \"",
+                       name, "\" (also nodes[", it->second, "])"));
     }
-    for (const auto& [field, r] :
+    for (const auto& [f, r] :
          {std::pair<const char*, const pb::Resources*>{"allocatable",
-                                                       &nodes[i].allocatable()},
-          {"requested", &nodes[i].requested()},
-          {"non_zero_requested", &nodes[i].non_zero_requested()}}) {
-      absl::Status s = CheckScalarsAt(
-          *r, [i, f = field] { return absl::StrCat("nodes[", i, "].", f); });
+                                                       &n.allocatable()},
+          {"requested", &n.requested()},
+          {"non_zero_requested", &n.non_zero_requested()}}) {
+      absl::Status s = CheckScalarsAt(*r, [i, field, f = f] {
+        return absl::StrCat("nodes[", i, "]", field, ".", f);
+      });
       if (!s.ok()) return s;
     }
-    out.push_back(&nodes[i]);
+    out.push_back(&n);
   }
   return out;
+}
+
+absl::StatusOr<std::vector<const pb::Node*>> Nodes(
+    const google::protobuf::RepeatedPtrField<pb::Node>& nodes, int max_batch) {
+  return CheckNodes(
+      nodes.size(), [&nodes](int i) -> const pb::Node& { return nodes[i]; }, "",
+      max_batch);
 }
 
 CycleState StateFrom(const google::protobuf::Map<std::string, std::string>& m) {
@@ -315,6 +328,7 @@ ScorerService::ScorerService(const framework::ProfileSet* profiles,
   SetMessageAllocatorFor_Score(&score_alloc_);
   SetMessageAllocatorFor_NormalizeScore(&normalize_alloc_);
   SetMessageAllocatorFor_Evaluate(&evaluate_alloc_);
+  SetMessageAllocatorFor_Preempt(&preempt_alloc_);
 }
 
 grpc::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
@@ -625,6 +639,52 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
     spdlog::debug("Evaluate pod={}/{} profile={} nodes={} feasible={}",
                   req->pod().namespace_(), req->pod().name(), req->profile(),
                   nodes.size(), feasible.size());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status ScorerService::DoPreempt(const pb::PreemptRequest* req,
+                                      pb::PreemptResponse* resp) {
+  return Counted("Preempt", [&] {
+    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
+    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
+                            common::ToGrpcStatus);
+    const auto& nodes = req->nodes();
+    KSCORE_ASSIGN_OR_RETURN(
+        auto checked,
+        CheckNodes(
+            nodes.size(),
+            [&nodes](int i) -> const pb::Node& { return nodes[i].node(); },
+            ".node", options_.max_batch_nodes),
+        common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(
+        framework::PostFilterResult result,
+        profile->RunPostFilter(*req, absl::Now(), options_.extension_points),
+        common::ToGrpcStatus);
+    pb::Status* status = resp->mutable_status();
+    status->set_code(ToProto(result.status.code));
+    if (!result.status.ok()) {
+      status->set_plugin(result.status.plugin);
+      for (const std::string& r : result.status.reasons) status->add_reasons(r);
+    }
+    resp->set_message(absl::StrJoin(result.status.reasons, ", "));
+    resp->set_chosen(result.chosen);
+    for (const framework::Candidate& c : result.candidates) {
+      pb::PreemptionCandidate* out = resp->add_candidates();
+      out->set_node(c.node);
+      out->mutable_victims()->Add(c.victims.begin(), c.victims.end());
+      out->set_pdb_violations(c.pdb_violations);
+      out->set_highest_priority(c.highest_priority);
+      out->set_sum_priorities(c.sum_priorities);
+      out->set_earliest_start_of_highest_unix_nanos(
+          c.earliest_start_of_highest_unix_nanos);
+    }
+    spdlog::debug("Preempt pod={}/{} profile={} nodes={} candidates={} {}",
+                  req->pod().namespace_(), req->pod().name(), req->profile(),
+                  checked.size(), result.candidates.size(), resp->message());
     return grpc::Status::OK;
   });
 }

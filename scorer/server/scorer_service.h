@@ -85,6 +85,12 @@ class ScorerService final : public pb::Scorer::CallbackService {
     return Finish(ctx, DoQueueingHint(req, resp));
   }
 
+  grpc::ServerUnaryReactor* Preempt(grpc::CallbackServerContext* ctx,
+                                    const pb::PreemptRequest* req,
+                                    pb::PreemptResponse* resp) override {
+    return Finish(ctx, DoPreempt(req, resp));
+  }
+
   // Calls answered (any outcome), for logs and tests.
   uint64_t served_calls() const { return served_.load(); }
 
@@ -110,6 +116,8 @@ class ScorerService final : public pb::Scorer::CallbackService {
                           pb::EvaluateResponse* resp);
   grpc::Status DoQueueingHint(const pb::QueueingHintRequest* req,
                               pb::QueueingHintResponse* resp);
+  grpc::Status DoPreempt(const pb::PreemptRequest* req,
+                         pb::PreemptResponse* resp);
 
   // Runs one call's body and counts it, with the code it returned.
   template <typename Body>
@@ -131,6 +139,7 @@ class ScorerService final : public pb::Scorer::CallbackService {
   ArenaAllocator<pb::NormalizeScoreRequest, pb::NormalizeScoreResponse>
       normalize_alloc_;
   ArenaAllocator<pb::EvaluateRequest, pb::EvaluateResponse> evaluate_alloc_;
+  ArenaAllocator<pb::PreemptRequest, pb::PreemptResponse> preempt_alloc_;
 };
 
 }  // namespace kscore::server

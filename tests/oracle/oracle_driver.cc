@@ -10,9 +10,16 @@
 // node of a case is evaluated in one Evaluate call with DETAIL_FULL, as the
 // oracle evaluates every node.
 //
-//   oracle_driver --cases cases.jsonl --out got.jsonl
+// With --preempt the cases are the oracle's preemption cases (gen-preempt):
+// after Evaluate, the nodes Filter found Unschedulable are the potential
+// nodes, and one Preempt call gets all of them (in input order, offset 0)
+// with their lower-priority pods and the PodDisruptionBudgets, as the shim
+// would send them. The answers are compare-preempt's.
+//
+//   oracle_driver [--preempt] --cases cases.jsonl --out got.jsonl
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -24,10 +31,13 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
+#include "kscore/scorer/v1/scorer.grpc.pb.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/config.h"
 #include "scorer/framework/profile_set.h"
+#include "scorer/framework/selectors.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
 #include "shim/cache/cache.h"
@@ -39,6 +49,9 @@
 
 ABSL_FLAG(std::string, cases, "", "the oracle's cases file (JSON lines)");
 ABSL_FLAG(std::string, out, "", "where to write kscore's answers");
+ABSL_FLAG(bool, preempt, false,
+          "the cases are preemption cases (oracle gen-preempt): answer "
+          "with Preempt's decision, for oracle compare-preempt");
 
 namespace kscore {
 namespace {
@@ -57,6 +70,8 @@ struct Scorer {
   std::unique_ptr<scorer_client::ScorerClient> client;
   std::unique_ptr<scheduler::Profiles> lookup;
   pb::ListProfilesResponse listed;
+  // For the calls the shim's client does not make (Preempt).
+  std::unique_ptr<pb::Scorer::Stub> stub;
 };
 
 absl::StatusOr<std::unique_ptr<Scorer>> StartScorer(const std::string& yaml) {
@@ -84,6 +99,11 @@ absl::StatusOr<std::unique_ptr<Scorer>> StartScorer(const std::string& yaml) {
            .attempts = 1});
   if (!client.ok()) return client.status();
   s->client = *std::move(client);
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  s->stub = pb::Scorer::NewStub(
+      grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port),
+                                grpc::InsecureChannelCredentials(), args));
   scorer_client::ScorerClient* c = s->client.get();
   scheduler::Profiles::Options options;
   options.served = {kProfile};
@@ -174,36 +194,45 @@ absl::Status Load(const json& input, cache::Cache& c) {
   return absl::OkStatus();
 }
 
-json Answer(int64_t index, const json& input,
-            std::map<std::string, std::unique_ptr<Scorer>>& scorers) {
+// One case run through the shim and the scorer's Evaluate.
+struct Evaluated {
+  Scorer* scorer = nullptr;
+  cache::PodInfo pod;
+  std::shared_ptr<const scheduler::ProfileInfo> profile;
+  scheduler::CyclePlan plan;
+  pb::EvaluateRequest request;  // as sent (every node, input order)
+  pb::EvaluateResponse response;
+  std::vector<std::string> names;  // the nodes sent, in order
+};
+
+absl::StatusOr<Evaluated> EvaluateCase(
+    const json& input, std::map<std::string, std::unique_ptr<Scorer>>& scorers,
+    cache::Cache& c) {
+  Evaluated out;
   const std::string yaml = input.at("profile").get<std::string>();
   std::unique_ptr<Scorer>& scorer = scorers[yaml];
   if (scorer == nullptr) {
     absl::StatusOr<std::unique_ptr<Scorer>> started = StartScorer(yaml);
-    if (!started.ok()) {
-      return ErrorAnswer(index, std::string(started.status().message()));
-    }
+    if (!started.ok()) return started.status();
     scorer = *std::move(started);
   }
-  cache::Cache c;
-  if (absl::Status s = Load(input, c); !s.ok()) {
-    return ErrorAnswer(index, std::string(s.message()));
-  }
+  out.scorer = scorer.get();
+  if (absl::Status s = Load(input, c); !s.ok()) return s;
   absl::StatusOr<cache::PodInfo> pod = cache::PodFromJson(input.at("pod"));
-  if (!pod.ok()) return ErrorAnswer(index, std::string(pod.status().message()));
-  pod->scheduler_name = kProfile;
+  if (!pod.ok()) return pod.status();
+  out.pod = *std::move(pod);
+  out.pod.scheduler_name = kProfile;
   // The shim never schedules a pod that names its node (spec.nodeName makes
   // it bound), so its decoders leave pb::Pod.node_name to direct callers of
   // the scorer; the generator's pods that name a node test NodeName that way.
-  pod->pod.set_node_name(pod->node_name);
-  pod->node_name.clear();
+  out.pod.pod.set_node_name(out.pod.node_name);
+  out.pod.node_name.clear();
   absl::StatusOr<std::shared_ptr<const scheduler::ProfileInfo>> profile =
       scorer->lookup->Lookup(kProfile);
-  if (!profile.ok()) {
-    return ErrorAnswer(index, std::string(profile.status().message()));
-  }
-  const scheduler::CycleInput in{.pod = &*pod,
-                                 .profile = profile->get(),
+  if (!profile.ok()) return profile.status();
+  out.profile = *std::move(profile);
+  const scheduler::CycleInput in{.pod = &out.pod,
+                                 .profile = out.profile.get(),
                                  .cache = &c,
                                  .batch_size = 5000,
                                  .start = 0,
@@ -211,14 +240,14 @@ json Answer(int64_t index, const json& input,
                                  .plans = nullptr};
   absl::StatusOr<scheduler::CyclePlan> plan =
       scheduler::PrepareCycle(in, *scorer->client);
-  if (!plan.ok()) {
-    return ErrorAnswer(index, std::string(plan.status().message()));
-  }
+  if (!plan.ok()) return plan.status();
+  out.plan = *std::move(plan);
   // The shim's own request head, with the detail raised to DETAIL_FULL
   // (the default value, so it cannot be appended as an override).
   pb::EvaluateRequest head;
-  if (!head.ParseFromString(scheduler::RequestHead(*pod, **profile, *plan))) {
-    return ErrorAnswer(index, "the shim's request head does not parse");
+  if (!head.ParseFromString(
+          scheduler::RequestHead(out.pod, *out.profile, out.plan))) {
+    return absl::InternalError("the shim's request head does not parse");
   }
   head.set_detail(pb::DETAIL_FULL);
   std::string req = head.SerializeAsString();
@@ -226,20 +255,36 @@ json Answer(int64_t index, const json& input,
   for (const json& n : input.at("nodes")) {
     order.push_back(n.at("metadata").at("name").get<std::string>());
   }
-  std::vector<std::string> names;
-  c.AppendNamed(*pod, (*profile)->label_count_keys, order, plan->node_labels,
-                pb::EvaluateRequest::kNodesFieldNumber, &req, &names,
-                plan->prepared.get());
+  c.AppendNamed(out.pod, out.profile->label_count_keys, order,
+                out.plan.node_labels, pb::EvaluateRequest::kNodesFieldNumber,
+                &req, &out.names, out.plan.prepared.get());
+  if (!out.request.ParseFromString(req)) {
+    return absl::InternalError("the shim's request does not parse");
+  }
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
       scorer->client->EvaluateAll({req}, &arena);
-  if (!results.front().ok()) {
-    return ErrorAnswer(index, std::string(results.front().status().message()));
+  if (!results.front().ok()) return results.front().status();
+  out.response = **results.front();
+  if (out.response.status().code() == pb::CODE_SUCCESS &&
+      static_cast<size_t>(out.response.filter_size()) != out.names.size()) {
+    return absl::InternalError(
+        absl::StrCat("the scorer answered ", out.response.filter_size(),
+                     " filter verdicts for ", out.names.size(), " nodes"));
   }
-  const pb::EvaluateResponse& resp = **results.front();
+  return out;
+}
+
+json Answer(int64_t index, const json& input,
+            std::map<std::string, std::unique_ptr<Scorer>>& scorers) {
+  cache::Cache c;
+  absl::StatusOr<Evaluated> ev = EvaluateCase(input, scorers, c);
+  if (!ev.ok()) return ErrorAnswer(index, std::string(ev.status().message()));
+  const pb::EvaluateResponse& resp = ev->response;
+  const std::vector<std::string>& names = ev->names;
 
   json weights = json::object();
-  for (const pb::Profile& p : scorer->listed.profiles()) {
+  for (const pb::Profile& p : ev->scorer->listed.profiles()) {
     if (p.scheduler_name() != kProfile) continue;
     for (const pb::PluginInfo& info : p.plugins()) {
       const auto& points = info.extension_points();
@@ -254,11 +299,6 @@ json Answer(int64_t index, const json& input,
               {"skipped", json::array()},
               {"weights", weights}};
   if (resp.status().code() != pb::CODE_SUCCESS) return out;
-  if (static_cast<size_t>(resp.filter_size()) != names.size()) {
-    return ErrorAnswer(
-        index, absl::StrCat("the scorer answered ", resp.filter_size(),
-                            " filter verdicts for ", names.size(), " nodes"));
-  }
   std::map<std::string, const pb::NodeScore*> scores;
   for (const pb::NodeScore& s : resp.scores()) scores[s.node_name()] = &s;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -281,6 +321,333 @@ json Answer(int64_t index, const json& input,
   return out;
 }
 
+// ------------------------------------------------------------- preemption
+
+json PreemptErrorAnswer(int64_t index, const std::string& what) {
+  return {
+      {"index", index},
+      {"postFilter", {{"code", "Error"}, {"plugin", ""}, {"message", what}}},
+      {"nominatedNode", ""},
+      {"victims", json::array()}};
+}
+
+const json& Field(const json& obj, const char* key) {
+  static const json kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
+std::string StringField(const json& obj, const char* key) {
+  const json& v = Field(obj, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+// A metav1.LabelSelector from its JSON.
+pb::LabelSelector SelectorFromJson(const json& j) {
+  pb::LabelSelector out;
+  const json& labels = Field(j, "matchLabels");
+  if (labels.is_object()) {
+    for (const auto& [k, v] : labels.items()) {
+      (*out.mutable_match_labels())[k] = v.get<std::string>();
+    }
+  }
+  const json& exprs = Field(j, "matchExpressions");
+  if (exprs.is_array()) {
+    for (const json& e : exprs) {
+      pb::LabelSelectorRequirement* r = out.add_match_expressions();
+      r->set_key(StringField(e, "key"));
+      r->set_operator_(StringField(e, "operator"));
+      const json& values = Field(e, "values");
+      if (values.is_array()) {
+        for (const json& v : values) r->add_values(v.get<std::string>());
+      }
+    }
+  }
+  return out;
+}
+
+// upstream's PodTerminatingByPreemption: being deleted, with a
+// DisruptionTarget condition the scheduler set.
+bool TerminatingByPreemption(const json& pod) {
+  if (Field(Field(pod, "metadata"), "deletionTimestamp").is_null()) {
+    return false;
+  }
+  const json& conditions = Field(Field(pod, "status"), "conditions");
+  if (!conditions.is_array()) return false;
+  for (const json& c : conditions) {
+    if (StringField(c, "type") == "DisruptionTarget") {
+      return StringField(c, "status") == "True" &&
+             StringField(c, "reason") == "PreemptionByScheduler";
+    }
+  }
+  return false;
+}
+
+// What a preemption request needs beyond the Evaluate request: the nodes
+// as objects (labels, taints), namespaces' labels, the incoming pod.
+struct PreemptContext {
+  const Evaluated* ev = nullptr;
+  std::map<std::string, pb::Node> nodes;  // full, by name
+  std::map<std::string, framework::LabelMap> namespaces;
+};
+
+// The plan's queries whose count on `node` includes `pod` (PodQuery's
+// rules, as the shim's cluster index counts).
+std::vector<int32_t> MatchedQueries(const PreemptContext& ctx,
+                                    const cache::PodInfo& pod,
+                                    const pb::Node& node) {
+  std::vector<int32_t> out;
+  const pb::PlanResponse& plan = ctx.ev->plan.plan;
+  const pb::Pod& incoming = ctx.ev->plan.pod;
+  if (pod.terminated()) return out;
+  auto ns_labels = [&](const std::string& ns) {
+    auto it = ctx.namespaces.find(ns);
+    return it == ctx.namespaces.end() ? framework::LabelMap() : it->second;
+  };
+  for (int q = 0; q < plan.queries_size(); ++q) {
+    const pb::PodQuery& query = plan.queries(q);
+    if (pod.deleting && !query.include_terminating()) continue;
+    if (query.all_of().empty()) continue;
+    bool matches = true;
+    for (const pb::PodMatcher& m : query.all_of()) {
+      bool in_ns = std::find(m.namespaces().begin(), m.namespaces().end(),
+                             pod.namespace_) != m.namespaces().end();
+      if (!in_ns && m.has_namespace_selector()) {
+        in_ns = framework::LabelSelectorMatches(m.namespace_selector(),
+                                                ns_labels(pod.namespace_));
+      }
+      if (!in_ns || !m.has_selector() ||
+          !framework::LabelSelectorMatches(m.selector(), pod.pod.labels())) {
+        matches = false;
+        break;
+      }
+    }
+    if (!matches) continue;
+    const pb::NodeFilter& f = query.nodes();
+    bool counted = true;
+    for (const std::string& key : f.required_keys()) {
+      counted = counted && node.labels().contains(key);
+    }
+    if (f.pod_node_affinity()) {
+      counted =
+          counted && framework::MatchesRequiredNodeAffinity(incoming, node);
+    }
+    if (f.pod_taints()) {
+      counted = counted && framework::ToleratesNoScheduleTaints(incoming, node);
+    }
+    if (!query.topology_key().empty()) {
+      counted = counted && node.labels().contains(query.topology_key());
+    }
+    if (counted) out.push_back(q);
+  }
+  return out;
+}
+
+// The existing terms (cluster.existing_terms) `pod` carries on `node`, once
+// per occurrence, on nodes with the term's topology key.
+std::vector<int32_t> CarriedTerms(const PreemptContext& ctx,
+                                  const cache::PodInfo& pod,
+                                  const pb::Node& node) {
+  std::vector<int32_t> out;
+  const pb::ClusterData& cluster = ctx.ev->request.cluster();
+  if (cluster.existing_terms().empty() || pod.terminated()) return out;
+  auto carry = [&](pb::TermKind kind, const pb::PodAffinityTerm& term,
+                   int32_t weight) {
+    if (!node.labels().contains(term.topology_key())) return;
+    pb::ExistingTerm mine;
+    mine.set_kind(kind);
+    *mine.mutable_term() = term;
+    mine.set_weight(weight);
+    mine.set_namespace_(pod.namespace_);
+    for (int t = 0; t < cluster.existing_terms_size(); ++t) {
+      pb::ExistingTerm theirs = cluster.existing_terms(t);
+      theirs.clear_total();
+      if (google::protobuf::util::MessageDifferencer::Equals(mine, theirs)) {
+        out.push_back(t);
+        return;
+      }
+    }
+  };
+  for (const auto& t : pod.pod.pod_affinity().required()) {
+    carry(pb::TERM_KIND_REQUIRED_AFFINITY, t, 0);
+  }
+  for (const auto& t : pod.pod.pod_anti_affinity().required()) {
+    carry(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY, t, 0);
+  }
+  for (const auto& t : pod.pod.pod_affinity().preferred()) {
+    carry(pb::TERM_KIND_PREFERRED_AFFINITY, t.term(), t.weight());
+  }
+  for (const auto& t : pod.pod.pod_anti_affinity().preferred()) {
+    carry(pb::TERM_KIND_PREFERRED_ANTI_AFFINITY, t.term(), t.weight());
+  }
+  return out;
+}
+
+// A pod of lower priority than the incoming one, as the shim sends it.
+absl::StatusOr<pb::VictimPod> VictimFromJson(const PreemptContext& ctx,
+                                             const json& obj,
+                                             const pb::Node& node) {
+  absl::StatusOr<cache::PodInfo> pod = cache::PodFromJson(obj);
+  if (!pod.ok()) return pod.status();
+  pb::VictimPod v;
+  v.set_namespace_(pod->namespace_);
+  v.set_name(pod->name);
+  v.set_uid(pod->uid);
+  v.set_priority(pod->priority);
+  *v.mutable_requests() = pod->requests;
+  *v.mutable_non_zero_requests() = pod->non_zero;
+  for (const pb::HostPort& p : pod->host_ports) *v.add_ports() = p;
+  *v.mutable_labels() = pod->pod.labels();
+  const std::string start = StringField(Field(obj, "status"), "startTime");
+  if (!start.empty()) {
+    v.set_start_time_unix_nanos(absl::ToUnixNanos(cache::ParseTime(start)));
+  }
+  v.set_terminating(pod->deleting);
+  for (int32_t q : MatchedQueries(ctx, *pod, node)) v.add_matched_queries(q);
+  for (int32_t t : CarriedTerms(ctx, *pod, node)) v.add_terms(t);
+  return v;
+}
+
+pb::DisruptionBudget BudgetFromJson(const json& obj) {
+  pb::DisruptionBudget b;
+  const json& meta = Field(obj, "metadata");
+  b.set_namespace_(StringField(meta, "namespace"));
+  b.set_name(StringField(meta, "name"));
+  const json& selector = Field(Field(obj, "spec"), "selector");
+  if (selector.is_object()) *b.mutable_selector() = SelectorFromJson(selector);
+  const json& status = Field(obj, "status");
+  const json& allowed = Field(status, "disruptionsAllowed");
+  if (allowed.is_number_integer()) {
+    b.set_disruptions_allowed(allowed.get<int32_t>());
+  }
+  const json& disrupted = Field(status, "disruptedPods");
+  if (disrupted.is_object()) {
+    for (const auto& [name, _] : disrupted.items()) b.add_disrupted_pods(name);
+  }
+  return b;
+}
+
+json PreemptAnswer(int64_t index, const json& input,
+                   std::map<std::string, std::unique_ptr<Scorer>>& scorers) {
+  cache::Cache c;
+  absl::StatusOr<Evaluated> ev = EvaluateCase(input, scorers, c);
+  if (!ev.ok()) {
+    return PreemptErrorAnswer(index, std::string(ev.status().message()));
+  }
+  PreemptContext ctx;
+  ctx.ev = &*ev;
+  for (const json& n : input.at("nodes")) {
+    absl::StatusOr<cache::NodeInfo> node = cache::NodeFromJson(n);
+    if (!node.ok()) {
+      return PreemptErrorAnswer(index, std::string(node.status().message()));
+    }
+    ctx.nodes[node->node.name()] = node->node;
+  }
+  for (const json& ns : input.at("namespaces")) {
+    absl::StatusOr<cache::NamespaceInfo> info = cache::NamespaceFromJson(ns);
+    if (!info.ok()) {
+      return PreemptErrorAnswer(index, std::string(info.status().message()));
+    }
+    ctx.namespaces[info->name] = info->labels;
+  }
+
+  // The potential nodes: Filter said Unschedulable (a PreFilter rejection
+  // that is only Unschedulable makes every node one).
+  const pb::EvaluateResponse& resp = ev->response;
+  std::vector<int> potential;
+  std::map<std::string, pb::Code> code_of;
+  for (size_t i = 0; i < ev->names.size(); ++i) {
+    const pb::Code code = resp.status().code() == pb::CODE_SUCCESS
+                              ? resp.filter(static_cast<int>(i)).code()
+                              : resp.status().code();
+    code_of[ev->names[i]] = code;
+    if (code == pb::CODE_UNSCHEDULABLE)
+      potential.push_back(static_cast<int>(i));
+  }
+
+  const int32_t priority = ev->pod.priority;
+  const json& pod_json = input.at("pod");
+  pb::PreemptRequest req;
+  req.set_profile(kProfile);
+  req.set_config_hash(ev->profile->config_hash);
+  *req.mutable_pod() = ev->request.pod();
+  req.mutable_pod()->set_preemption_policy(
+      StringField(Field(pod_json, "spec"), "preemptionPolicy"));
+  *req.mutable_cluster() = ev->request.cluster();
+  std::map<std::string, std::vector<const json*>> pods_on;
+  for (const json& p : input.at("pods")) {
+    pods_on[StringField(Field(p, "spec"), "nodeName")].push_back(&p);
+  }
+  auto lower = [&](const std::string& node, auto&& add) -> absl::Status {
+    for (const json* p : pods_on[node]) {
+      const json& prio = Field(Field(*p, "spec"), "priority");
+      const int32_t pp = prio.is_number_integer() ? prio.get<int32_t>() : 0;
+      if (pp >= priority) continue;
+      absl::StatusOr<pb::VictimPod> v =
+          VictimFromJson(ctx, *p, ctx.nodes[node]);
+      if (!v.ok()) return v.status();
+      add(*p, *std::move(v));
+    }
+    return absl::OkStatus();
+  };
+  for (int i : potential) {
+    const std::string& name = ev->names[i];
+    pb::PreemptionNode* n = req.add_nodes();
+    *n->mutable_node() = ev->request.nodes(i);
+    absl::Status s = lower(name, [n](const json&, pb::VictimPod v) {
+      *n->add_pods() = std::move(v);
+    });
+    if (!s.ok()) return PreemptErrorAnswer(index, std::string(s.message()));
+  }
+  for (const json& pdb : input.at("podDisruptionBudgets")) {
+    *req.add_pdbs() = BudgetFromJson(pdb);
+  }
+  req.set_num_nodes(static_cast<int32_t>(ev->names.size()));
+  req.set_num_potential_nodes(static_cast<int32_t>(potential.size()));
+  const std::string nominated =
+      StringField(Field(pod_json, "status"), "nominatedNodeName");
+  if (!nominated.empty()) {
+    req.set_nominated_node_name(nominated);
+    auto it = code_of.find(nominated);
+    if (it != code_of.end() &&
+        it->second != pb::CODE_UNSCHEDULABLE_AND_UNRESOLVABLE) {
+      absl::Status s =
+          lower(nominated, [&req](const json& obj, pb::VictimPod v) {
+            v.set_terminating(TerminatingByPreemption(obj));
+            *req.add_nominated_node_pods() = std::move(v);
+          });
+      if (!s.ok()) return PreemptErrorAnswer(index, std::string(s.message()));
+    }
+  }
+
+  grpc::ClientContext ctx_call;
+  ctx_call.set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::seconds(30));
+  pb::PreemptResponse out;
+  grpc::Status st = ev->scorer->stub->Preempt(&ctx_call, req, &out);
+  if (!st.ok()) return PreemptErrorAnswer(index, st.error_message());
+  std::vector<std::string> victims;
+  std::string node;
+  if (out.chosen() >= 0 && out.chosen() < out.candidates_size()) {
+    const pb::PreemptionCandidate& c = out.candidates(out.chosen());
+    const pb::PreemptionNode& pn = req.nodes(c.node());
+    node = pn.node().name();
+    for (int v : c.victims()) {
+      victims.push_back(
+          absl::StrCat(pn.pods(v).namespace_(), "/", pn.pods(v).name()));
+    }
+  }
+  std::sort(victims.begin(), victims.end());
+  const bool success = out.status().code() == pb::CODE_SUCCESS;
+  return {{"index", index},
+          {"postFilter",
+           {{"code", CodeName(out.status().code())},
+            {"plugin", success ? "" : out.status().plugin()},
+            {"message", out.message()}}},
+          {"nominatedNode", node},
+          {"victims", victims}};
+}
+
 int Run() {
   std::ifstream cases(absl::GetFlag(FLAGS_cases));
   std::ofstream out(absl::GetFlag(FLAGS_out));
@@ -300,11 +667,14 @@ int Run() {
       return 2;
     }
     const int64_t index = c.at("index").get<int64_t>();
+    const bool preempt = absl::GetFlag(FLAGS_preempt);
     json answer;
     try {
-      answer = Answer(index, c.at("input"), scorers);
+      answer = preempt ? PreemptAnswer(index, c.at("input"), scorers)
+                       : Answer(index, c.at("input"), scorers);
     } catch (const json::exception& e) {
-      answer = ErrorAnswer(index, e.what());
+      answer = preempt ? PreemptErrorAnswer(index, e.what())
+                       : ErrorAnswer(index, e.what());
     }
     out << answer.dump() << "\n";
     ++n;

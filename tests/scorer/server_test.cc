@@ -657,6 +657,144 @@ TEST_F(ScorerServerTest, RequestsForAnotherConfigurationAreRefused) {
             grpc::StatusCode::FAILED_PRECONDITION);
 }
 
+// A lower-priority pod on a node, as the shim sends it for Preempt.
+pb::VictimPod VictimOf(const std::string& name, int32_t priority,
+                       int64_t milli_cpu, int64_t start_seconds) {
+  pb::VictimPod v;
+  v.set_namespace_("default");
+  v.set_name(name);
+  v.set_priority(priority);
+  v.mutable_requests()->set_milli_cpu(milli_cpu);
+  v.mutable_non_zero_requests()->set_milli_cpu(milli_cpu);
+  v.set_start_time_unix_nanos(start_seconds * 1'000'000'000);
+  return v;
+}
+
+// Two full 2-cpu nodes: n1's lower-priority pods are one of 2 cpus (pri 5)
+// and one of 1 cpu (pri 1) beside a pod that stays; n2's is one 2-cpu pod of
+// priority 10. A pod of priority 100 asking 1 cpu.
+pb::PreemptRequest PreemptRequestFor(const std::string& profile) {
+  pb::PreemptRequest req;
+  req.set_profile(profile);
+  *req.mutable_pod() = MakePod().Name("urgent").Req(1000, 0).Obj();
+  req.mutable_pod()->set_priority(100);
+  pb::PreemptionNode* n1 = req.add_nodes();
+  *n1->mutable_node() = MakeNode()
+                            .Name("n1")
+                            .Capacity(4000, int64_t{1} << 30, 110)
+                            .Requested(4000, 0)
+                            .PodCount(3)
+                            .Obj();
+  *n1->add_pods() = VictimOf("big", 5, 2000, 100);
+  *n1->add_pods() = VictimOf("small", 1, 1000, 200);
+  pb::PreemptionNode* n2 = req.add_nodes();
+  *n2->mutable_node() = MakeNode()
+                            .Name("n2")
+                            .Capacity(2000, int64_t{1} << 30, 110)
+                            .Requested(2000, 0)
+                            .PodCount(1)
+                            .Obj();
+  *n2->add_pods() = VictimOf("other", 10, 2000, 100);
+  req.set_num_potential_nodes(2);
+  req.set_num_nodes(3);
+  return req;
+}
+
+TEST_F(ScorerServerTest, PreemptPicksTheNodeAndItsVictims) {
+  pb::ListProfilesResponse profiles;
+  ASSERT_TRUE(
+      stub_->ListProfiles(Ctx().get(), pb::ListProfilesRequest(), &profiles)
+          .ok());
+  bool listed = false;
+  for (const pb::PluginInfo& p : profiles.profiles(0).plugins()) {
+    if (p.name() != "DefaultPreemption") continue;
+    listed = true;
+    EXPECT_THAT(p.extension_points(), ElementsAre("PostFilter"));
+  }
+  EXPECT_TRUE(listed) << "ListProfiles tells the shim to call Preempt";
+
+  pb::PreemptRequest req = PreemptRequestFor("concentrate-scheduler");
+  req.set_config_hash(profiles.config_hash());
+  pb::PreemptResponse resp;
+  grpc::Status st = stub_->Preempt(Ctx().get(), req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(resp.status().code(), pb::CODE_SUCCESS);
+  EXPECT_EQ(resp.message(),
+            "preemption: found a potential placement for pod on node n1, "
+            "preempting 1 victims");
+  // n1 frees a cpu by evicting "small" (the older, more important "big"
+  // is added back first and stays); n2 would evict a pod of priority 10.
+  ASSERT_EQ(resp.candidates_size(), 2);
+  ASSERT_EQ(resp.chosen(), 0);
+  const pb::PreemptionCandidate& c = resp.candidates(0);
+  EXPECT_EQ(c.node(), 0);
+  EXPECT_THAT(c.victims(), ElementsAre(1));
+  EXPECT_EQ(c.highest_priority(), 1);
+  EXPECT_EQ(c.sum_priorities(), 1 + (int64_t{1} << 31));
+  EXPECT_EQ(c.earliest_start_of_highest_unix_nanos(), 200'000'000'000);
+  EXPECT_EQ(resp.candidates(1).node(), 1);
+  EXPECT_EQ(resp.candidates(1).highest_priority(), 10);
+}
+
+TEST_F(ScorerServerTest, PreemptWithoutCandidateSaysWhyAsUpstream) {
+  // Concentrate rejects every node whatever is removed.
+  pb::PreemptRequest req = PreemptRequestFor("reject-scheduler");
+  pb::PreemptResponse resp;
+  grpc::Status st = stub_->Preempt(Ctx().get(), req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(resp.status().code(), pb::CODE_UNSCHEDULABLE);
+  EXPECT_EQ(resp.status().plugin(), "DefaultPreemption");
+  EXPECT_EQ(resp.chosen(), -1);
+  EXPECT_EQ(resp.candidates_size(), 0);
+  EXPECT_THAT(resp.message(),
+              ::testing::StartsWith("preemption: 0/3 nodes are available: 1 "
+                                    "Preemption is not helpful for "
+                                    "scheduling, 2 "));
+  EXPECT_THAT(resp.status().reasons(), ElementsAre(resp.message()));
+
+  req.mutable_pod()->set_preemption_policy("Never");
+  st = stub_->Preempt(Ctx().get(), req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(resp.message(),
+            "preemption: not eligible due to preemptionPolicy=Never.");
+}
+
+TEST_F(ScorerServerTest, BadPreemptRequestsNameTheField) {
+  auto call = [&](const pb::PreemptRequest& req) {
+    pb::PreemptResponse resp;
+    return stub_->Preempt(Ctx().get(), req, &resp);
+  };
+  pb::PreemptRequest req = PreemptRequestFor("concentrate-scheduler");
+  req.mutable_nodes(1)->mutable_node()->set_name("n1");
+  grpc::Status st = call(req);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(),
+              HasSubstr("nodes[1].node.name: duplicate node name \"n1\""));
+
+  req = PreemptRequestFor("concentrate-scheduler");
+  req.mutable_nodes(0)->mutable_pods(1)->add_terms(0);
+  st = call(req);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(),
+              HasSubstr("nodes[0].pods[1].terms[0]: 0 is not an index into "
+                        "cluster.existing_terms"));
+
+  req = PreemptRequestFor("concentrate-scheduler");
+  req.set_num_nodes(1);
+  st = call(req);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("num_nodes: 1 is less than"));
+
+  req = PreemptRequestFor("nope");
+  EXPECT_EQ(call(req).error_code(), grpc::StatusCode::NOT_FOUND);
+
+  req = PreemptRequestFor("concentrate-scheduler");
+  req.set_config_hash("0123456789abcdef");
+  st = call(req);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(st.error_message(), HasSubstr("configuration hash mismatch"));
+}
+
 // QueueingHint: one answer per query, from the named plugins' hints.
 TEST_F(ScorerServerTest, QueueingHintAnswersEachQuery) {
   pb::QueueingHintRequest req;

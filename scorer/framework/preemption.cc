@@ -1,0 +1,442 @@
+#include "scorer/framework/preemption.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <tuple>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "scorer/framework/fit_error.h"
+#include "scorer/framework/profile.h"
+#include "scorer/framework/scalar_resources.h"
+
+namespace kscore::framework {
+namespace {
+
+constexpr absl::string_view kNotHelpful =
+    "Preemption is not helpful for scheduling";
+constexpr absl::string_view kBindAllHostIp = "0.0.0.0";
+constexpr absl::string_view kDefaultProtocol = "TCP";
+
+absl::string_view OrDefault(const std::string& s, absl::string_view def) {
+  return s.empty() ? def : absl::string_view(s);
+}
+
+bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
+  return a.port() == b.port() &&
+         OrDefault(a.protocol(), kDefaultProtocol) ==
+             OrDefault(b.protocol(), kDefaultProtocol) &&
+         OrDefault(a.host_ip(), kBindAllHostIp) ==
+             OrDefault(b.host_ip(), kBindAllHostIp);
+}
+
+// into += sign * r; a removal saturates at 0 (a node never holds less than
+// nothing, whatever the shim's bookkeeping). Zero cpu and memory are left
+// unset, as the shim's aggregates are.
+void AddResources(pb::Resources* into, const pb::Resources& r, int sign) {
+  auto sum = [sign](int64_t have, int64_t delta) {
+    const int64_t v = have + sign * delta;
+    return sign < 0 ? std::max<int64_t>(v, 0) : v;
+  };
+  if (const int64_t v = sum(into->milli_cpu(), r.milli_cpu()); v != 0) {
+    into->set_milli_cpu(v);
+  } else {
+    into->clear_milli_cpu();
+  }
+  if (const int64_t v = sum(into->memory(), r.memory()); v != 0) {
+    into->set_memory(v);
+  } else {
+    into->clear_memory();
+  }
+  into->set_ephemeral_storage(
+      sum(into->ephemeral_storage(), r.ephemeral_storage()));
+  for (const pb::ScalarResource& s : r.scalar()) {
+    const int64_t v = sum(ScalarValue(*into, s.name()), s.value());
+    if (v == 0) {
+      RemoveScalar(into, s.name());
+    } else {
+      MutableScalar(into, s.name())->set_value(v);
+    }
+  }
+}
+
+bool Counted(const pb::VictimPod& p) {
+  return !p.matched_queries().empty() || !p.terms().empty();
+}
+
+int64_t StartOf(const pb::VictimPod& p, absl::Time now) {
+  return p.has_start_time_unix_nanos() ? p.start_time_unix_nanos()
+                                       : absl::ToUnixNanos(now);
+}
+
+Candidate MakeCandidate(const pb::PreemptionNode& node, int index,
+                        std::vector<int> victims, int32_t pdb_violations,
+                        absl::Time now) {
+  Candidate c;
+  c.node = index;
+  c.pdb_violations = pdb_violations;
+  const pb::VictimPod& first = node.pods(victims.front());
+  c.highest_priority = first.priority();
+  // util.GetEarliestPodStartTime: the earliest start among the victims of
+  // the highest priority.
+  int32_t max_priority = first.priority();
+  int64_t earliest = StartOf(first, now);
+  for (int v : victims) {
+    const pb::VictimPod& p = node.pods(v);
+    c.sum_priorities += int64_t{p.priority()} +
+                        int64_t{std::numeric_limits<int32_t>::max()} + 1;
+    if (p.priority() == max_priority) {
+      earliest = std::min(earliest, StartOf(p, now));
+    } else if (p.priority() > max_priority) {
+      max_priority = p.priority();
+      earliest = StartOf(p, now);
+    }
+  }
+  c.earliest_start_of_highest_unix_nanos = earliest;
+  c.victims = std::move(victims);
+  return c;
+}
+
+// utilerrors.NewAggregate(errs).Error(): one message as it is, several
+// distinct ones in brackets.
+std::string Aggregate(const std::vector<std::string>& errors) {
+  if (errors.size() == 1) return errors.front();
+  std::vector<std::string> distinct;
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& e : errors) {
+    if (seen.insert(e).second) distinct.push_back(e);
+  }
+  if (distinct.size() == 1) return distinct.front();
+  return absl::StrCat("[", absl::StrJoin(distinct, ", "), "]");
+}
+
+}  // namespace
+
+DryRunNode::DryRunNode(const PreemptionInput& in, int index,
+                       pb::ClusterData* cluster)
+    : in_(in),
+      index_(index),
+      source_(&in.request->nodes(index)),
+      node_(source_->node()),
+      cluster_(cluster),
+      removed_(static_cast<size_t>(source_->pods_size()), false) {
+  for (int j = 0; j < node_.term_counts_size(); ++j) {
+    term_slot_.emplace(node_.term_counts(j).term(), j);
+  }
+}
+
+DryRunNode::~DryRunNode() {
+  if (cluster_ == nullptr) return;
+  const pb::ClusterData& original = in_.request->cluster();
+  for (int32_t q : touched_queries_) {
+    *cluster_->mutable_answers(q) = original.answers(q);
+  }
+  for (int32_t t : touched_terms_) {
+    cluster_->mutable_existing_terms(t)->set_total(
+        original.existing_terms(t).total());
+  }
+}
+
+void DryRunNode::Remove(int i) {
+  if (removed_[i]) return;
+  removed_[i] = true;
+  Apply(i, -1);
+}
+
+void DryRunNode::Add(int i) {
+  if (!removed_[i]) return;
+  removed_[i] = false;
+  Apply(i, +1);
+}
+
+void DryRunNode::Apply(int i, int sign) {
+  const pb::VictimPod& p = pod(i);
+  AddResources(node_.mutable_requested(), p.requests(), sign);
+  AddResources(node_.mutable_non_zero_requested(), p.non_zero_requests(), sign);
+  node_.set_pod_count(std::max(node_.pod_count() + sign, 0));
+  for (const pb::HostPort& port : p.ports()) {
+    auto* used = node_.mutable_used_ports();
+    if (sign > 0) {
+      *used->Add() = port;
+      continue;
+    }
+    auto it = std::find_if(
+        used->begin(), used->end(),
+        [&port](const pb::HostPort& u) { return SamePort(u, port); });
+    if (it != used->end()) used->erase(it);
+  }
+  // ValidatePreemptRequest checked the indices and that the counts cover
+  // the pods, so nothing here goes below zero.
+  const pb::ClusterData& original = in_.request->cluster();
+  for (int32_t q : p.matched_queries()) {
+    const int64_t count = node_.query_counts(q) + sign;
+    node_.set_query_counts(q, count);
+    if (cluster_ == nullptr) continue;
+    pb::QueryAnswer* a = cluster_->mutable_answers(q);
+    a->set_total(a->total() + sign);
+    // Only this node's domain changed, and only downwards from the
+    // original counts: the least count is the original least or this one.
+    a->set_min_count(std::min(original.answers(q).min_count(), count));
+    touched_queries_.push_back(q);
+  }
+  for (int32_t t : p.terms()) {
+    pb::TermCount* tc = node_.mutable_term_counts(term_slot_.at(t));
+    tc->set_count(tc->count() + sign);
+    if (cluster_ == nullptr) continue;
+    pb::ExistingTerm* e = cluster_->mutable_existing_terms(t);
+    e->set_total(e->total() + sign);
+    touched_terms_.push_back(t);
+  }
+  if (Counted(p)) counted_removed_ -= sign;
+}
+
+absl::StatusOr<PluginStatus> DryRunNode::Filter() {
+  if (!in_.pre_filter.ok()) return in_.pre_filter;
+  const pb::Node* nodes[] = {&node_};
+  const pb::Pod& pod = in_.request->pod();
+  if (counted_removed_ == 0 || cluster_ == nullptr) {
+    KSCORE_ASSIGN_OR_RETURN(std::vector<PluginStatus> s,
+                            in_.profile->RunFilter(*in_.state, pod, nodes));
+    return std::move(s.front());
+  }
+  // The plugins' PreFilter state is made of the cluster data (counts per
+  // domain, the least of them, which existing terms reach the pod): made
+  // again from the changed copy, it is what upstream's RemovePod/AddPod
+  // extensions keep it as.
+  CycleState state;
+  state.BindCluster(cluster_, in_.query_bases);
+  KSCORE_ASSIGN_OR_RETURN(PluginStatus pre,
+                          in_.profile->RunPreFilter(state, pod));
+  if (!pre.ok()) return pre;
+  KSCORE_ASSIGN_OR_RETURN(std::vector<PluginStatus> s,
+                          in_.profile->RunFilter(state, pod, nodes));
+  return std::move(s.front());
+}
+
+int PickOneNodeForPreemption(absl::Span<const Candidate> candidates) {
+  int best = -1;
+  // Larger is better on every criterion, in upstream's order.
+  auto key = [](const Candidate& c) {
+    return std::make_tuple(-int64_t{c.pdb_violations},
+                           -int64_t{c.highest_priority}, -c.sum_priorities,
+                           -static_cast<int64_t>(c.victims.size()),
+                           c.earliest_start_of_highest_unix_nanos);
+  };
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (best < 0 || key(candidates[i]) > key(candidates[best])) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+absl::Status ValidatePreemptRequest(const pb::PreemptRequest& req) {
+  auto invalid = [](auto&&... parts) {
+    return absl::InvalidArgumentError(absl::StrCat(parts...));
+  };
+  if (req.num_nodes() < 0) {
+    return invalid("num_nodes: ", req.num_nodes(), " is negative");
+  }
+  if (req.num_potential_nodes() < req.nodes_size()) {
+    return invalid("num_potential_nodes: ", req.num_potential_nodes(),
+                   " is less than the ", req.nodes_size(), " nodes sent");
+  }
+  if (req.num_nodes() < req.num_potential_nodes()) {
+    return invalid("num_nodes: ", req.num_nodes(),
+                   " is less than num_potential_nodes (",
+                   req.num_potential_nodes(), ")");
+  }
+  const int32_t priority = req.pod().priority();
+  const pb::ClusterData& cluster = req.cluster();
+  auto check_resources = [&](const pb::Resources& r,
+                             const std::string& path) -> absl::Status {
+    if (r.milli_cpu() < 0) {
+      return invalid(path, ".milli_cpu: ", r.milli_cpu(), " is negative");
+    }
+    if (r.memory() < 0) {
+      return invalid(path, ".memory: ", r.memory(), " is negative");
+    }
+    if (r.ephemeral_storage() < 0) {
+      return invalid(path, ".ephemeral_storage: ", r.ephemeral_storage(),
+                     " is negative");
+    }
+    for (int k = 0; k < r.scalar_size(); ++k) {
+      if (r.scalar(k).value() < 0) {
+        return invalid(path, ".scalar[", k, "].value: ", r.scalar(k).value(),
+                       " is negative");
+      }
+    }
+    if (std::string e = CheckScalars(r); !e.empty()) {
+      return invalid(path, ".", e);
+    }
+    return absl::OkStatus();
+  };
+  for (int i = 0; i < req.nodes_size(); ++i) {
+    const pb::PreemptionNode& pn = req.nodes(i);
+    const pb::Node& node = pn.node();
+    const std::string path = absl::StrCat("nodes[", i, "]");
+    std::vector<int64_t> node_queries(node.query_counts_size(), 0);
+    absl::flat_hash_map<int32_t, int64_t> node_terms;
+    for (const pb::TermCount& tc : node.term_counts()) {
+      node_terms[tc.term()] += tc.count();
+    }
+    absl::flat_hash_map<int32_t, int64_t> terms_taken_here;
+    for (int j = 0; j < pn.pods_size(); ++j) {
+      const pb::VictimPod& p = pn.pods(j);
+      const std::string pod_path = absl::StrCat(path, ".pods[", j, "]");
+      if (p.name().empty()) return invalid(pod_path, ".name is required");
+      if (p.priority() >= priority) {
+        return invalid(pod_path, ".priority: ", p.priority(),
+                       " is not lower than the pod's (", priority,
+                       "): only pods of lower priority may be preempted");
+      }
+      KSCORE_RETURN_IF_ERROR(
+          check_resources(p.requests(), absl::StrCat(pod_path, ".requests")));
+      KSCORE_RETURN_IF_ERROR(check_resources(
+          p.non_zero_requests(), absl::StrCat(pod_path, ".non_zero_requests")));
+      for (int k = 0; k < p.matched_queries_size(); ++k) {
+        const int32_t q = p.matched_queries(k);
+        if (q < 0 || q >= node.query_counts_size() ||
+            q >= cluster.answers_size()) {
+          return invalid(pod_path, ".matched_queries[", k, "]: ", q,
+                         " is not an index into the pod's plan queries (",
+                         node.query_counts_size(), " counts on ", path,
+                         ".node, ", cluster.answers_size(),
+                         " cluster.answers)");
+        }
+        ++node_queries[q];
+        if (node_queries[q] > node.query_counts(q) ||
+            node_queries[q] > cluster.answers(q).total()) {
+          return invalid(pod_path, ".matched_queries[", k, "]: the pods sent ",
+                         "count ", node_queries[q], " in query ", q,
+                         ", more than ", path, ".node.query_counts[", q, "] (",
+                         node.query_counts(q), ") or cluster.answers[", q,
+                         "].total (", cluster.answers(q).total(), ")");
+        }
+      }
+      for (int k = 0; k < p.terms_size(); ++k) {
+        const int32_t t = p.terms(k);
+        if (t < 0 || t >= cluster.existing_terms_size()) {
+          return invalid(pod_path, ".terms[", k, "]: ", t,
+                         " is not an index into cluster.existing_terms (",
+                         cluster.existing_terms_size(), " entries)");
+        }
+        auto have = node_terms.find(t);
+        const int64_t taken = ++terms_taken_here[t];
+        if (have == node_terms.end() || taken > have->second ||
+            taken > cluster.existing_terms(t).total()) {
+          return invalid(pod_path, ".terms[", k, "]: the pods sent carry term ",
+                         t, " ", taken, " times, more than ", path,
+                         ".node.term_counts (",
+                         have == node_terms.end() ? 0 : have->second,
+                         ") or cluster.existing_terms[", t, "].total (",
+                         cluster.existing_terms(t).total(), ")");
+        }
+      }
+    }
+  }
+  for (int k = 0; k < req.pdbs_size(); ++k) {
+    if (req.pdbs(k).disruptions_allowed() < 0) {
+      return invalid("pdbs[", k, "].disruptions_allowed: ",
+                     req.pdbs(k).disruptions_allowed(), " is negative");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PostFilterResult> Preempt(const PreemptionPolicy& policy,
+                                         const PreemptionInput& in) {
+  const pb::PreemptRequest& req = *in.request;
+  PostFilterResult out;
+  // 1) May the pod preempt at all?
+  if (std::string why = policy.IneligibleReason(req); !why.empty()) {
+    out.status = PluginStatus::Unschedulable(std::move(why));
+    return out;
+  }
+  if (req.num_nodes() == 0) {
+    out.status = PluginStatus::Error("no nodes available");
+    return out;
+  }
+
+  // 2) The dry run, node after node in the order sent (upstream starts at
+  // a random offset; the shim does that). Each list keeps at most
+  // num_candidates, as upstream's candidateList.
+  const int32_t num_candidates =
+      policy.NumCandidates(req.num_potential_nodes());
+  std::optional<pb::ClusterData> cluster;
+  for (const pb::PreemptionNode& n : req.nodes()) {
+    if (std::any_of(n.pods().begin(), n.pods().end(), Counted)) {
+      cluster = req.cluster();
+      break;
+    }
+  }
+  std::vector<Candidate> non_violating, violating;
+  FitErrorBuilder fit(req.num_nodes());
+  int statuses = 0;  // nodes with a status (upstream's NodeToStatus.Len())
+  std::vector<std::string> errors;
+  for (int i = 0; i < req.nodes_size(); ++i) {
+    DryRunNode node(in, i, cluster.has_value() ? &*cluster : nullptr);
+    KSCORE_ASSIGN_OR_RETURN(PreemptionPolicy::Victims v,
+                            policy.SelectVictimsOnNode(in, node));
+    if (v.status.ok() && !v.victims.empty()) {
+      std::vector<Candidate>& list =
+          v.pdb_violations == 0 ? non_violating : violating;
+      if (static_cast<int64_t>(list.size()) < num_candidates) {
+        list.push_back(MakeCandidate(req.nodes(i), i, std::move(v.victims),
+                                     v.pdb_violations, in.now));
+      }
+      if (!non_violating.empty() &&
+          static_cast<int64_t>(non_violating.size() + violating.size()) >=
+              num_candidates) {
+        break;
+      }
+      continue;
+    }
+    if (v.status.ok()) {
+      v.status = PluginStatus::Error(
+          absl::StrCat("expected at least one victim pod on node \"",
+                       req.nodes(i).node().name(), "\""));
+    }
+    if (v.status.code == Code::kError) {
+      errors.push_back(absl::StrJoin(v.status.reasons, ", "));
+    }
+    ++statuses;
+    for (const std::string& r : v.status.reasons) fit.AddReason(r);
+  }
+  out.candidates = std::move(non_violating);
+  out.candidates.insert(out.candidates.end(), violating.begin(),
+                        violating.end());
+  std::sort(
+      out.candidates.begin(), out.candidates.end(),
+      [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
+
+  if (out.candidates.empty()) {
+    if (!errors.empty()) {
+      out.status = PluginStatus::Error(Aggregate(errors));
+      return out;
+    }
+    // Upstream's FitError over the dry run's statuses; every other node of
+    // the snapshot (not potential, not sent) is one where preemption does
+    // not help.
+    if (statuses < req.num_nodes()) {
+      fit.AddReason(kNotHelpful, req.num_nodes() - statuses);
+    }
+    out.status = PluginStatus::Unschedulable(fit.Message());
+    return out;
+  }
+
+  // 3) The pick.
+  out.chosen = PickOneNodeForPreemption(out.candidates);
+  const Candidate& best = out.candidates[out.chosen];
+  out.status = PluginStatus::Success();
+  out.status.reasons.push_back(
+      absl::StrCat("found a potential placement for pod on node ",
+                   req.nodes(best.node).node().name(), ", preempting ",
+                   best.victims.size(), " victims"));
+  return out;
+}
+
+}  // namespace kscore::framework

@@ -1,0 +1,221 @@
+#include "scorer/plugins/default_preemption.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "scorer/framework/selectors.h"
+
+namespace kscore::plugins {
+
+using framework::PluginStatus;
+namespace pb = framework::pb;
+
+absl::StatusOr<framework::PostFilterResult> DefaultPreemption::PostFilter(
+    const framework::PreemptionInput& in) const {
+  absl::StatusOr<framework::PostFilterResult> r = framework::Preempt(*this, in);
+  if (!r.ok()) return r;
+  for (std::string& reason : r->status.reasons) {
+    reason = absl::StrCat(kMessagePrefix, reason);
+  }
+  return r;
+}
+
+int32_t DefaultPreemption::NumCandidates(int32_t num_potential_nodes) const {
+  // In 64 bits: the product cannot overflow, whatever the node count.
+  int32_t n = static_cast<int32_t>(int64_t{num_potential_nodes} *
+                                   args_.min_candidate_nodes_percentage / 100);
+  n = std::max(n, args_.min_candidate_nodes_absolute);
+  return std::min(n, num_potential_nodes);
+}
+
+std::string DefaultPreemption::IneligibleReason(
+    const pb::PreemptRequest& req) const {
+  if (req.pod().preemption_policy() == "Never") {
+    return std::string(kReasonPolicyNever);
+  }
+  if (req.nominated_node_name().empty()) return "";
+  // The victims of an earlier preemption are still terminating there.
+  for (const pb::VictimPod& p : req.nominated_node_pods()) {
+    if (p.priority() < req.pod().priority() && p.terminating()) {
+      return std::string(kReasonTerminating);
+    }
+  }
+  return "";
+}
+
+bool DefaultPreemption::MoreImportant(const pb::VictimPod& a,
+                                      const pb::VictimPod& b, absl::Time now) {
+  if (a.priority() != b.priority()) return a.priority() > b.priority();
+  const int64_t t = absl::ToUnixNanos(now);
+  const int64_t sa =
+      a.has_start_time_unix_nanos() ? a.start_time_unix_nanos() : t;
+  const int64_t sb =
+      b.has_start_time_unix_nanos() ? b.start_time_unix_nanos() : t;
+  return sa < sb;
+}
+
+std::vector<bool> DefaultPreemption::ViolatesBudgets(
+    absl::Span<const pb::VictimPod* const> pods,
+    const google::protobuf::RepeatedPtrField<pb::DisruptionBudget>& pdbs) {
+  std::vector<int64_t> allowed;
+  allowed.reserve(pdbs.size());
+  for (const pb::DisruptionBudget& pdb : pdbs) {
+    allowed.push_back(pdb.disruptions_allowed());
+  }
+  std::vector<bool> out(pods.size(), false);
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const pb::VictimPod& pod = *pods[i];
+    if (pod.labels().empty()) continue;
+    for (int k = 0; k < pdbs.size(); ++k) {
+      const pb::DisruptionBudget& pdb = pdbs[k];
+      if (pdb.namespace_() != pod.namespace_()) continue;
+      // A malformed selector matches no pod, as upstream's conversion error.
+      if (!pdb.has_selector() || framework::IsEmptySelector(pdb.selector()) ||
+          !framework::CheckLabelSelector(pdb.selector()).empty() ||
+          !framework::LabelSelectorMatches(pdb.selector(), pod.labels())) {
+        continue;
+      }
+      // Already counted by the disruption controller: no budget spent.
+      if (std::find(pdb.disrupted_pods().begin(), pdb.disrupted_pods().end(),
+                    pod.name()) != pdb.disrupted_pods().end()) {
+        continue;
+      }
+      if (--allowed[k] < 0) {
+        out[i] = true;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<DefaultPreemption::Victims>
+DefaultPreemption::SelectVictimsOnNode(const framework::PreemptionInput& in,
+                                       framework::DryRunNode& node) const {
+  const pb::PreemptRequest& req = *in.request;
+  Victims out;
+  std::vector<int> potential;
+  for (int i = 0; i < node.size(); ++i) {
+    if (node.pod(i).priority() < req.pod().priority()) potential.push_back(i);
+  }
+  // Nothing to remove: the node is as Filter found it.
+  if (potential.empty()) {
+    out.status = PluginStatus::UnschedulableAndUnresolvable(
+        std::string(kReasonNoVictims));
+    return out;
+  }
+  for (int i : potential) node.Remove(i);
+  // Not even with every lower-priority pod gone. (Upstream does not look
+  // for the pod's affinity to the removed pods.)
+  if (absl::StatusOr<PluginStatus> s = node.Filter(); !s.ok() || !s->ok()) {
+    if (!s.ok()) return s.status();
+    out.status = *std::move(s);
+    return out;
+  }
+
+  auto more_important = [&node, now = in.now](int a, int b) {
+    return MoreImportant(node.pod(a), node.pod(b), now);
+  };
+  std::stable_sort(potential.begin(), potential.end(), more_important);
+  std::vector<const pb::VictimPod*> sorted;
+  sorted.reserve(potential.size());
+  for (int i : potential) sorted.push_back(&node.pod(i));
+  const std::vector<bool> violates = ViolatesBudgets(sorted, req.pdbs());
+  std::vector<int> violating, non_violating;
+  for (size_t k = 0; k < potential.size(); ++k) {
+    (violates[k] ? violating : non_violating).push_back(potential[k]);
+  }
+
+  // Adds the pod back; keeps it if the pod still fits, else it is a victim.
+  auto reprieve = [&](int i) -> absl::StatusOr<bool> {
+    node.Add(i);
+    absl::StatusOr<PluginStatus> s = node.Filter();
+    if (!s.ok()) return s.status();
+    if (s->ok()) return true;
+    node.Remove(i);
+    out.victims.push_back(i);
+    return false;
+  };
+  for (int i : violating) {
+    absl::StatusOr<bool> kept = reprieve(i);
+    if (!kept.ok()) return kept.status();
+    if (!*kept) ++out.pdb_violations;
+  }
+  for (int i : non_violating) {
+    absl::StatusOr<bool> kept = reprieve(i);
+    if (!kept.ok()) return kept.status();
+  }
+  // Most important first again, as the pick reads the first as the highest.
+  if (!violating.empty() && !non_violating.empty()) {
+    std::stable_sort(out.victims.begin(), out.victims.end(), more_important);
+  }
+  return out;
+}
+
+absl::StatusOr<DefaultPreemption::Args> DefaultPreemption::ParseArgs(
+    const framework::YamlField& args) {
+  Args out;
+  if (!args.present()) return out;
+  if (absl::Status s =
+          args.ExpectMap({"apiVersion", "kind", "minCandidateNodesPercentage",
+                          "minCandidateNodesAbsolute"});
+      !s.ok()) {
+    return s;
+  }
+  if (framework::YamlField kind = args.Child("kind"); kind.present()) {
+    absl::StatusOr<std::string> k = kind.String();
+    if (!k.ok()) return k.status();
+    if (*k != "DefaultPreemptionArgs") {
+      return kind.Error(
+          absl::StrCat("expected DefaultPreemptionArgs, got \"", *k, "\""));
+    }
+  }
+  const framework::YamlField percentage =
+      args.Child("minCandidateNodesPercentage");
+  const framework::YamlField absolute = args.Child("minCandidateNodesAbsolute");
+  auto read = [](const framework::YamlField& f, int32_t* into) -> absl::Status {
+    if (!f.present()) return absl::OkStatus();
+    absl::StatusOr<int64_t> v = f.Int(std::numeric_limits<int32_t>::min(),
+                                      std::numeric_limits<int32_t>::max());
+    if (!v.ok()) return v.status();
+    *into = static_cast<int32_t>(*v);
+    return absl::OkStatus();
+  };
+  if (absl::Status s = read(percentage, &out.min_candidate_nodes_percentage);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = read(absolute, &out.min_candidate_nodes_absolute);
+      !s.ok()) {
+    return s;
+  }
+  // ValidateDefaultPreemptionArgs, in its order and words.
+  if (out.min_candidate_nodes_percentage < 0 ||
+      out.min_candidate_nodes_percentage > 100) {
+    return percentage.Error(
+        absl::StrCat("Invalid value: ", out.min_candidate_nodes_percentage,
+                     ": not in valid range [0, 100]"));
+  }
+  if (out.min_candidate_nodes_absolute < 0) {
+    return absolute.Error(
+        absl::StrCat("Invalid value: ", out.min_candidate_nodes_absolute,
+                     ": not in valid range [0, inf)"));
+  }
+  if (out.min_candidate_nodes_percentage == 0 &&
+      out.min_candidate_nodes_absolute == 0) {
+    return percentage.Error(
+        "Invalid value: 0: cannot be zero at the same time as "
+        "minCandidateNodesAbsolute");
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<framework::Plugin>> DefaultPreemption::New(
+    const framework::YamlField& args) {
+  absl::StatusOr<Args> a = ParseArgs(args);
+  if (!a.ok()) return a.status();
+  return std::make_unique<DefaultPreemption>(*a);
+}
+
+}  // namespace kscore::plugins
