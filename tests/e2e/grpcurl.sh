@@ -88,6 +88,15 @@ check "QueueingHint queues the pod that fits node-4, not the one its taint keeps
 import json,sys
 d=json.load(sys.stdin)
 assert d[\"queue\"] == [True, False], d'"
+# Preemption: node-1's batch pods or node-2's web pod, which a PDB protects.
+preempt_out="$(g -d @ "$addr" kscore.scorer.v1.Scorer/Preempt < examples/grpcurl/preempt.json)"
+check "Preempt picks node-1 and only batch-1 (the PDB spares node-2's web-1)" \
+  bash -c "echo '$preempt_out' | python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+c=d[\"candidates\"][d.get(\"chosen\", 0)]
+assert c.get(\"node\", 0) == 0 and c[\"victims\"] == [0], d
+assert d[\"message\"] == \"preemption: found a potential placement for pod on node node-1, preempting 1 victims\", d'"
 check "an unknown profile is NotFound" \
   bash -c "$grpcurl -plaintext -d '{\"profile\":\"nope\",\"pod\":{\"name\":\"x\"}}' $addr kscore.scorer.v1.Scorer/Evaluate 2>&1 | grep -q 'Code: NotFound'"
 
