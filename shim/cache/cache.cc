@@ -60,13 +60,29 @@ bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
 
 }  // namespace
 
-void Cache::Encode(NodeEntry* n) {
+struct Cache::Yielded {
+  int32_t pods = 0;
+  pb::Resources requests;
+  std::vector<pb::HostPort> ports;
+};
+
+std::string Cache::EncodeAggregates(const NodeEntry& n,
+                                    const Yielded* nominated) {
   pb::Node d;
-  d.set_pod_count(n->pod_count);
-  *d.mutable_requested() = n->requested;
-  *d.mutable_non_zero_requested() = n->non_zero;
-  for (const pb::HostPort& p : n->used_ports) *d.add_used_ports() = p;
-  const std::string dynamic = d.SerializeAsString();
+  d.set_pod_count(n.pod_count);
+  *d.mutable_requested() = n.requested;
+  *d.mutable_non_zero_requested() = n.non_zero;
+  for (const pb::HostPort& p : n.used_ports) *d.add_used_ports() = p;
+  if (nominated != nullptr) {
+    d.set_pod_count(n.pod_count + nominated->pods);
+    Add(d.mutable_requested(), nominated->requests, +1);
+    for (const pb::HostPort& p : nominated->ports) *d.add_used_ports() = p;
+  }
+  return d.SerializeAsString();
+}
+
+void Cache::Encode(NodeEntry* n) {
+  const std::string dynamic = EncodeAggregates(*n, nullptr);
   n->wire[0] = n->static_unlabeled + dynamic;
   n->wire[1] = n->static_labeled + dynamic;
   if (n->present && !order_stale_) WriteSlotLocked(*n);
@@ -243,6 +259,7 @@ Entry MakeEntry(const PodInfo& pod, const std::string& node, bool assumed) {
 
 void Cache::UpsertAssignedPod(const PodInfo& pod) {
   absl::MutexLock lock(&mu_);
+  DropNominationLocked(pod.key);  // bound
   SubtractLocked(pod.key);
   PodEntry e = MakeEntry<PodEntry>(pod, pod.node_name, false);
   e.ref = index_.AddPod(pod, pod.node_name);
@@ -251,12 +268,16 @@ void Cache::UpsertAssignedPod(const PodInfo& pod) {
 
 void Cache::RemovePod(const std::string& key) {
   absl::MutexLock lock(&mu_);
+  DropNominationLocked(key);
   SubtractLocked(key);
 }
 
 bool Cache::AssumePod(const PodInfo& pod, const std::string& node) {
   absl::MutexLock lock(&mu_);
   if (pods_.contains(pod.key)) return false;
+  // Upstream's assume drops the nomination: the pod now counts where it
+  // goes.
+  DropNominationLocked(pod.key);
   PodEntry e = MakeEntry<PodEntry>(pod, node, true);
   e.ref = index_.AddPod(pod, node);
   AddLocked(pod.key, std::move(e));
@@ -279,6 +300,99 @@ std::string Cache::NodeOf(const std::string& key) const {
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(key);
   return it == pods_.end() ? "" : it->second.node;
+}
+
+void Cache::NominateLocked(const PodInfo& pod, const std::string& node,
+                           const std::string* api_node) {
+  std::string api = pod.nominated_node_name;
+  if (api_node != nullptr) {
+    api = *api_node;
+  } else if (auto it = nominations_.find(pod.key); it != nominations_.end()) {
+    api = it->second.api_node;
+  }
+  DropNominationLocked(pod.key);
+  if (node.empty()) return;
+  Nomination& n = nominations_[pod.key];
+  n.pod = {pod.key, pod.namespace_, pod.name,
+           pod.uid, pod.priority,   pod.scheduler_name};
+  n.node = node;
+  n.api_node = std::move(api);
+  n.requests = pod.requests;
+  n.host_ports = pod.host_ports;
+  nominated_on_[node].push_back(pod.key);
+}
+
+void Cache::DropNominationLocked(const std::string& key) {
+  if (nominations_.empty()) return;
+  auto it = nominations_.find(key);
+  if (it == nominations_.end()) return;
+  auto on = nominated_on_.find(it->second.node);
+  if (on != nominated_on_.end()) {
+    std::erase(on->second, key);
+    if (on->second.empty()) nominated_on_.erase(on);
+  }
+  nominations_.erase(it);
+}
+
+void Cache::Nominate(const PodInfo& pod, const std::string& node) {
+  absl::MutexLock lock(&mu_);
+  NominateLocked(pod, node, nullptr);
+}
+
+void Cache::UpdatePendingPod(const PodInfo& pod) {
+  absl::MutexLock lock(&mu_);
+  const std::string& api = pod.nominated_node_name;
+  if (!api.empty()) {
+    NominateLocked(pod, api, &api);
+    return;
+  }
+  auto it = nominations_.find(pod.key);
+  if (it == nominations_.end()) return;
+  if (!it->second.api_node.empty()) {  // cleared in the API
+    DropNominationLocked(pod.key);
+    return;
+  }
+  // Made in memory, not in the API yet: kept, with the pod as it is now.
+  const std::string node = it->second.node;
+  NominateLocked(pod, node, &api);
+}
+
+void Cache::DropNomination(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  DropNominationLocked(key);
+}
+
+std::string Cache::NominatedNode(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = nominations_.find(key);
+  return it == nominations_.end() ? "" : it->second.node;
+}
+
+std::vector<Cache::NominatedPod> Cache::NominatedPodsOn(
+    const std::string& node) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<NominatedPod> out;
+  auto on = nominated_on_.find(node);
+  if (on == nominated_on_.end()) return out;
+  for (const std::string& key : on->second) {
+    out.push_back(nominations_.at(key).pod);
+  }
+  return out;
+}
+
+bool Cache::YieldedLocked(absl::string_view node, const PodInfo& incoming,
+                          Yielded* out) const {
+  auto on = nominated_on_.find(node);
+  if (on == nominated_on_.end()) return false;
+  for (const std::string& key : on->second) {
+    const Nomination& n = nominations_.at(key);
+    if (key == incoming.key || n.pod.priority < incoming.priority) continue;
+    ++out->pods;
+    Add(&out->requests, n.requests, +1);
+    out->ports.insert(out->ports.end(), n.host_ports.begin(),
+                      n.host_ports.end());
+  }
+  return out->pods > 0;
 }
 
 size_t Cache::NodeCount() const {
@@ -317,11 +431,22 @@ std::vector<Cache::Wanted> Cache::WantedLocked(
 }
 
 void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
+                            const PodInfo& incoming, bool with_labels,
                             const std::vector<Wanted>& wanted,
                             const ClusterIndex::Prepared* prepared,
                             uint32_t tag, std::string* out,
                             std::vector<std::string>* names) const {
   using google::protobuf::io::CodedOutputStream;
+  const absl::string_view name = NameIn(fixed);  // every Node has one
+  std::string with_nominated;
+  if (!nominated_on_.empty()) {  // else nothing to build, per candidate
+    if (Yielded y; YieldedLocked(name, incoming, &y)) {
+      with_nominated =
+          (with_labels ? entry->static_labeled : entry->static_unlabeled) +
+          EncodeAggregates(*entry, &y);
+      fixed = with_nominated;  // `name` still points into the cached bytes
+    }
+  }
   pb::Node extra;  // label counts and plan answers only
   for (const Wanted& w : wanted) {
     auto it = w.by_node->find(entry);  // the pointer, not the entry
@@ -330,7 +455,6 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
     *lc = w.label_count;
     lc->set_count(it->second);
   }
-  const absl::string_view name = NameIn(fixed);  // every Node has one
   if (prepared != nullptr && !prepared->empty()) {
     index_.NodeParts(*prepared, std::string(name), &extra);
   }
@@ -379,7 +503,8 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
       }
       fixed = order_[at]->wire[variant];
     }
-    AppendOneLocked(order_[at], fixed, wanted, prepared, tag, out, names);
+    AppendOneLocked(order_[at], fixed, incoming, with_labels, wanted, prepared,
+                    tag, out, names);
   }
   return count;
 }
@@ -398,7 +523,7 @@ size_t Cache::AppendNamed(const PodInfo& incoming,
     auto it = nodes_.find(name);
     if (it == nodes_.end() || !it->second->present) continue;
     AppendOneLocked(it->second.get(), it->second->wire[with_labels ? 1 : 0],
-                    wanted, prepared, tag, out, names);
+                    incoming, with_labels, wanted, prepared, tag, out, names);
     ++appended;
   }
   return appended;

@@ -39,6 +39,35 @@ class Cache {
 
   size_t NodeCount() const;
 
+  // Nominations, upstream's nominator: the node a preemption nominated a
+  // pending pod to. Until the pod binds, is deleted or is nominated
+  // elsewhere, its requests, host ports and one pod are added to that
+  // node's aggregates in the candidates built for pods of lower or equal
+  // priority (not for itself; upstream's addGENominatedPods), so they do not
+  // take the room freed for it. non_zero_requested stays as it is: upstream
+  // scores nodes without nominated pods.
+  //
+  // The shim's own nomination, before the API shows it; "" drops it.
+  void Nominate(const PodInfo& pod, const std::string& node);
+  // A pending pod as the informer shows it: status.nominatedNodeName, read
+  // as upstream's UpdateNominatedPod does (a nomination made in memory stays
+  // while the API shows none before nor after).
+  void UpdatePendingPod(const PodInfo& pod);
+  // Drops a nomination (the pod may no longer fit where it was nominated).
+  void DropNomination(const std::string& key);
+  // Where the pod is nominated, or "".
+  std::string NominatedNode(const std::string& key) const;
+  struct NominatedPod {
+    std::string key;
+    std::string namespace_;
+    std::string name;
+    std::string uid;
+    int32_t priority = 0;
+    std::string scheduler_name;
+  };
+  // The pods nominated to `node` (upstream's NominatedPodsForNode), by key.
+  std::vector<NominatedPod> NominatedPodsOn(const std::string& node) const;
+
   // Namespaces' labels and the Services and controllers whose selectors
   // kube-scheduler's default spreading reads (ClusterIndex).
   void UpsertNamespace(const std::string& name, const framework::LabelMap& l);
@@ -135,6 +164,30 @@ class Cache {
     std::string wire[2];
   };
 
+  // A pending pod's nomination and what it would hold on the node.
+  struct Nomination {
+    NominatedPod pod;
+    std::string node;
+    // status.nominatedNodeName as the informer last showed it.
+    std::string api_node;
+    pb::Resources requests;
+    std::vector<pb::HostPort> host_ports;
+  };
+  void NominateLocked(const PodInfo& pod, const std::string& node,
+                      const std::string* api_node)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DropNominationLocked(const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The aggregates' encoding, which follows the static part in `wire`;
+  // with `nominated`, that node's nominated pods the incoming pod yields to
+  // added (null when it yields to none).
+  struct Yielded;
+  static std::string EncodeAggregates(const NodeEntry& n,
+                                      const Yielded* nominated);
+  // Those of `node`'s nominated pods that `incoming` yields to.
+  bool YieldedLocked(absl::string_view node, const PodInfo& incoming,
+                     Yielded* out) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // Re-encodes the aggregates into `wire` (and the node's slab_ slot) after
   // a node or pod change.
   void Encode(NodeEntry* n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -178,8 +231,11 @@ class Cache {
   ClusterIndex index_ ABSL_GUARDED_BY(mu_);
   // One candidate's bytes: `fixed` (its encoding from the slab or entry)
   // followed by the label counts and plan answers for the incoming pod.
+  // Unless the node has nominated pods the incoming pod yields to: then its
+  // static part and aggregates with them added.
   struct Wanted;
   void AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
+                       const PodInfo& incoming, bool with_labels,
                        const std::vector<Wanted>& wanted,
                        const ClusterIndex::Prepared* prepared, uint32_t tag,
                        std::string* out, std::vector<std::string>* names) const
@@ -194,6 +250,12 @@ class Cache {
   absl::flat_hash_map<std::string,
                       absl::flat_hash_map<const NodeEntry*, int64_t>>
       label_counts_ ABSL_GUARDED_BY(mu_);
+  // Pending pods' nominations by pod key, and their keys by node (empty in
+  // a cluster without preemption: then candidates cost no lookup).
+  absl::flat_hash_map<std::string, Nomination> nominations_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::vector<std::string>> nominated_on_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kscore::cache

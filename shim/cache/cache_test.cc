@@ -281,5 +281,119 @@ TEST(CacheTest, LabelFreeCandidatesFollowRemovalsAndLongNames) {
   EXPECT_EQ(got.nodes(0).requested().milli_cpu(), 0);
 }
 
+// Upstream's addGENominatedPods: a pod nominated to a node counts there
+// (requests, host ports, one pod) for pods of lower or equal priority, not
+// for higher ones nor for itself; scoring's non-zero requests stay as they
+// are.
+TEST(CacheTest, NominatedPodsCountForPodsThatYieldToThem) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertNode(Node("b"));
+  c.UpsertAssignedPod(Pod("ns", "w1", "", "a", 300));
+  PodInfo nominated = Pod("ns", "big", "", "", 1000);
+  nominated.priority = 10;
+  pb::HostPort& port = nominated.host_ports.emplace_back();
+  port.set_port(80);
+  port.set_protocol("TCP");
+  c.Nominate(nominated, "a");
+  EXPECT_EQ(c.NominatedNode("ns/big"), "a");
+
+  auto incoming = [](int32_t priority, const std::string& name = "x") {
+    PodInfo p = Pod("ns", name, "", "");
+    p.priority = priority;
+    return p;
+  };
+  for (bool with_labels : {false, true}) {
+    SCOPED_TRACE(with_labels);
+    auto a = [&](const PodInfo& p) {
+      google::protobuf::RepeatedPtrField<pb::Node> out;
+      c.FillCandidates(p, {}, 0, 2, &out, with_labels);
+      EXPECT_EQ(out.size(), 2);
+      EXPECT_EQ(out[1].name(), "b");
+      EXPECT_EQ(out[1].pod_count(), 0);  // other nodes see nothing
+      return out[0];
+    };
+    for (int32_t priority : {5, 10}) {
+      const pb::Node seen = a(incoming(priority));
+      EXPECT_EQ(seen.requested().milli_cpu(), 1300);
+      EXPECT_EQ(seen.non_zero_requested().milli_cpu(), 300);
+      EXPECT_EQ(seen.pod_count(), 2);
+      ASSERT_EQ(seen.used_ports_size(), 1);
+      EXPECT_EQ(seen.used_ports(0).port(), 80);
+    }
+    for (const PodInfo& p : {incoming(11), nominated}) {
+      const pb::Node seen = a(p);
+      EXPECT_EQ(seen.requested().milli_cpu(), 300);
+      EXPECT_EQ(seen.pod_count(), 1);
+      EXPECT_EQ(seen.used_ports_size(), 0);
+    }
+  }
+  // The same through the named path (a cycle's last call, preemption).
+  std::string wire;
+  std::vector<std::string> names;
+  c.AppendNamed(incoming(0), {}, {"a"}, false, 4, &wire, &names, nullptr);
+  pb::FilterRequest named;
+  ASSERT_TRUE(named.ParseFromString(wire));
+  EXPECT_EQ(named.nodes(0).requested().milli_cpu(), 1300);
+  EXPECT_THAT(names, ElementsAre("a"));
+
+  ASSERT_EQ(c.NominatedPodsOn("a").size(), 1u);
+  EXPECT_EQ(c.NominatedPodsOn("a")[0].priority, 10);
+  EXPECT_TRUE(c.NominatedPodsOn("b").empty());
+  c.Nominate(nominated, "b");  // nominated elsewhere
+  EXPECT_TRUE(c.NominatedPodsOn("a").empty());
+  EXPECT_EQ(Candidates(c, incoming(0))["b"].requested().milli_cpu(), 1000);
+  EXPECT_EQ(Candidates(c, incoming(0))["a"].requested().milli_cpu(), 300);
+  c.Nominate(nominated, "");
+  EXPECT_EQ(c.NominatedNode("ns/big"), "");
+  EXPECT_EQ(Candidates(c, incoming(0))["b"].requested().milli_cpu(), 0);
+}
+
+// Nominations end when the pod binds (assumed or seen assigned), goes, or
+// the API clears them; one made in memory outlives updates that show none
+// yet (upstream's UpdateNominatedPod).
+TEST(CacheTest, NominationsFollowTheApiAndEndWithThePod) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertNode(Node("b"));
+  PodInfo p = Pod("ns", "p", "", "", 500);
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+  p.nominated_node_name = "a";  // set by another scheduler, or by us
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "a");
+  p.nominated_node_name = "";  // cleared in the API
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+
+  c.Nominate(p, "b");  // ours, the status patch not seen yet
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "b");
+  p.requests.set_milli_cpu(700);  // the pod as it is now counts
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(Candidates(c, Pod("ns", "x", "", ""))["b"].requested().milli_cpu(),
+            700);
+  p.nominated_node_name = "b";  // the patch arrives
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "b");
+
+  ASSERT_TRUE(c.AssumePod(p, "a"));
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+  EXPECT_EQ(Candidates(c, Pod("ns", "x", "", ""))["b"].pod_count(), 0);
+  c.ForgetPod("ns/p");
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "b");
+  PodInfo bound = p;
+  bound.node_name = "a";
+  c.UpsertAssignedPod(bound);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+  c.RemovePod("ns/p");
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "b");
+  c.RemovePod("ns/p");  // deleted while pending
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+  EXPECT_TRUE(c.NominatedPodsOn("b").empty());
+}
+
 }  // namespace
 }  // namespace kscore::cache
