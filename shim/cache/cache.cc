@@ -188,6 +188,7 @@ void Cache::RebuildOrderLocked() const {
 void Cache::AddLocked(const std::string& key, PodEntry entry) {
   NodeEntry& n = EntryLocked(entry.node);
   n.pod_count++;
+  n.pods.push_back(key);
   Add(&n.requested, entry.requests, +1);
   Add(&n.non_zero, entry.non_zero, +1);
   for (const pb::HostPort& p : entry.host_ports) n.used_ports.push_back(p);
@@ -208,6 +209,7 @@ void Cache::SubtractLocked(const std::string& key) {
   if (nit != nodes_.end()) {
     NodeEntry& n = *nit->second;
     n.pod_count--;
+    std::erase(n.pods, key);
     Add(&n.requested, entry.requests, -1);
     Add(&n.non_zero, entry.non_zero, -1);
     for (const pb::HostPort& p : entry.host_ports) {
@@ -245,6 +247,12 @@ Entry MakeEntry(const PodInfo& pod, const std::string& node, bool assumed) {
   Entry e;
   e.node = node;
   e.namespace_ = pod.namespace_;
+  e.name = pod.name;
+  e.uid = pod.uid;
+  e.priority = pod.priority;
+  e.start_time = pod.start_time;
+  e.deleting = pod.deleting;
+  e.preempted_by_scheduler = pod.preempted_by_scheduler;
   e.assumed = assumed;
   e.countable = !pod.terminated() && !pod.deleting;
   if (!pod.terminated()) {
@@ -527,6 +535,98 @@ size_t Cache::AppendNamed(const PodInfo& incoming,
     ++appended;
   }
   return appended;
+}
+
+void Cache::VictimLocked(const PodEntry& e, const pb::Pod* pod,
+                         const pb::PlanResponse* plan,
+                         const ClusterIndex::Prepared* prepared,
+                         pb::VictimPod* v) const {
+  v->set_namespace_(e.namespace_);
+  v->set_name(e.name);
+  v->set_uid(e.uid);
+  v->set_priority(e.priority);
+  *v->mutable_requests() = e.requests;
+  *v->mutable_non_zero_requests() = e.non_zero;
+  for (const pb::HostPort& p : e.host_ports) *v->add_ports() = p;
+  for (const auto& [k, value] : e.labels) (*v->mutable_labels())[k] = value;
+  if (e.start_time.has_value()) {
+    v->set_start_time_unix_nanos(absl::ToUnixNanos(*e.start_time));
+  }
+  v->set_terminating(e.deleting);
+  if (prepared != nullptr && pod != nullptr && plan != nullptr) {
+    index_.PodParts(*pod, *plan, *prepared, e.ref, v);
+  }
+}
+
+size_t Cache::AppendPreemptionNodes(
+    const PodInfo& preemptor, const pb::Pod& pod,
+    const std::vector<std::string>& label_keys,
+    const std::vector<std::string>& nodes, bool with_labels,
+    const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
+    size_t max_victims,
+    google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const {
+  absl::MutexLock lock(&mu_);
+  const std::vector<Wanted> wanted = WantedLocked(preemptor, label_keys);
+  const uint32_t tag = pb::PreemptionNode::kNodeFieldNumber << 3 | 2;
+  size_t added = 0, victims = 0;
+  std::vector<const PodEntry*> lower;
+  for (const std::string& name : nodes) {
+    auto it = nodes_.find(name);
+    if (it == nodes_.end() || !it->second->present) continue;
+    const NodeEntry& n = *it->second;
+    lower.clear();
+    for (const std::string& key : n.pods) {
+      const PodEntry& e = pods_.at(key);
+      if (e.priority < preemptor.priority) lower.push_back(&e);
+    }
+    if (added > 0 && victims + lower.size() > max_victims) break;
+    victims += lower.size();
+    std::string bytes;
+    AppendOneLocked(&n, n.wire[with_labels ? 1 : 0], preemptor, with_labels,
+                    wanted, prepared, tag, &bytes, nullptr);
+    pb::PreemptionNode* pn = out->Add();
+    pn->MergeFromString(bytes);
+    for (const PodEntry* e : lower) {
+      VictimLocked(*e, &pod, &plan, prepared, pn->add_pods());
+    }
+    ++added;
+  }
+  return added;
+}
+
+std::vector<pb::VictimPod> Cache::LowerPriorityPods(const std::string& node,
+                                                    int32_t priority) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<pb::VictimPod> out;
+  auto it = nodes_.find(node);
+  if (it == nodes_.end() || !it->second->present) return out;
+  for (const std::string& key : it->second->pods) {
+    const PodEntry& e = pods_.at(key);
+    if (e.priority >= priority) continue;
+    pb::VictimPod& v = out.emplace_back();
+    v.set_namespace_(e.namespace_);
+    v.set_name(e.name);
+    v.set_uid(e.uid);
+    v.set_priority(e.priority);
+    v.set_terminating(e.deleting && e.preempted_by_scheduler);
+  }
+  return out;
+}
+
+std::vector<pb::DisruptionBudget> Cache::DisruptionBudgetsIn(
+    const std::vector<std::string>&) const {
+  return {};
+}
+
+std::vector<std::string> Cache::NodeNames() const {
+  absl::MutexLock lock(&mu_);
+  RebuildOrderLocked();
+  std::vector<std::string> names;
+  names.reserve(order_.size());
+  for (const NodeEntry* n : order_) {
+    names.emplace_back(NameIn(n->wire[0]));
+  }
+  return names;
 }
 
 void Cache::UpsertNamespace(const std::string& name,

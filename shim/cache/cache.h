@@ -3,12 +3,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/objects.h"
 
@@ -122,6 +124,35 @@ class Cache {
                      std::vector<std::string>* names,
                      const ClusterIndex::Prepared* prepared) const;
 
+  // PostFilter's view for a preemptor (PreemptRequest.nodes): each of
+  // `nodes` still present, in that order, as Evaluate gets it for the
+  // preemptor (AppendNamed, nominated pods it yields to included), with its
+  // pods of lower priority: what each adds to the aggregates, exactly as
+  // counted, and with `prepared` (made for `pod` and `plan`) what it adds
+  // to the plan's answers. Adding stops before a node whose pods would take
+  // the victims past `max_victims` (the first node is always added).
+  // Returns the number of nodes added.
+  size_t AppendPreemptionNodes(
+      const PodInfo& preemptor, const pb::Pod& pod,
+      const std::vector<std::string>& label_keys,
+      const std::vector<std::string>& nodes, bool with_labels,
+      const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
+      size_t max_victims,
+      google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const;
+  // A node's pods of lower priority than `priority`, for
+  // PreemptRequest.nominated_node_pods: identity and priority, and as
+  // `terminating` upstream's PodTerminatingByPreemption (being deleted
+  // because a scheduler preempted it), the only thing read of them.
+  std::vector<pb::VictimPod> LowerPriorityPods(const std::string& node,
+                                               int32_t priority) const;
+  // The PodDisruptionBudgets of `namespaces` (PreemptRequest.pdbs). Always
+  // empty for now: the cache does not watch PodDisruptionBudgets yet (the
+  // `pdb` branch adds them and fills this).
+  std::vector<pb::DisruptionBudget> DisruptionBudgetsIn(
+      const std::vector<std::string>& namespaces) const;
+  // Every present node's name, in candidate order (start 0).
+  std::vector<std::string> NodeNames() const;
+
   // The same candidates as messages (AppendCandidates, parsed back): for
   // tests and tools.
   size_t FillCandidates(const PodInfo& incoming,
@@ -137,6 +168,13 @@ class Cache {
   struct PodEntry {
     std::string node;
     std::string namespace_;
+    // What preemption reads of a pod (VictimPod).
+    std::string name;
+    std::string uid;
+    int32_t priority = 0;
+    std::optional<absl::Time> start_time;
+    bool deleting = false;
+    bool preempted_by_scheduler = false;
     bool assumed = false;
     bool countable = false;  // counted in label counts
     pb::Resources requests;
@@ -150,6 +188,7 @@ class Cache {
     size_t pos = 0;        // index in order_ (and slab_) while present
     std::string zone;      // ZoneKey of its labels, while present
     int32_t pod_count = 0;
+    std::vector<std::string> pods;  // keys of the pods counted here
     pb::Resources requested;
     pb::Resources non_zero;
     std::vector<pb::HostPort> used_ports;
@@ -198,6 +237,12 @@ class Cache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void AddLocked(const std::string& key, PodEntry entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A pod as PreemptRequest carries it; with `prepared`, its plan parts.
+  void VictimLocked(const PodEntry& e, const pb::Pod* pod,
+                    const pb::PlanResponse* plan,
+                    const ClusterIndex::Prepared* prepared,
+                    pb::VictimPod* out) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SubtractLocked(const std::string& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

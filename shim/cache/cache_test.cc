@@ -395,5 +395,102 @@ TEST(CacheTest, NominationsFollowTheApiAndEndWithThePod) {
   EXPECT_TRUE(c.NominatedPodsOn("b").empty());
 }
 
+// PostFilter's view: each node as Evaluate gets it for the preemptor, with
+// its pods of lower priority as the cache counted them, in the order asked,
+// bounded by the number of victims.
+TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
+  Cache c;
+  for (const char* n : {"a", "b", "c"}) c.UpsertNode(Node(n));
+  PodInfo low = Pod("ns", "low", "web", "a", 300);
+  low.priority = 1;
+  low.start_time = absl::FromUnixSeconds(1000);
+  low.pod.set_name("low");
+  pb::HostPort& port = low.host_ports.emplace_back();
+  port.set_port(8080);
+  port.set_protocol("TCP");
+  low.non_zero.set_memory(200 << 20);
+  c.UpsertAssignedPod(low);
+  PodInfo high = Pod("ns", "high", "web", "a", 200);
+  high.priority = 100;
+  c.UpsertAssignedPod(high);
+  PodInfo equal = Pod("ns", "equal", "web", "a", 100);
+  equal.priority = 50;
+  c.UpsertAssignedPod(equal);
+  PodInfo leaving = Pod("ns", "leaving", "", "b", 100);
+  leaving.deleting = true;
+  leaving.preempted_by_scheduler = true;
+  c.UpsertAssignedPod(leaving);
+  PodInfo assumed = Pod("ns", "assumed", "", "", 100);
+  ASSERT_TRUE(c.AssumePod(assumed, "b"));
+  PodInfo nominated = Pod("ns", "nominated", "", "", 1000);
+  nominated.priority = 60;
+  c.Nominate(nominated, "a");
+
+  PodInfo preemptor = Pod("ns", "preemptor", "web", "", 2000);
+  preemptor.priority = 50;
+  pb::PlanResponse plan;  // one query: each node's own pods, any labels
+  pb::PodMatcher* m = plan.add_queries()->add_all_of();
+  m->add_namespaces("ns");
+  m->mutable_selector();
+  auto prepared = c.Prepare(preemptor.pod, plan);
+  google::protobuf::RepeatedPtrField<pb::PreemptionNode> out;
+  ASSERT_EQ(c.AppendPreemptionNodes(preemptor, preemptor.pod, {"app"},
+                                    {"a", "gone", "b", "c"}, false, plan,
+                                    prepared.get(), 100, &out),
+            3u);
+  ASSERT_EQ(out.size(), 3);
+  const pb::PreemptionNode& a = out[0];
+  EXPECT_EQ(a.node().name(), "a");
+  EXPECT_EQ(a.node().requested().milli_cpu(), 300 + 200 + 100 + 1000);
+  EXPECT_EQ(a.node().pod_count(), 4);
+  EXPECT_EQ(Count(a.node()), 3);
+  EXPECT_THAT(a.node().query_counts(), ElementsAre(3));
+  ASSERT_EQ(a.pods_size(), 1);
+  const pb::VictimPod& v = a.pods(0);
+  EXPECT_EQ(v.namespace_(), "ns");
+  EXPECT_EQ(v.name(), "low");
+  EXPECT_EQ(v.uid(), "low-uid");
+  EXPECT_EQ(v.priority(), 1);
+  EXPECT_EQ(v.requests().milli_cpu(), 300);
+  EXPECT_EQ(v.non_zero_requests().memory(), 200 << 20);
+  ASSERT_EQ(v.ports_size(), 1);
+  EXPECT_EQ(v.ports(0).port(), 8080);
+  EXPECT_EQ(v.labels().at("app"), "web");
+  EXPECT_EQ(v.start_time_unix_nanos(), int64_t{1000} * 1000000000);
+  EXPECT_FALSE(v.terminating());
+  EXPECT_THAT(v.matched_queries(), ElementsAre(0));
+  EXPECT_EQ(out[1].node().name(), "b");
+  ASSERT_EQ(out[1].pods_size(), 2);  // an assumed pod is a victim too
+  EXPECT_EQ(out[1].pods(0).name(), "leaving");
+  EXPECT_TRUE(out[1].pods(0).terminating());
+  EXPECT_FALSE(out[1].pods(1).has_start_time_unix_nanos());
+  EXPECT_EQ(out[2].node().name(), "c");
+  EXPECT_EQ(out[2].pods_size(), 0);
+
+  // Bounded: b's two victims would pass 2; the first node always goes.
+  for (const auto& [max, want] :
+       std::vector<std::pair<size_t, int>>{{2, 1}, {0, 1}, {3, 3}}) {
+    out.Clear();
+    c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a", "b", "c"},
+                            false, plan, nullptr, max, &out);
+    EXPECT_EQ(out.size(), want) << max;
+  }
+
+  // The nominated node's lower-priority pods: only terminating (by
+  // preemption) and priority are read of them.
+  PodInfo deleted = Pod("ns", "deleted", "", "b", 100);
+  deleted.deleting = true;  // by someone else than a scheduler
+  c.UpsertAssignedPod(deleted);
+  std::vector<pb::VictimPod> lower = c.LowerPriorityPods("b", 50);
+  ASSERT_EQ(lower.size(), 3u);
+  EXPECT_TRUE(lower[0].terminating());
+  EXPECT_FALSE(lower[1].terminating());
+  EXPECT_FALSE(lower[2].terminating());
+  EXPECT_TRUE(c.LowerPriorityPods("b", 0).empty());
+  EXPECT_TRUE(c.LowerPriorityPods("gone", 50).empty());
+  EXPECT_THAT(c.NodeNames(), ElementsAre("a", "b", "c"));
+  EXPECT_TRUE(c.DisruptionBudgetsIn({"ns"}).empty());
+}
+
 }  // namespace
 }  // namespace kscore::cache
