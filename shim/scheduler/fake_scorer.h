@@ -96,6 +96,17 @@ class FakeScorer : public scorer_client::Scorer {
     return resp;
   }
 
+  // Answers Preempt; unset, UNIMPLEMENTED (as a scorer without the call).
+  std::function<absl::StatusOr<pb::PreemptResponse>(const pb::PreemptRequest&)>
+      preempt;
+  std::vector<pb::PreemptRequest> preempted;
+  absl::StatusOr<pb::PreemptResponse> Preempt(
+      const pb::PreemptRequest& req) override {
+    preempted.push_back(req);
+    if (!preempt) return absl::UnimplementedError("scorer: Preempt");
+    return preempt(req);
+  }
+
  private:
   void Answer(const pb::EvaluateRequest& req, pb::EvaluateResponse& resp) {
     if (!pre_filter_reject.empty()) {
