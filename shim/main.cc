@@ -42,6 +42,11 @@ ABSL_FLAG(int, bind_workers, 64,
           "HTTP/2 streams on the API client's I/O thread, not threads; "
           "kube-scheduler binds each pod in a goroutine of its own)");
 
+ABSL_FLAG(int, preemption_max_victim_pods, 20000,
+          "A preemption's request to the scorer stops adding candidate nodes "
+          "once their pods of lower priority pass this many (about 150 bytes "
+          "each)");
+
 int main(int argc, char** argv) {
   const kscore::common::KubeStyleArgs args = kscore::common::StartProgram(
       argc, argv, "shim",
@@ -65,6 +70,8 @@ int main(int argc, char** argv) {
   flags.scorer_batch_size = absl::GetFlag(FLAGS_scorer_batch_size);
   flags.scorer_timeout = absl::GetFlag(FLAGS_scorer_timeout);
   flags.bind_workers = absl::GetFlag(FLAGS_bind_workers);
+  flags.preemption_max_victim_pods =
+      absl::GetFlag(FLAGS_preemption_max_victim_pods);
 
   absl::StatusOr<kscore::app::Options> options =
       kscore::app::LoadOptions(flags);

@@ -28,6 +28,7 @@ struct Flags {
   int scorer_batch_size = 500;
   std::string scorer_timeout = "5s";
   int bind_workers = 64;
+  int preemption_max_victim_pods = 20000;
 };
 
 // Everything the shim runs with: the flags over the configuration file,
@@ -40,6 +41,8 @@ struct Options {
   absl::Duration scorer_timeout;
   int scorer_batch_size = 500;
   int bind_workers = 64;
+  // A Preempt request stops adding nodes past this many victim pods.
+  int preemption_max_victim_pods = 20000;
   std::string bind_address;
   // clientConnection.contentType: Kubernetes protobuf (else JSON) for reads
   // and writes.

@@ -171,6 +171,7 @@ scheduler::Scheduler::Options SchedulerOptions(const Options& o) {
   scheduler::Scheduler::Options s;
   s.batch_size = o.scorer_batch_size;
   s.protobuf = o.protobuf;
+  s.preemption_max_victim_pods = o.preemption_max_victim_pods;
   return s;
 }
 
