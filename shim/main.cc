@@ -53,6 +53,11 @@ ABSL_FLAG(int, bind_workers, 64,
           "HTTP/2 streams on the API client's I/O thread, not threads; "
           "kube-scheduler binds each pod in a goroutine of its own)");
 
+ABSL_FLAG(int, preemption_max_victim_pods, 20000,
+          "A preemption's request to the scorer stops adding candidate nodes "
+          "once their pods of lower priority pass this many (about 150 bytes "
+          "each)");
+
 int main(int argc, char** argv) {
   const kscore::common::KubeStyleArgs args = kscore::common::StartProgram(
       argc, argv, "shim",
@@ -80,6 +85,8 @@ int main(int argc, char** argv) {
   flags.scorer_cert_file = absl::GetFlag(FLAGS_scorer_cert_file);
   flags.scorer_key_file = absl::GetFlag(FLAGS_scorer_key_file);
   flags.scorer_tls_server_name = absl::GetFlag(FLAGS_scorer_tls_server_name);
+  flags.preemption_max_victim_pods =
+      absl::GetFlag(FLAGS_preemption_max_victim_pods);
 
   absl::StatusOr<kscore::app::Options> options =
       kscore::app::LoadOptions(flags);

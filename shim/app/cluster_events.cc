@@ -43,7 +43,16 @@ void ClusterEvents::OnPodUpdate(const PodPtr& before, const PodPtr& pod) {
     }
     return;
   }
-  if (!serves_(pod->scheduler_name)) return;  // not ours: never touched
+  // The nominations of pending pods (status.nominatedNodeName), whoever set
+  // them and whoever schedules the pod: upstream's nominator knows only its
+  // own queue's, but a pod of another scheduler waiting for its victims to
+  // go needs the room as much.
+  if (pod->deleting || pod->gated) {
+    cache_->Nominate(*pod, "");  // it will not be scheduled
+  } else {
+    cache_->UpdatePendingPod(*pod);
+  }
+  if (!serves_(pod->scheduler_name)) return;  // not ours to schedule
   SetGated(pod->key, pod->gated && !pod->deleting);
   if (pod->deleting || pod->gated) {
     queue_->Delete(pod->key);

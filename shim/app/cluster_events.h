@@ -25,9 +25,10 @@ std::vector<::kscore::scorer::v1::ClusterEvent> NodeUpdateEvents(
 
 // What the informers' events do to the cache and the queue, as
 // kube-scheduler's event handlers: assigned pods go to the cache, pending
-// pods of a served profile to the queue, and changes that may make room move
-// the unschedulable pods back. Namespaces, Services, controllers and
-// PodDisruptionBudgets only feed the cache. Called on the informers' threads.
+// pods of a served profile to the queue, the nominations of pending pods to
+// the cache, and changes that may make room move the unschedulable pods
+// back. Namespaces, Services, controllers and PodDisruptionBudgets only feed
+// the cache. Called on the informers' threads.
 class ClusterEvents {
  public:
   using PodPtr = kube::Ptr<cache::PodInfo>;

@@ -171,6 +171,49 @@ TEST_F(ClusterEventsTest, DeletingAnAssignedPodRequeuesUnschedulablePods) {
   EXPECT_EQ(queue_.sizes().unschedulable, 0u);  // room was freed
 }
 
+// A victim's deletion is an AssignedPod Delete: it moves a preemptor that
+// NodeResourcesFit rejected, as it moves any pod rejected for resources.
+TEST_F(ClusterEventsTest, AVictimsDeletionRequeuesThePreemptor) {
+  events_.OnNode(Node("n1", 4000));
+  events_.OnPod(Pod("victim", "other", "n1"));
+  events_.OnPod(Pod("preemptor", "ours"));
+  MakeUnschedulable("default/preemptor", {"NodeResourcesFit"});
+  events_.OnPodDelete(Pod("victim", "other", "n1"));
+  EXPECT_EQ(queue_.sizes().unschedulable, 0u);
+}
+
+// Pending pods bring their status.nominatedNodeName to the cache, ours and
+// other schedulers' alike; the nomination goes with the pod, when it is
+// being deleted or gated, and when the API clears it.
+TEST_F(ClusterEventsTest, PendingPodsBringTheirNominations) {
+  auto nominated = [](const std::string& name, const std::string& scheduler,
+                      const std::string& node) {
+    cache::PodInfo p = *Pod(name, scheduler);
+    p.nominated_node_name = node;
+    return std::make_shared<const cache::PodInfo>(p);
+  };
+  events_.OnNode(Node("n1", 4000));
+  events_.OnPod(nominated("a", "ours", "n1"));
+  events_.OnPod(nominated("b", "default-scheduler", "n1"));  // not ours
+  EXPECT_EQ(cache_.NominatedNode("default/a"), "n1");
+  EXPECT_EQ(cache_.NominatedNode("default/b"), "n1");
+  EXPECT_FALSE(queue_.Contains("default/b"));
+  events_.OnPodUpdate(nullptr, nominated("a", "ours", ""));
+  EXPECT_EQ(cache_.NominatedNode("default/a"), "");
+  events_.OnPodUpdate(nullptr, nominated("a", "ours", "n1"));
+  cache::PodInfo deleting = *nominated("a", "ours", "n1");
+  deleting.deleting = true;
+  events_.OnPodUpdate(nullptr,
+                      std::make_shared<const cache::PodInfo>(deleting));
+  EXPECT_EQ(cache_.NominatedNode("default/a"), "");
+  events_.OnPodUpdate(nullptr, nominated("a", "ours", "n1"));
+  events_.OnPodDelete(Pod("a", "ours"));
+  EXPECT_EQ(cache_.NominatedNode("default/a"), "");
+  events_.OnPodUpdate(nullptr, nominated("c", "ours", "n1"));
+  events_.OnPodUpdate(nullptr, Pod("c", "ours", "n1"));  // bound
+  EXPECT_EQ(cache_.NominatedNode("default/c"), "");
+}
+
 // With the rejecting plugins known, an event moves only the pods that one of
 // their plugins registers it for.
 TEST_F(ClusterEventsTest, EventsMoveOnlyPodsTheirRejectorsWaitFor) {

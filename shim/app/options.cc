@@ -113,6 +113,11 @@ absl::StatusOr<Options> MakeOptions(const Flags& flags,
     return FlagError(absl::StrCat("--bind-workers: must be at least 1, not ",
                                   flags.bind_workers));
   }
+  if (flags.preemption_max_victim_pods < 1) {
+    return FlagError(
+        absl::StrCat("--preemption-max-victim-pods: must be at least 1, not ",
+                     flags.preemption_max_victim_pods));
+  }
   if (flags.bind_address.empty()) {
     return FlagError("--bind-address: must be host:port");
   }
@@ -140,6 +145,7 @@ absl::StatusOr<Options> MakeOptions(const Flags& flags,
   KSCORE_RETURN_IF_ERROR(ScorerTls(flags, &o));
   o.scorer_batch_size = flags.scorer_batch_size;
   o.bind_workers = flags.bind_workers;
+  o.preemption_max_victim_pods = flags.preemption_max_victim_pods;
   o.bind_address = flags.bind_address;
   for (const auto& p : config.profiles) o.served.push_back(p.scheduler_name);
   o.leader_election = config.leader_election;

@@ -35,6 +35,7 @@ struct Flags {
   std::string scorer_cert_file;
   std::string scorer_key_file;
   std::string scorer_tls_server_name;
+  int preemption_max_victim_pods = 20000;
 };
 
 // Everything the shim runs with: the flags over the configuration file,
@@ -52,6 +53,8 @@ struct Options {
   absl::Duration scorer_timeout;
   int scorer_batch_size = 500;
   int bind_workers = 64;
+  // A Preempt request stops adding nodes past this many victim pods.
+  int preemption_max_victim_pods = 20000;
   std::string bind_address;
   // clientConnection.contentType: Kubernetes protobuf (else JSON) for reads
   // and writes.

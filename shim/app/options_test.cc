@@ -35,6 +35,7 @@ TEST(OptionsTest, DefaultsFromConfigAndFlags) {
   EXPECT_EQ(o->scorer_timeout, absl::Seconds(5));
   EXPECT_EQ(o->scorer_batch_size, 500);
   EXPECT_EQ(o->bind_workers, 64);
+  EXPECT_EQ(o->preemption_max_victim_pods, 20000);
   EXPECT_TRUE(o->protobuf);
   EXPECT_TRUE(o->leader_election.leader_elect);
   // Named after the first profile, never kube-scheduler's own Lease.
@@ -162,6 +163,13 @@ TEST(OptionsTest, ErrorsNameTheFlagOrField) {
          return f;
        }(),
        "", "--bind-workers: must be at least 1, not -3", 2},
+      {"preemption bound",
+       [] {
+         Flags f = Given();
+         f.preemption_max_victim_pods = 0;
+         return f;
+       }(),
+       "", "--preemption-max-victim-pods: must be at least 1, not 0", 2},
       {"content type", Given(),
        "clientConnection:\n  contentType: application/yaml\n",
        "clientConnection.contentType: \"application/yaml\" is not supported",

@@ -49,9 +49,11 @@ namespace {
 //   facts (Profiles' mutex, held across a ListProfiles call), runs the
 //   cycle against the scorer (gRPC, synchronous), assumes in the cache and
 //   hands the binding to the Writer.
-// - the API client's I/O thread: every binding, event and status patch is
-//   an HTTP/2 stream on it (Writer); their callbacks run there: Bound
-//   updates the cache and the queue and queues the Scheduled event.
+// - the API client's I/O thread: every binding, event, status patch and
+//   preemption's deletion is an HTTP/2 stream on it (Writer); their
+//   callbacks run there: Bound updates the cache and the queue and queues
+//   the Scheduled event; a victim's patched condition sends its deletion,
+//   the deletion its Preempted event (PreemptionExecutor).
 // - the queue flusher: every 250 ms moves pods whose backoff is over (and
 //   long-unschedulable ones) to the active queue (queue mutex), and lets the
 //   event recorder write ended series (its mutex).
@@ -171,6 +173,7 @@ scheduler::Scheduler::Options SchedulerOptions(const Options& o) {
   scheduler::Scheduler::Options s;
   s.batch_size = o.scorer_batch_size;
   s.protobuf = o.protobuf;
+  s.preemption_max_victim_pods = o.preemption_max_victim_pods;
   return s;
 }
 

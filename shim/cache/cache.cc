@@ -61,13 +61,29 @@ bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
 
 }  // namespace
 
-void Cache::Encode(NodeEntry* n) {
+struct Cache::Yielded {
+  int32_t pods = 0;
+  pb::Resources requests;
+  std::vector<pb::HostPort> ports;
+};
+
+std::string Cache::EncodeAggregates(const NodeEntry& n,
+                                    const Yielded* nominated) {
   pb::Node d;
-  d.set_pod_count(n->pod_count);
-  *d.mutable_requested() = n->requested;
-  *d.mutable_non_zero_requested() = n->non_zero;
-  for (const pb::HostPort& p : n->used_ports) *d.add_used_ports() = p;
-  const std::string dynamic = d.SerializeAsString();
+  d.set_pod_count(n.pod_count);
+  *d.mutable_requested() = n.requested;
+  *d.mutable_non_zero_requested() = n.non_zero;
+  for (const pb::HostPort& p : n.used_ports) *d.add_used_ports() = p;
+  if (nominated != nullptr) {
+    d.set_pod_count(n.pod_count + nominated->pods);
+    Add(d.mutable_requested(), nominated->requests, +1);
+    for (const pb::HostPort& p : nominated->ports) *d.add_used_ports() = p;
+  }
+  return d.SerializeAsString();
+}
+
+void Cache::Encode(NodeEntry* n) {
+  const std::string dynamic = EncodeAggregates(*n, nullptr);
   n->wire[0] = n->static_unlabeled + dynamic;
   n->wire[1] = n->static_labeled + dynamic;
   if (n->present && !order_stale_) WriteSlotLocked(*n);
@@ -173,6 +189,7 @@ void Cache::RebuildOrderLocked() const {
 void Cache::AddLocked(const std::string& key, PodEntry entry) {
   NodeEntry& n = EntryLocked(entry.node);
   n.pod_count++;
+  n.pods.push_back(key);
   Add(&n.requested, entry.requests, +1);
   Add(&n.non_zero, entry.non_zero, +1);
   for (const pb::HostPort& p : entry.host_ports) n.used_ports.push_back(p);
@@ -193,6 +210,7 @@ void Cache::SubtractLocked(const std::string& key) {
   if (nit != nodes_.end()) {
     NodeEntry& n = *nit->second;
     n.pod_count--;
+    std::erase(n.pods, key);
     Add(&n.requested, entry.requests, -1);
     Add(&n.non_zero, entry.non_zero, -1);
     for (const pb::HostPort& p : entry.host_ports) {
@@ -230,6 +248,12 @@ Entry MakeEntry(const PodInfo& pod, const std::string& node, bool assumed) {
   Entry e;
   e.node = node;
   e.namespace_ = pod.namespace_;
+  e.name = pod.name;
+  e.uid = pod.uid;
+  e.priority = pod.priority;
+  e.start_time = pod.start_time;
+  e.deleting = pod.deleting;
+  e.preempted_by_scheduler = pod.preempted_by_scheduler;
   e.assumed = assumed;
   e.countable = !pod.terminated() && !pod.deleting;
   if (!pod.terminated()) {
@@ -244,6 +268,7 @@ Entry MakeEntry(const PodInfo& pod, const std::string& node, bool assumed) {
 
 void Cache::UpsertAssignedPod(const PodInfo& pod) {
   absl::MutexLock lock(&mu_);
+  DropNominationLocked(pod.key);  // bound
   SubtractLocked(pod.key);
   PodEntry e = MakeEntry<PodEntry>(pod, pod.node_name, false);
   e.ref = index_.AddPod(pod, pod.node_name);
@@ -252,12 +277,16 @@ void Cache::UpsertAssignedPod(const PodInfo& pod) {
 
 void Cache::RemovePod(const std::string& key) {
   absl::MutexLock lock(&mu_);
+  DropNominationLocked(key);
   SubtractLocked(key);
 }
 
 bool Cache::AssumePod(const PodInfo& pod, const std::string& node) {
   absl::MutexLock lock(&mu_);
   if (pods_.contains(pod.key)) return false;
+  // Upstream's assume drops the nomination: the pod now counts where it
+  // goes.
+  DropNominationLocked(pod.key);
   PodEntry e = MakeEntry<PodEntry>(pod, node, true);
   e.ref = index_.AddPod(pod, node);
   AddLocked(pod.key, std::move(e));
@@ -280,6 +309,99 @@ std::string Cache::NodeOf(const std::string& key) const {
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(key);
   return it == pods_.end() ? "" : it->second.node;
+}
+
+void Cache::NominateLocked(const PodInfo& pod, const std::string& node,
+                           const std::string* api_node) {
+  std::string api = pod.nominated_node_name;
+  if (api_node != nullptr) {
+    api = *api_node;
+  } else if (auto it = nominations_.find(pod.key); it != nominations_.end()) {
+    api = it->second.api_node;
+  }
+  DropNominationLocked(pod.key);
+  if (node.empty()) return;
+  Nomination& n = nominations_[pod.key];
+  n.pod = {pod.key, pod.namespace_, pod.name,
+           pod.uid, pod.priority,   pod.scheduler_name};
+  n.node = node;
+  n.api_node = std::move(api);
+  n.requests = pod.requests;
+  n.host_ports = pod.host_ports;
+  nominated_on_[node].push_back(pod.key);
+}
+
+void Cache::DropNominationLocked(const std::string& key) {
+  if (nominations_.empty()) return;
+  auto it = nominations_.find(key);
+  if (it == nominations_.end()) return;
+  auto on = nominated_on_.find(it->second.node);
+  if (on != nominated_on_.end()) {
+    std::erase(on->second, key);
+    if (on->second.empty()) nominated_on_.erase(on);
+  }
+  nominations_.erase(it);
+}
+
+void Cache::Nominate(const PodInfo& pod, const std::string& node) {
+  absl::MutexLock lock(&mu_);
+  NominateLocked(pod, node, nullptr);
+}
+
+void Cache::UpdatePendingPod(const PodInfo& pod) {
+  absl::MutexLock lock(&mu_);
+  const std::string& api = pod.nominated_node_name;
+  if (!api.empty()) {
+    NominateLocked(pod, api, &api);
+    return;
+  }
+  auto it = nominations_.find(pod.key);
+  if (it == nominations_.end()) return;
+  if (!it->second.api_node.empty()) {  // cleared in the API
+    DropNominationLocked(pod.key);
+    return;
+  }
+  // Made in memory, not in the API yet: kept, with the pod as it is now.
+  const std::string node = it->second.node;
+  NominateLocked(pod, node, &api);
+}
+
+void Cache::DropNomination(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  DropNominationLocked(key);
+}
+
+std::string Cache::NominatedNode(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = nominations_.find(key);
+  return it == nominations_.end() ? "" : it->second.node;
+}
+
+std::vector<Cache::NominatedPod> Cache::NominatedPodsOn(
+    const std::string& node) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<NominatedPod> out;
+  auto on = nominated_on_.find(node);
+  if (on == nominated_on_.end()) return out;
+  for (const std::string& key : on->second) {
+    out.push_back(nominations_.at(key).pod);
+  }
+  return out;
+}
+
+bool Cache::YieldedLocked(absl::string_view node, const PodInfo& incoming,
+                          Yielded* out) const {
+  auto on = nominated_on_.find(node);
+  if (on == nominated_on_.end()) return false;
+  for (const std::string& key : on->second) {
+    const Nomination& n = nominations_.at(key);
+    if (key == incoming.key || n.pod.priority < incoming.priority) continue;
+    ++out->pods;
+    Add(&out->requests, n.requests, +1);
+    out->ports.insert(out->ports.end(), n.host_ports.begin(),
+                      n.host_ports.end());
+  }
+  return out->pods > 0;
 }
 
 size_t Cache::NodeCount() const {
@@ -318,11 +440,22 @@ std::vector<Cache::Wanted> Cache::WantedLocked(
 }
 
 void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
+                            const PodInfo& incoming, bool with_labels,
                             const std::vector<Wanted>& wanted,
                             const ClusterIndex::Prepared* prepared,
                             uint32_t tag, std::string* out,
                             std::vector<std::string>* names) const {
   using google::protobuf::io::CodedOutputStream;
+  const absl::string_view name = NameIn(fixed);  // every Node has one
+  std::string with_nominated;
+  if (!nominated_on_.empty()) {  // else nothing to build, per candidate
+    if (Yielded y; YieldedLocked(name, incoming, &y)) {
+      with_nominated =
+          (with_labels ? entry->static_labeled : entry->static_unlabeled) +
+          EncodeAggregates(*entry, &y);
+      fixed = with_nominated;  // `name` still points into the cached bytes
+    }
+  }
   pb::Node extra;  // label counts and plan answers only
   for (const Wanted& w : wanted) {
     auto it = w.by_node->find(entry);  // the pointer, not the entry
@@ -331,7 +464,6 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
     *lc = w.label_count;
     lc->set_count(it->second);
   }
-  const absl::string_view name = NameIn(fixed);  // every Node has one
   if (prepared != nullptr && !prepared->empty()) {
     index_.NodeParts(*prepared, std::string(name), &extra);
   }
@@ -380,7 +512,8 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
       }
       fixed = order_[at]->wire[variant];
     }
-    AppendOneLocked(order_[at], fixed, wanted, prepared, tag, out, names);
+    AppendOneLocked(order_[at], fixed, incoming, with_labels, wanted, prepared,
+                    tag, out, names);
   }
   return count;
 }
@@ -399,10 +532,122 @@ size_t Cache::AppendNamed(const PodInfo& incoming,
     auto it = nodes_.find(name);
     if (it == nodes_.end() || !it->second->present) continue;
     AppendOneLocked(it->second.get(), it->second->wire[with_labels ? 1 : 0],
-                    wanted, prepared, tag, out, names);
+                    incoming, with_labels, wanted, prepared, tag, out, names);
     ++appended;
   }
   return appended;
+}
+
+void Cache::VictimLocked(const PodEntry& e, const pb::Pod* pod,
+                         const pb::PlanResponse* plan,
+                         const ClusterIndex::Prepared* prepared,
+                         pb::VictimPod* v) const {
+  v->set_namespace_(e.namespace_);
+  v->set_name(e.name);
+  v->set_uid(e.uid);
+  v->set_priority(e.priority);
+  *v->mutable_requests() = e.requests;
+  *v->mutable_non_zero_requests() = e.non_zero;
+  for (const pb::HostPort& p : e.host_ports) *v->add_ports() = p;
+  for (const auto& [k, value] : e.labels) (*v->mutable_labels())[k] = value;
+  if (e.start_time.has_value()) {
+    v->set_start_time_unix_nanos(absl::ToUnixNanos(*e.start_time));
+  }
+  v->set_terminating(e.deleting);
+  if (prepared != nullptr && pod != nullptr && plan != nullptr) {
+    index_.PodParts(*pod, *plan, *prepared, e.ref, v);
+  }
+}
+
+size_t Cache::AppendPreemptionNodes(
+    const PodInfo& preemptor, const pb::Pod& pod,
+    const std::vector<std::string>& label_keys,
+    const std::vector<std::string>& nodes, bool with_labels,
+    const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
+    size_t max_victims,
+    google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const {
+  absl::MutexLock lock(&mu_);
+  const std::vector<Wanted> wanted = WantedLocked(preemptor, label_keys);
+  const uint32_t tag = pb::PreemptionNode::kNodeFieldNumber << 3 | 2;
+  size_t added = 0, victims = 0;
+  std::vector<const PodEntry*> lower;
+  for (const std::string& name : nodes) {
+    auto it = nodes_.find(name);
+    if (it == nodes_.end() || !it->second->present) continue;
+    const NodeEntry& n = *it->second;
+    lower.clear();
+    for (const std::string& key : n.pods) {
+      const PodEntry& e = pods_.at(key);
+      if (e.priority < preemptor.priority) lower.push_back(&e);
+    }
+    if (added > 0 && victims + lower.size() > max_victims) break;
+    victims += lower.size();
+    std::string bytes;
+    AppendOneLocked(&n, n.wire[with_labels ? 1 : 0], preemptor, with_labels,
+                    wanted, prepared, tag, &bytes, nullptr);
+    pb::PreemptionNode* pn = out->Add();
+    pn->MergeFromString(bytes);
+    for (const PodEntry* e : lower) {
+      VictimLocked(*e, &pod, &plan, prepared, pn->add_pods());
+    }
+    ++added;
+  }
+  return added;
+}
+
+std::vector<pb::VictimPod> Cache::LowerPriorityPods(const std::string& node,
+                                                    int32_t priority) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<pb::VictimPod> out;
+  auto it = nodes_.find(node);
+  if (it == nodes_.end() || !it->second->present) return out;
+  for (const std::string& key : it->second->pods) {
+    const PodEntry& e = pods_.at(key);
+    if (e.priority >= priority) continue;
+    pb::VictimPod& v = out.emplace_back();
+    v.set_namespace_(e.namespace_);
+    v.set_name(e.name);
+    v.set_uid(e.uid);
+    v.set_priority(e.priority);
+    v.set_terminating(e.deleting && e.preempted_by_scheduler);
+  }
+  return out;
+}
+
+std::vector<pb::DisruptionBudget> Cache::DisruptionBudgetsIn(
+    const std::vector<std::string>& namespaces) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<pb::DisruptionBudget> out;
+  for (const std::string& ns : namespaces) {
+    auto it = pdbs_.find(ns);
+    if (it == pdbs_.end()) continue;
+    for (const auto& [name, entry] : it->second) {
+      // A budget whose selector protects no pod changes no verdict.
+      if (!entry.selects) continue;
+      const PdbInfo& info = *entry.info;
+      pb::DisruptionBudget& b = out.emplace_back();
+      b.set_namespace_(info.namespace_);
+      b.set_name(info.name);
+      *b.mutable_selector() = info.selector;
+      b.set_disruptions_allowed(info.disruptions_allowed);
+      std::vector<std::string> disrupted(info.disrupted_pods.begin(),
+                                         info.disrupted_pods.end());
+      std::sort(disrupted.begin(), disrupted.end());
+      for (std::string& pod : disrupted) b.add_disrupted_pods(std::move(pod));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Cache::NodeNames() const {
+  absl::MutexLock lock(&mu_);
+  RebuildOrderLocked();
+  std::vector<std::string> names;
+  names.reserve(order_.size());
+  for (const NodeEntry* n : order_) {
+    names.emplace_back(NameIn(n->wire[0]));
+  }
+  return names;
 }
 
 void Cache::UpsertNamespace(const std::string& name,

@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/objects.h"
 
@@ -39,6 +41,35 @@ class Cache {
   std::string NodeOf(const std::string& key) const;
 
   size_t NodeCount() const;
+
+  // Nominations, upstream's nominator: the node a preemption nominated a
+  // pending pod to. Until the pod binds, is deleted or is nominated
+  // elsewhere, its requests, host ports and one pod are added to that
+  // node's aggregates in the candidates built for pods of lower or equal
+  // priority (not for itself; upstream's addGENominatedPods), so they do not
+  // take the room freed for it. non_zero_requested stays as it is: upstream
+  // scores nodes without nominated pods.
+  //
+  // The shim's own nomination, before the API shows it; "" drops it.
+  void Nominate(const PodInfo& pod, const std::string& node);
+  // A pending pod as the informer shows it: status.nominatedNodeName, read
+  // as upstream's UpdateNominatedPod does (a nomination made in memory stays
+  // while the API shows none before nor after).
+  void UpdatePendingPod(const PodInfo& pod);
+  // Drops a nomination (the pod may no longer fit where it was nominated).
+  void DropNomination(const std::string& key);
+  // Where the pod is nominated, or "".
+  std::string NominatedNode(const std::string& key) const;
+  struct NominatedPod {
+    std::string key;
+    std::string namespace_;
+    std::string name;
+    std::string uid;
+    int32_t priority = 0;
+    std::string scheduler_name;
+  };
+  // The pods nominated to `node` (upstream's NominatedPodsForNode), by key.
+  std::vector<NominatedPod> NominatedPodsOn(const std::string& node) const;
 
   // Namespaces' labels and the Services and controllers whose selectors
   // kube-scheduler's default spreading reads (ClusterIndex).
@@ -107,6 +138,34 @@ class Cache {
                      std::vector<std::string>* names,
                      const ClusterIndex::Prepared* prepared) const;
 
+  // PostFilter's view for a preemptor (PreemptRequest.nodes): each of
+  // `nodes` still present, in that order, as Evaluate gets it for the
+  // preemptor (AppendNamed, nominated pods it yields to included), with its
+  // pods of lower priority: what each adds to the aggregates, exactly as
+  // counted, and with `prepared` (made for `pod` and `plan`) what it adds
+  // to the plan's answers. Adding stops before a node whose pods would take
+  // the victims past `max_victims` (the first node is always added).
+  // Returns the number of nodes added.
+  size_t AppendPreemptionNodes(
+      const PodInfo& preemptor, const pb::Pod& pod,
+      const std::vector<std::string>& label_keys,
+      const std::vector<std::string>& nodes, bool with_labels,
+      const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
+      size_t max_victims,
+      google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const;
+  // A node's pods of lower priority than `priority`, for
+  // PreemptRequest.nominated_node_pods: identity and priority, and as
+  // `terminating` upstream's PodTerminatingByPreemption (being deleted
+  // because a scheduler preempted it), the only thing read of them.
+  std::vector<pb::VictimPod> LowerPriorityPods(const std::string& node,
+                                               int32_t priority) const;
+  // The PodDisruptionBudgets of `namespaces` whose selector may protect a
+  // pod (PreemptRequest.pdbs), by namespace as given, then by name.
+  std::vector<pb::DisruptionBudget> DisruptionBudgetsIn(
+      const std::vector<std::string>& namespaces) const;
+  // Every present node's name, in candidate order (start 0).
+  std::vector<std::string> NodeNames() const;
+
   // The same candidates as messages (AppendCandidates, parsed back): for
   // tests and tools.
   size_t FillCandidates(const PodInfo& incoming,
@@ -122,6 +181,13 @@ class Cache {
   struct PodEntry {
     std::string node;
     std::string namespace_;
+    // What preemption reads of a pod (VictimPod).
+    std::string name;
+    std::string uid;
+    int32_t priority = 0;
+    std::optional<absl::Time> start_time;
+    bool deleting = false;
+    bool preempted_by_scheduler = false;
     bool assumed = false;
     bool countable = false;  // counted in label counts
     pb::Resources requests;
@@ -135,6 +201,7 @@ class Cache {
     size_t pos = 0;        // index in order_ (and slab_) while present
     std::string zone;      // ZoneKey of its labels, while present
     int32_t pod_count = 0;
+    std::vector<std::string> pods;  // keys of the pods counted here
     pb::Resources requested;
     pb::Resources non_zero;
     std::vector<pb::HostPort> used_ports;
@@ -149,6 +216,30 @@ class Cache {
     std::string wire[2];
   };
 
+  // A pending pod's nomination and what it would hold on the node.
+  struct Nomination {
+    NominatedPod pod;
+    std::string node;
+    // status.nominatedNodeName as the informer last showed it.
+    std::string api_node;
+    pb::Resources requests;
+    std::vector<pb::HostPort> host_ports;
+  };
+  void NominateLocked(const PodInfo& pod, const std::string& node,
+                      const std::string* api_node)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DropNominationLocked(const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The aggregates' encoding, which follows the static part in `wire`;
+  // with `nominated`, that node's nominated pods the incoming pod yields to
+  // added (null when it yields to none).
+  struct Yielded;
+  static std::string EncodeAggregates(const NodeEntry& n,
+                                      const Yielded* nominated);
+  // Those of `node`'s nominated pods that `incoming` yields to.
+  bool YieldedLocked(absl::string_view node, const PodInfo& incoming,
+                     Yielded* out) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // Re-encodes the aggregates into `wire` (and the node's slab_ slot) after
   // a node or pod change.
   void Encode(NodeEntry* n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -159,6 +250,12 @@ class Cache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void AddLocked(const std::string& key, PodEntry entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A pod as PreemptRequest carries it; with `prepared`, its plan parts.
+  void VictimLocked(const PodEntry& e, const pb::Pod* pod,
+                    const pb::PlanResponse* plan,
+                    const ClusterIndex::Prepared* prepared,
+                    pb::VictimPod* out) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SubtractLocked(const std::string& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -200,8 +297,11 @@ class Cache {
       ABSL_GUARDED_BY(mu_);
   // One candidate's bytes: `fixed` (its encoding from the slab or entry)
   // followed by the label counts and plan answers for the incoming pod.
+  // Unless the node has nominated pods the incoming pod yields to: then its
+  // static part and aggregates with them added.
   struct Wanted;
   void AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
+                       const PodInfo& incoming, bool with_labels,
                        const std::vector<Wanted>& wanted,
                        const ClusterIndex::Prepared* prepared, uint32_t tag,
                        std::string* out, std::vector<std::string>* names) const
@@ -216,6 +316,12 @@ class Cache {
   absl::flat_hash_map<std::string,
                       absl::flat_hash_map<const NodeEntry*, int64_t>>
       label_counts_ ABSL_GUARDED_BY(mu_);
+  // Pending pods' nominations by pod key, and their keys by node (empty in
+  // a cluster without preemption: then candidates cost no lookup).
+  absl::flat_hash_map<std::string, Nomination> nominations_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::vector<std::string>> nominated_on_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kscore::cache

@@ -374,5 +374,241 @@ TEST(CacheTest, PdbsWithUnsetEmptyOrMalformedSelectorsProtectNoPod) {
   EXPECT_THAT(Names(c.PdbsCovering(pod)), ElementsAre("empty"));
 }
 
+// Upstream's addGENominatedPods: a pod nominated to a node counts there
+// (requests, host ports, one pod) for pods of lower or equal priority, not
+// for higher ones nor for itself; scoring's non-zero requests stay as they
+// are.
+TEST(CacheTest, NominatedPodsCountForPodsThatYieldToThem) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertNode(Node("b"));
+  c.UpsertAssignedPod(Pod("ns", "w1", "", "a", 300));
+  PodInfo nominated = Pod("ns", "big", "", "", 1000);
+  nominated.priority = 10;
+  pb::HostPort& port = nominated.host_ports.emplace_back();
+  port.set_port(80);
+  port.set_protocol("TCP");
+  c.Nominate(nominated, "a");
+  EXPECT_EQ(c.NominatedNode("ns/big"), "a");
+
+  auto incoming = [](int32_t priority, const std::string& name = "x") {
+    PodInfo p = Pod("ns", name, "", "");
+    p.priority = priority;
+    return p;
+  };
+  for (bool with_labels : {false, true}) {
+    SCOPED_TRACE(with_labels);
+    auto a = [&](const PodInfo& p) {
+      google::protobuf::RepeatedPtrField<pb::Node> out;
+      c.FillCandidates(p, {}, 0, 2, &out, with_labels);
+      EXPECT_EQ(out.size(), 2);
+      EXPECT_EQ(out[1].name(), "b");
+      EXPECT_EQ(out[1].pod_count(), 0);  // other nodes see nothing
+      return out[0];
+    };
+    for (int32_t priority : {5, 10}) {
+      const pb::Node seen = a(incoming(priority));
+      EXPECT_EQ(seen.requested().milli_cpu(), 1300);
+      EXPECT_EQ(seen.non_zero_requested().milli_cpu(), 300);
+      EXPECT_EQ(seen.pod_count(), 2);
+      ASSERT_EQ(seen.used_ports_size(), 1);
+      EXPECT_EQ(seen.used_ports(0).port(), 80);
+    }
+    for (const PodInfo& p : {incoming(11), nominated}) {
+      const pb::Node seen = a(p);
+      EXPECT_EQ(seen.requested().milli_cpu(), 300);
+      EXPECT_EQ(seen.pod_count(), 1);
+      EXPECT_EQ(seen.used_ports_size(), 0);
+    }
+  }
+  // The same through the named path (a cycle's last call, preemption).
+  std::string wire;
+  std::vector<std::string> names;
+  c.AppendNamed(incoming(0), {}, {"a"}, false, 4, &wire, &names, nullptr);
+  pb::FilterRequest named;
+  ASSERT_TRUE(named.ParseFromString(wire));
+  EXPECT_EQ(named.nodes(0).requested().milli_cpu(), 1300);
+  EXPECT_THAT(names, ElementsAre("a"));
+
+  ASSERT_EQ(c.NominatedPodsOn("a").size(), 1u);
+  EXPECT_EQ(c.NominatedPodsOn("a")[0].priority, 10);
+  EXPECT_TRUE(c.NominatedPodsOn("b").empty());
+  c.Nominate(nominated, "b");  // nominated elsewhere
+  EXPECT_TRUE(c.NominatedPodsOn("a").empty());
+  EXPECT_EQ(Candidates(c, incoming(0))["b"].requested().milli_cpu(), 1000);
+  EXPECT_EQ(Candidates(c, incoming(0))["a"].requested().milli_cpu(), 300);
+  c.Nominate(nominated, "");
+  EXPECT_EQ(c.NominatedNode("ns/big"), "");
+  EXPECT_EQ(Candidates(c, incoming(0))["b"].requested().milli_cpu(), 0);
+}
+
+// Nominations end when the pod binds (assumed or seen assigned), goes, or
+// the API clears them; one made in memory outlives updates that show none
+// yet (upstream's UpdateNominatedPod).
+TEST(CacheTest, NominationsFollowTheApiAndEndWithThePod) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertNode(Node("b"));
+  PodInfo p = Pod("ns", "p", "", "", 500);
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+  p.nominated_node_name = "a";  // set by another scheduler, or by us
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "a");
+  p.nominated_node_name = "";  // cleared in the API
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+
+  c.Nominate(p, "b");  // ours, the status patch not seen yet
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "b");
+  p.requests.set_milli_cpu(700);  // the pod as it is now counts
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(Candidates(c, Pod("ns", "x", "", ""))["b"].requested().milli_cpu(),
+            700);
+  p.nominated_node_name = "b";  // the patch arrives
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "b");
+
+  ASSERT_TRUE(c.AssumePod(p, "a"));
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+  EXPECT_EQ(Candidates(c, Pod("ns", "x", "", ""))["b"].pod_count(), 0);
+  c.ForgetPod("ns/p");
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "b");
+  PodInfo bound = p;
+  bound.node_name = "a";
+  c.UpsertAssignedPod(bound);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+  c.RemovePod("ns/p");
+  c.UpdatePendingPod(p);
+  EXPECT_EQ(c.NominatedNode("ns/p"), "b");
+  c.RemovePod("ns/p");  // deleted while pending
+  EXPECT_EQ(c.NominatedNode("ns/p"), "");
+  EXPECT_TRUE(c.NominatedPodsOn("b").empty());
+}
+
+// PostFilter's view: each node as Evaluate gets it for the preemptor, with
+// its pods of lower priority as the cache counted them, in the order asked,
+// bounded by the number of victims.
+TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
+  Cache c;
+  for (const char* n : {"a", "b", "c"}) c.UpsertNode(Node(n));
+  PodInfo low = Pod("ns", "low", "web", "a", 300);
+  low.priority = 1;
+  low.start_time = absl::FromUnixSeconds(1000);
+  low.pod.set_name("low");
+  pb::HostPort& port = low.host_ports.emplace_back();
+  port.set_port(8080);
+  port.set_protocol("TCP");
+  low.non_zero.set_memory(200 << 20);
+  c.UpsertAssignedPod(low);
+  PodInfo high = Pod("ns", "high", "web", "a", 200);
+  high.priority = 100;
+  c.UpsertAssignedPod(high);
+  PodInfo equal = Pod("ns", "equal", "web", "a", 100);
+  equal.priority = 50;
+  c.UpsertAssignedPod(equal);
+  PodInfo leaving = Pod("ns", "leaving", "", "b", 100);
+  leaving.deleting = true;
+  leaving.preempted_by_scheduler = true;
+  c.UpsertAssignedPod(leaving);
+  PodInfo assumed = Pod("ns", "assumed", "", "", 100);
+  ASSERT_TRUE(c.AssumePod(assumed, "b"));
+  PodInfo nominated = Pod("ns", "nominated", "", "", 1000);
+  nominated.priority = 60;
+  c.Nominate(nominated, "a");
+
+  PodInfo preemptor = Pod("ns", "preemptor", "web", "", 2000);
+  preemptor.priority = 50;
+  pb::PlanResponse plan;  // one query: each node's own pods, any labels
+  pb::PodMatcher* m = plan.add_queries()->add_all_of();
+  m->add_namespaces("ns");
+  m->mutable_selector();
+  auto prepared = c.Prepare(preemptor.pod, plan);
+  google::protobuf::RepeatedPtrField<pb::PreemptionNode> out;
+  ASSERT_EQ(c.AppendPreemptionNodes(preemptor, preemptor.pod, {"app"},
+                                    {"a", "gone", "b", "c"}, false, plan,
+                                    prepared.get(), 100, &out),
+            3u);
+  ASSERT_EQ(out.size(), 3);
+  const pb::PreemptionNode& a = out[0];
+  EXPECT_EQ(a.node().name(), "a");
+  EXPECT_EQ(a.node().requested().milli_cpu(), 300 + 200 + 100 + 1000);
+  EXPECT_EQ(a.node().pod_count(), 4);
+  EXPECT_EQ(Count(a.node()), 3);
+  EXPECT_THAT(a.node().query_counts(), ElementsAre(3));
+  ASSERT_EQ(a.pods_size(), 1);
+  const pb::VictimPod& v = a.pods(0);
+  EXPECT_EQ(v.namespace_(), "ns");
+  EXPECT_EQ(v.name(), "low");
+  EXPECT_EQ(v.uid(), "low-uid");
+  EXPECT_EQ(v.priority(), 1);
+  EXPECT_EQ(v.requests().milli_cpu(), 300);
+  EXPECT_EQ(v.non_zero_requests().memory(), 200 << 20);
+  ASSERT_EQ(v.ports_size(), 1);
+  EXPECT_EQ(v.ports(0).port(), 8080);
+  EXPECT_EQ(v.labels().at("app"), "web");
+  EXPECT_EQ(v.start_time_unix_nanos(), int64_t{1000} * 1000000000);
+  EXPECT_FALSE(v.terminating());
+  EXPECT_THAT(v.matched_queries(), ElementsAre(0));
+  EXPECT_EQ(out[1].node().name(), "b");
+  ASSERT_EQ(out[1].pods_size(), 2);  // an assumed pod is a victim too
+  EXPECT_EQ(out[1].pods(0).name(), "leaving");
+  EXPECT_TRUE(out[1].pods(0).terminating());
+  EXPECT_FALSE(out[1].pods(1).has_start_time_unix_nanos());
+  EXPECT_EQ(out[2].node().name(), "c");
+  EXPECT_EQ(out[2].pods_size(), 0);
+
+  // Bounded: b's two victims would pass 2; the first node always goes.
+  for (const auto& [max, want] :
+       std::vector<std::pair<size_t, int>>{{2, 1}, {0, 1}, {3, 3}}) {
+    out.Clear();
+    c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a", "b", "c"},
+                            false, plan, nullptr, max, &out);
+    EXPECT_EQ(out.size(), want) << max;
+  }
+
+  // The nominated node's lower-priority pods: only terminating (by
+  // preemption) and priority are read of them.
+  PodInfo deleted = Pod("ns", "deleted", "", "b", 100);
+  deleted.deleting = true;  // by someone else than a scheduler
+  c.UpsertAssignedPod(deleted);
+  std::vector<pb::VictimPod> lower = c.LowerPriorityPods("b", 50);
+  ASSERT_EQ(lower.size(), 3u);
+  EXPECT_TRUE(lower[0].terminating());
+  EXPECT_FALSE(lower[1].terminating());
+  EXPECT_FALSE(lower[2].terminating());
+  EXPECT_TRUE(c.LowerPriorityPods("b", 0).empty());
+  EXPECT_TRUE(c.LowerPriorityPods("gone", 50).empty());
+  EXPECT_THAT(c.NodeNames(), ElementsAre("a", "b", "c"));
+  EXPECT_TRUE(c.DisruptionBudgetsIn({"ns"}).empty());
+}
+
+TEST(CacheTest, DisruptionBudgetsInTheVictimsNamespacesGoToPreempt) {
+  Cache c;
+  c.UpsertPdb(Pdb("ns", "web", "web", 2));
+  c.UpsertPdb(Pdb("ns", "db", "db", 0));
+  c.UpsertPdb(Pdb("other", "web", "web"));
+  auto empty = std::make_shared<PdbInfo>(*Pdb("ns", "all", ""));
+  c.UpsertPdb(empty);  // an empty selector protects no pod: not sent
+  auto disrupted = std::make_shared<PdbInfo>(*Pdb("third", "q", "q"));
+  disrupted->disrupted_pods = {"q-2", "q-1"};
+  c.UpsertPdb(disrupted);
+
+  std::vector<pb::DisruptionBudget> got =
+      c.DisruptionBudgetsIn({"ns", "third", "none"});
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].namespace_(), "ns");
+  EXPECT_EQ(got[0].name(), "db");
+  EXPECT_EQ(got[0].disruptions_allowed(), 0);
+  EXPECT_EQ(got[0].selector().match_labels().at("app"), "db");
+  EXPECT_EQ(got[1].name(), "web");
+  EXPECT_EQ(got[1].disruptions_allowed(), 2);
+  EXPECT_EQ(got[2].name(), "q");
+  EXPECT_THAT(got[2].disrupted_pods(), ElementsAre("q-1", "q-2"));
+  EXPECT_TRUE(c.DisruptionBudgetsIn({}).empty());
+}
+
 }  // namespace
 }  // namespace kscore::cache

@@ -69,6 +69,22 @@ std::vector<pb::ExistingTerm> TermsOf(const pb::Pod& pod) {
   return out;
 }
 
+// Whether a query counts the pods on `node` (PodQuery.nodes and its
+// topology key).
+bool CountsPodsOn(const pb::PodQuery& q, const pb::Pod& pod,
+                  const pb::Node& node) {
+  const pb::NodeFilter& f = q.nodes();
+  bool ok =
+      q.topology_key().empty() || Label(node, q.topology_key()) != nullptr;
+  for (int i = 0; ok && i < f.required_keys_size(); ++i) {
+    ok = Label(node, f.required_keys(i)) != nullptr;
+  }
+  ok = ok && (!f.pod_node_affinity() ||
+              framework::MatchesRequiredNodeAffinity(pod, node));
+  return ok &&
+         (!f.pod_taints() || framework::ToleratesNoScheduleTaints(pod, node));
+}
+
 template <typename Map>
 void Subtract(Map& m, const std::string& key, int64_t by) {
   auto it = m.find(key);
@@ -126,9 +142,11 @@ ClusterIndex::PodRef ClusterIndex::AddPod(const PodInfo& pod,
   ++sig->pods;
   ref.signature = sig.get();
   for (pb::ExistingTerm& e : TermsOf(pod.pod)) {
-    std::unique_ptr<Term>& t = terms_[Deterministic(e)];
+    std::string id = Deterministic(e);
+    std::unique_ptr<Term>& t = terms_[id];
     if (t == nullptr) {
       t = std::make_unique<Term>();
+      t->id = std::move(id);
       t->term = std::move(e);
     }
     ++t->nodes[node];
@@ -157,7 +175,7 @@ void ClusterIndex::RemovePod(const PodRef& ref) {
   }
   for (Term* t : ref.terms) {
     Subtract(t->nodes, ref.node, 1);
-    if (--t->pods <= 0) terms_.erase(Deterministic(t->term));
+    if (--t->pods <= 0) terms_.erase(t->id);
   }
 }
 
@@ -269,18 +287,8 @@ ClusterIndex::Prepared ClusterIndex::Prepare(
     absl::flat_hash_map<const NodeData*, bool> passes;
     auto counted = [&](const NodeData& n) {
       auto [it, fresh] = passes.try_emplace(&n, false);
-      if (!fresh) return it->second;
-      const pb::NodeFilter& f = q.nodes();
-      bool ok = pq.key.empty() || Label(n.node, pq.key) != nullptr;
-      for (int i = 0; ok && i < f.required_keys_size(); ++i) {
-        ok = Label(n.node, f.required_keys(i)) != nullptr;
-      }
-      ok = ok && (!f.pod_node_affinity() ||
-                  framework::MatchesRequiredNodeAffinity(pod, n.node));
-      ok = ok && (!f.pod_taints() ||
-                  framework::ToleratesNoScheduleTaints(pod, n.node));
-      it->second = ok;
-      return ok;
+      if (fresh) it->second = CountsPodsOn(q, pod, n.node);
+      return it->second;
     };
     // Only signatures that can match the first matcher's namespaces are
     // looked at, unless a namespace selector widens them.
@@ -349,6 +357,7 @@ ClusterIndex::Prepared ClusterIndex::Prepare(
     for (const auto& [_, t] : terms) {
       Prepared::TermDomains& d = out.terms.emplace_back();
       d.index = out.cluster.existing_terms_size();
+      d.id = t->id;
       d.key = t->term.term().topology_key();
       int64_t total = 0;
       for (const auto& [node, count] : t->nodes) {
@@ -408,6 +417,34 @@ void ClusterIndex::NodeParts(const Prepared& prepared, const std::string& node,
     s->set_size_bytes(img->second);
     auto nodes = image_nodes_.find(name);
     s->set_num_nodes(nodes == image_nodes_.end() ? 0 : nodes->second);
+  }
+}
+
+void ClusterIndex::PodParts(const pb::Pod& pod, const pb::PlanResponse& plan,
+                            const Prepared& prepared, const PodRef& ref,
+                            pb::VictimPod* out) const {
+  auto it = nodes_.find(ref.node);
+  if (it == nodes_.end()) return;  // no Node object: not in the snapshot
+  const pb::Node& node = it->second.node;
+  if (const Signature* sig = ref.signature; sig != nullptr) {
+    for (int i = 0; i < plan.queries_size(); ++i) {
+      const pb::PodQuery& q = plan.queries(i);
+      if (q.all_of().empty() || (ref.deleting && !q.include_terminating()) ||
+          !std::all_of(
+              q.all_of().begin(), q.all_of().end(),
+              [&](const pb::PodMatcher& m) { return Matches(m, *sig); }) ||
+          (!q.topology_key().empty() && !CountsPodsOn(q, pod, node))) {
+        continue;
+      }
+      out->add_matched_queries(i);
+    }
+  }
+  for (const Term* t : ref.terms) {
+    for (const Prepared::TermDomains& d : prepared.terms) {
+      if (d.id != t->id) continue;
+      if (Label(node, d.key) != nullptr) out->add_terms(d.index);
+      break;
+    }
   }
 }
 

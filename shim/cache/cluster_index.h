@@ -73,6 +73,7 @@ class ClusterIndex {
     std::vector<Query> queries;
     struct TermDomains {
       int32_t index = 0;
+      std::string id;  // the term's identity in the index
       std::string key;
       absl::flat_hash_map<std::string, int64_t> by_domain;
     };
@@ -119,6 +120,14 @@ class ClusterIndex {
   // term_counts and images, into `out` (which has nothing else set).
   void NodeParts(const Prepared& prepared, const std::string& node,
                  pb::Node* out) const;
+  // What one pod on a node adds to those answers (PreemptRequest's
+  // VictimPod): the plan's queries whose Node.query_counts on its node
+  // count it (matched_queries), and the prepared existing terms it carries
+  // there, one entry per occurrence as Node.term_counts counts them
+  // (terms). `pod` and `plan` are the ones `prepared` was made for.
+  void PodParts(const pb::Pod& pod, const pb::PlanResponse& plan,
+                const Prepared& prepared, const PodRef& ref,
+                pb::VictimPod* out) const;
 
  private:
   struct NodeData {
@@ -136,6 +145,7 @@ class ClusterIndex {
     int64_t pods = 0;
   };
   struct Term {
+    std::string id;         // its key in terms_
     pb::ExistingTerm term;  // without total
     absl::flat_hash_map<std::string, int64_t> nodes;
     int64_t pods = 0;

@@ -247,6 +247,60 @@ TEST_F(ClusterIndexTest, ExistingTermsAreDistinctWithCountsPerDomain) {
   EXPECT_EQ(anti_total, 1);
 }
 
+// A pod's own part of the answers (a preemption victim's): the queries
+// whose count on its node includes it, and the prepared terms it carries
+// there, once per occurrence.
+TEST_F(ClusterIndexTest, PodPartsAreWhatOnePodAddsToItsNode) {
+  pb::PlanResponse plan;
+  *plan.add_queries() = ByZone("ns");  // 0: web pods, by zone
+  pb::PodQuery all = ByZone("ns");     // 1: the same, deleting pods too
+  all.set_include_terminating(true);
+  *plan.add_queries() = all;
+  pb::PodQuery own;  // 2: each node's own pods, any labels
+  pb::PodMatcher* m = own.add_all_of();
+  m->add_namespaces("ns");
+  m->mutable_selector();
+  *plan.add_queries() = own;
+  plan.add_existing_terms(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY);
+
+  PodInfo web = Pod("ns", "w1", {{"app", "web"}}, "a1");
+  pb::PodAffinityTerm* t = web.pod.mutable_pod_anti_affinity()->add_required();
+  t->set_topology_key(kZone);
+  *t->mutable_label_selector() = Selects("app", "web");
+  *web.pod.mutable_pod_anti_affinity()->add_required() = *t;  // twice
+  PodInfo going = Pod("ns", "w2", {{"app", "web"}}, "b1");
+  going.deleting = true;
+  PodInfo zoneless = web;  // on a node without the zone label
+  zoneless.name = "w3";
+  zoneless.key = "ns/w3";
+  zoneless.node_name = "none";
+  PodInfo db = Pod("ns", "d1", {{"app", "db"}}, "a1");
+  PodInfo done = Pod("ns", "w4", {{"app", "web"}}, "a1");
+  done.phase = "Succeeded";
+  const ClusterIndex::PodRef refs[] = {Add(web), Add(going), Add(zoneless),
+                                       Add(db), Add(done)};
+  ClusterIndex::Prepared p = index_.Prepare(incoming_, plan);
+  ASSERT_EQ(p.cluster.existing_terms_size(), 1);
+  auto parts = [&](const ClusterIndex::PodRef& ref) {
+    pb::VictimPod v;
+    index_.PodParts(incoming_, plan, p, ref, &v);
+    return v;
+  };
+  EXPECT_THAT(parts(refs[0]).matched_queries(), ElementsAre(0, 1, 2));
+  EXPECT_THAT(parts(refs[0]).terms(), ElementsAre(0, 0));
+  EXPECT_THAT(parts(refs[1]).matched_queries(), ElementsAre(1));
+  EXPECT_THAT(parts(refs[2]).matched_queries(), ElementsAre(2));
+  EXPECT_THAT(parts(refs[2]).terms(), ElementsAre());  // no zone, no count
+  EXPECT_THAT(parts(refs[3]).matched_queries(), ElementsAre(2));
+  EXPECT_THAT(parts(refs[4]).matched_queries(), ElementsAre());
+  // What the parts say adds up to what the nodes are told.
+  EXPECT_THAT(Counts(index_, p, "a1"), ElementsAre(1, 1, 2));
+  pb::Node a1;
+  index_.NodeParts(p, "a1", &a1);
+  ASSERT_EQ(a1.term_counts_size(), 1);
+  EXPECT_EQ(a1.term_counts(0).count(), 2);
+}
+
 TEST_F(ClusterIndexTest, RemovedPodsAndNodesStopCounting) {
   const ClusterIndex::PodRef r1 = Add(Pod("ns", "w1", {{"app", "web"}}, "a1"));
   Add(Pod("ns", "w2", {{"app", "web"}}, "b1"));

@@ -122,6 +122,11 @@ void AddCondition(absl::string_view type, absl::string_view status,
     p->seen_resize_pending = true;
     p->resource_status.resize_infeasible = reason == "Infeasible";
   }
+  if (type == "DisruptionTarget" && !p->seen_disruption_target) {
+    p->seen_disruption_target = true;
+    p->preempted_by_scheduler =
+        status == "True" && reason == "PreemptionByScheduler";
+  }
 }
 
 std::optional<pb::Resources> StatusList(pb::Resources list, bool has_entries) {

@@ -38,7 +38,8 @@ void AddTaint(absl::string_view key, absl::string_view value,
 
 // status.conditions[]: a PodScheduled=False condition's message is what the
 // shim wrote last; the first PodResizePending condition says whether a
-// resize is infeasible.
+// resize is infeasible; the first DisruptionTarget one whether a scheduler
+// preempted the pod.
 void AddCondition(absl::string_view type, absl::string_view status,
                   absl::string_view reason, absl::string_view message,
                   PodInfo* p);

@@ -297,10 +297,16 @@ void PodMeta(const json& obj, PodInfo* p) {
   if (const json& prio = At(spec, "priority"); prio.is_number_integer()) {
     p->priority = prio.get<int32_t>();
   }
-  p->phase = Str(At(obj, "status"), "phase");
-  for (const json& c : At(At(obj, "status"), "conditions")) {
+  p->pod.set_preemption_policy(Str(spec, "preemptionPolicy"));
+  const json& status = At(obj, "status");
+  p->phase = Str(status, "phase");
+  for (const json& c : At(status, "conditions")) {
     fields::AddCondition(Str(c, "type"), Str(c, "status"), Str(c, "reason"),
                          Str(c, "message"), p);
+  }
+  p->nominated_node_name = Str(status, "nominatedNodeName");
+  if (const std::string start = Str(status, "startTime"); !start.empty()) {
+    p->start_time = ParseTime(start);
   }
 }
 

@@ -2,6 +2,7 @@
 #define KSCORE_SHIM_CACHE_OBJECTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ struct PodInfo {
   // The message of a PodScheduled=False condition, if any: the shim patches
   // the condition only when its message changes.
   std::string unschedulable_message;
+  // status.nominatedNodeName: where a preemption (the shim's, or another
+  // scheduler's before it) nominated the pending pod to run.
+  std::string nominated_node_name;
+  // status.startTime, unset until the kubelet starts the pod.
+  std::optional<absl::Time> start_time;
+  // The first DisruptionTarget condition is True with reason
+  // PreemptionByScheduler: a scheduler preempted the pod.
+  bool preempted_by_scheduler = false;
+  bool seen_disruption_target = false;  // only the first such condition counts
 
   // What the status reports of the pod's resources, which counts on its
   // node while an in-place resize is under way. The decoders fill
@@ -67,6 +77,11 @@ struct PodInfo {
   std::string controller_uid;
 
   bool terminated() const { return phase == "Succeeded" || phase == "Failed"; }
+  // Upstream's PodTerminatingByPreemption: being deleted because a
+  // scheduler preempted it.
+  bool terminating_by_preemption() const {
+    return deleting && preempted_by_scheduler;
+  }
 };
 
 // A Pod from its JSON, or from its Kubernetes protobuf encoding (the

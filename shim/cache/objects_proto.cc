@@ -257,9 +257,15 @@ void PodMeta(const k8s::Pod& obj, PodInfo* p) {
   p->node_name = spec.node_name();
   p->gated = spec.scheduling_gates_size() > 0;
   p->priority = spec.priority();
-  p->phase = obj.status().phase();
-  for (const k8s::PodCondition& c : obj.status().conditions()) {
+  p->pod.set_preemption_policy(spec.preemption_policy());
+  const k8s::PodStatus& status = obj.status();
+  p->phase = status.phase();
+  for (const k8s::PodCondition& c : status.conditions()) {
     fields::AddCondition(c.type(), c.status(), c.reason(), c.message(), p);
+  }
+  p->nominated_node_name = status.nominated_node_name();
+  if (status.has_start_time()) {
+    p->start_time = absl::FromUnixSeconds(status.start_time().seconds());
   }
 }
 

@@ -71,9 +71,12 @@ const std::vector<Case>& PodCases() {
                  "example.com/gpu": "1", "hugepages-2Mi": "4Mi", "storage": "5Gi",
                  "acme.io/fpga": "2"}}},
               {"name": "b", "resources": {"requests": {"cpu": "250m"}}}],
-            "overhead": {"cpu": "100m", "memory": "10Mi"}},
-          "status": {"phase": "Pending", "conditions": [
+            "overhead": {"cpu": "100m", "memory": "10Mi"},
+            "preemptionPolicy": "PreemptLowerPriority"},
+          "status": {"phase": "Pending", "nominatedNodeName": "n4",
+            "startTime": "2026-12-02T10:01:00Z", "conditions": [
             {"type": "Ready", "status": "False", "message": "not this one"},
+            {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"},
             {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3"}]}})",
        R"pb(metadata {
               namespace: "ns"
@@ -200,13 +203,21 @@ const std::vector<Case>& PodCases() {
                 key: "memory"
                 value { string: "10Mi" }
               }
+              preemption_policy: "PreemptLowerPriority"
             }
             status {
               phase: "Pending"
+              nominated_node_name: "n4"
+              start_time { seconds: 1796205660 }
               conditions {
                 type: "Ready"
                 status: "False"
                 message: "not this one"
+              }
+              conditions {
+                type: "DisruptionTarget"
+                status: "True"
+                reason: "PreemptionByScheduler"
               }
               conditions { type: "PodScheduled" status: "False" message: "0/3" }
             })pb"},
@@ -548,6 +559,10 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
   EXPECT_EQ(rich->host_ports.size(), 2u);
   EXPECT_EQ(framework::ScalarValue(rich->requests, "acme.io/fpga"), 2);
   EXPECT_EQ(rich->unschedulable_message, "0/3");
+  EXPECT_EQ(rich->nominated_node_name, "n4");
+  EXPECT_TRUE(rich->start_time.has_value());
+  EXPECT_TRUE(rich->preempted_by_scheduler);
+  EXPECT_EQ(rich->pod.preemption_policy(), "PreemptLowerPriority");
   EXPECT_GT(rich->created, absl::UnixEpoch());
   auto decode = [](size_t i) {
     absl::StatusOr<PodInfo> p =

@@ -88,6 +88,44 @@ TEST(PodFromJsonTest, DefaultsAndFlags) {
   EXPECT_EQ(p->non_zero.milli_cpu(), 100);
 }
 
+// What preemption reads: where the pod is nominated, since when it runs,
+// its policy, and whether a scheduler preempted it (the first
+// DisruptionTarget condition decides, as upstream's
+// PodTerminatingByPreemption reads it).
+TEST(PodFromJsonTest, ReadsWhatPreemptionNeeds) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p",
+                 "deletionTimestamp": "2026-12-02T10:05:00Z"},
+    "spec": {"preemptionPolicy": "Never", "containers": [{"name": "c"}]},
+    "status": {"phase": "Running", "nominatedNodeName": "n2",
+               "startTime": "2026-12-02T10:00:00Z",
+               "conditions": [
+      {"type": "DisruptionTarget", "status": "True",
+       "reason": "PreemptionByScheduler", "message": "x"},
+      {"type": "DisruptionTarget", "status": "False"}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->nominated_node_name, "n2");
+  ASSERT_TRUE(p->start_time.has_value());
+  EXPECT_EQ(*p->start_time, ParseTime("2026-12-02T10:00:00Z"));
+  EXPECT_EQ(p->pod.preemption_policy(), "Never");
+  EXPECT_TRUE(p->preempted_by_scheduler);
+  EXPECT_TRUE(p->terminating_by_preemption());
+
+  absl::StatusOr<PodInfo> other = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "q"},
+    "spec": {"containers": [{"name": "c"}]},
+    "status": {"conditions": [
+      {"type": "DisruptionTarget", "status": "True",
+       "reason": "EvictionByEvictionAPI"},
+      {"type": "DisruptionTarget", "status": "True",
+       "reason": "PreemptionByScheduler"}]}})"));
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_FALSE(other->preempted_by_scheduler);  // the first one decides
+  EXPECT_FALSE(other->start_time.has_value());
+  EXPECT_EQ(other->nominated_node_name, "");
+  EXPECT_EQ(other->pod.preemption_policy(), "");
+}
+
 TEST(PodFromJsonTest, PodLevelRequestsReplaceTheContainers) {
   absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
     "metadata": {"namespace": "ns", "name": "p"},

@@ -171,5 +171,28 @@ TEST(WriteBodiesTest, EventTimeKeepsMicroseconds) {
             "2026-11-30T00:53:20.123456Z");
 }
 
+// A preemption's event names the preemptor as its related object, in both
+// encodings; other events have none.
+TEST(WriteBodiesTest, RelatedObjectOnlyWhenNamed) {
+  EventFields e;
+  e.regarding = {"v1", "Pod", "default", "victim", "u-v", ""};
+  e.related = {"v1", "Pod", "default", "preemptor", "u-p", ""};
+  k8s::Unknown u;
+  ASSERT_TRUE(u.ParseFromString(EventBody(true, e).data.substr(4)));
+  k8s::Event ev;
+  ASSERT_TRUE(ev.ParseFromString(u.raw()));
+  EXPECT_EQ(ev.related().name(), "preemptor");
+  EXPECT_EQ(ev.related().uid(), "u-p");
+  EXPECT_EQ(ev.related().kind(), "Pod");
+  const json j = json::parse(EventBody(false, e).data);
+  EXPECT_EQ(j["related"]["name"], "preemptor");
+  EXPECT_EQ(j["related"]["uid"], "u-p");
+  e.related = {};
+  ASSERT_TRUE(u.ParseFromString(EventBody(true, e).data.substr(4)));
+  ASSERT_TRUE(ev.ParseFromString(u.raw()));
+  EXPECT_FALSE(ev.has_related());
+  EXPECT_FALSE(json::parse(EventBody(false, e).data).contains("related"));
+}
+
 }  // namespace
 }  // namespace kscore::kube

@@ -65,6 +65,7 @@ WriteBody EventBody(bool protobuf, const EventFields& e) {
     ev.set_type(e.type);
     ev.set_note(e.note);
     SetRef(e.regarding, ev.mutable_regarding());
+    if (!e.related.name.empty()) SetRef(e.related, ev.mutable_related());
     return {Wrap(ev.SerializeAsString(), "events.k8s.io/v1", "Event"),
             kProtobufContentType};
   }
@@ -88,6 +89,13 @@ WriteBody EventBody(bool protobuf, const EventFields& e) {
         {"resourceVersion", r.resource_version}}},
       {"note", e.note},
   };
+  if (const ObjectRef& rel = e.related; !rel.name.empty()) {
+    ev["related"] = {{"apiVersion", rel.api_version},
+                     {"kind", rel.kind},
+                     {"namespace", rel.namespace_},
+                     {"name", rel.name},
+                     {"uid", rel.uid}};
+  }
   if (e.series_count > 0) {
     ev["series"] = {{"count", e.series_count},
                     {"lastObservedTime", MicroTime(e.series_last_observed)}};

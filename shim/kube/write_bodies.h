@@ -35,6 +35,9 @@ struct EventFields {
   std::string type;
   std::string note;
   ObjectRef regarding;
+  // Another object the event is about (a preemptor); unset when name is
+  // empty.
+  ObjectRef related;
   // An event series (client-go's events recorder): count > 1 when set.
   int32_t series_count = 0;
   absl::Time series_last_observed;

@@ -7,6 +7,7 @@
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "shim/scheduler/preemption.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
@@ -155,6 +156,7 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
   ev.unschedulable_plugins.insert(resp.unschedulable_plugins().begin(),
                                   resp.unschedulable_plugins().end());
   if (resp.status().code() != pb::CODE_SUCCESS) {
+    ev.pre_filter_code = resp.status().code();
     ev.fit_error.SetPreFilterMessage(
         absl::StrJoin(resp.status().reasons(), ", "));
     return Failure::Unschedulable(
@@ -180,6 +182,7 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
     }
     for (; next < at; ++next) ev.feasible.push_back(next);
     next = at + 1;
+    if (r.status().code() == pb::CODE_UNSCHEDULABLE) ev.potential.push_back(at);
     for (const std::string& why : r.status().reasons()) {
       ev.fit_error.AddReason(why);
     }
@@ -270,6 +273,8 @@ std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
   // From here the cycle is this call's: the nodes still feasible, their
   // scores and totals. Nodes it rejects (the cluster moved meanwhile) add
   // their reasons to the ones already counted.
+  for (size_t i : ev.potential) ev.potential_before.push_back(ev.names[i]);
+  ev.potential.clear();
   ev.names = std::move(names);
   ev.feasible.clear();
   ev.plugins.clear();
@@ -346,6 +351,32 @@ std::string ExplainChoice(const Evaluation& ev) {
   return why;
 }
 
+bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
+                           const std::string& node,
+                           scorer_client::Scorer& scorer) {
+  std::string req = RequestHead(*in.pod, *in.profile, plan);
+  pb::EvaluateRequest filter_only;
+  filter_only.set_filter_only(true);
+  req.append(filter_only.SerializeAsString());
+  std::vector<std::string> names;
+  if (in.cache->AppendNamed(*in.pod, in.profile->label_count_keys, {node},
+                            plan.node_labels,
+                            pb::EvaluateRequest::kNodesFieldNumber, &req,
+                            &names, plan.prepared.get()) == 0) {
+    return false;  // gone from the snapshot
+  }
+  google::protobuf::Arena arena;
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
+      scorer.EvaluateAll({req}, &arena);
+  if (!results.front().ok()) {
+    spdlog::warn("evaluating pod {}'s nominated node {}: {}", in.pod->key, node,
+                 std::string(results.front().status().message()));
+    return false;
+  }
+  const pb::EvaluateResponse& resp = **results.front();
+  return resp.status().code() == pb::CODE_SUCCESS && resp.rejected().empty();
+}
+
 CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
   const cache::PodInfo& pod = *in.pod;
   const Window w = PlanWindow(in.profile->percentage_of_nodes_to_score,
@@ -356,19 +387,31 @@ CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
   }
   absl::StatusOr<CyclePlan> plan = PrepareCycle(in, scorer);
   if (!plan.ok()) return {.failure = ScorerFailure(plan.status())};
+  // A preemption nominated a node for this pod: it is likely the only one
+  // with room, so it is tried first, alone.
+  if (std::string nominated = in.cache->NominatedNode(pod.key);
+      !nominated.empty() &&
+      EvaluateNominatedNode(in, *plan, nominated, scorer)) {
+    return {.node = std::move(nominated)};
+  }
   Evaluation ev(w.all_nodes);
-  if (std::optional<Failure> f = EvaluateBatches(in, w, *plan, scorer, ev)) {
-    return {.failure = std::move(f)};
+  CycleResult result;
+  std::optional<Failure> f = EvaluateBatches(in, w, *plan, scorer, ev);
+  if (!f.has_value()) {
+    result.next_start = (w.first + ev.processed) % w.all_nodes;
+    f = FinishWithAllFeasible(in, *plan, scorer, ev);
   }
-  CycleResult result{.next_start = (w.first + ev.processed) % w.all_nodes};
-  if (std::optional<Failure> f = FinishWithAllFeasible(in, *plan, scorer, ev)) {
-    result.failure = std::move(f);
-    return result;
-  }
-  if (ev.feasible.empty()) {
-    result.failure = Failure::Unschedulable(
+  if (!f.has_value() && ev.feasible.empty()) {
+    f = Failure::Unschedulable(
         ev.fit_error.Message(),
         {ev.unschedulable_plugins.begin(), ev.unschedulable_plugins.end()});
+  }
+  if (f.has_value()) {
+    result.failure = std::move(f);
+    if (result.failure->kind == Failure::Kind::kUnschedulable &&
+        in.profile->post_filter) {
+      PostFilter(in, *plan, ev, scorer, result);
+    }
     return result;
   }
   if (std::optional<Failure> f = Normalize(in, *plan, scorer, ev)) {

@@ -53,6 +53,25 @@ struct Failure {
   }
 };
 
+// What PostFilter decided (the scorer's Preempt): preempt `victims` to make
+// room for the pod on `node`. Carried out by the Scheduler.
+struct Preemption {
+  std::string node;
+  struct Victim {
+    std::string namespace_;
+    std::string name;
+    std::string uid;
+    bool terminating = false;  // being deleted already: nothing to send
+  };
+  std::vector<Victim> victims;
+};
+
+// What a failed cycle does to the pod's nomination (upstream's
+// NominatingInfo): most failures clear it; PostFilter may set it (it
+// preempted) or leave it (the pod waits for victims to go, or PostFilter
+// could not run).
+enum class Nominating { kClear, kKeep, kSet };
+
 // The outcome of RunCycle: a node, or a failure.
 struct CycleResult {
   std::string node{};                // empty on failure
@@ -60,6 +79,9 @@ struct CycleResult {
   // Where the next cycle's window starts (round robin), when this cycle got
   // as far as looking at every node it meant to.
   std::optional<size_t> next_start{};
+  // On failure: the pod's nomination, and with kSet what to preempt.
+  Nominating nominating = Nominating::kClear;
+  std::optional<Preemption> preemption{};
 
   bool ok() const { return !failure.has_value(); }
 };
@@ -94,6 +116,8 @@ struct CycleInput {
   size_t start = 0;         // round-robin position (taken mod node count)
   std::mt19937_64* rng = nullptr;  // breaks ties between the best nodes
   PlanCache* plans = nullptr;      // when null, every cycle asks Plan
+  // PostFilter's request stops adding nodes past this many victim pods.
+  size_t max_victim_pods = 20000;
 };
 
 // What a cycle sends beyond the candidates: the pod message for the
@@ -132,7 +156,9 @@ Window PlanWindow(int32_t percentage, size_t all_nodes, size_t start);
 // Seam 2, what the scorer said of the candidates, every batch together.
 struct Evaluation {
   explicit Evaluation(size_t all_nodes)
-      : fit_error(static_cast<int>(all_nodes)) {}
+      : all_nodes(all_nodes), fit_error(static_cast<int>(all_nodes)) {}
+
+  size_t all_nodes;  // in the snapshot
 
   std::vector<std::string> names;  // every candidate sent, in order
   std::vector<size_t> feasible;    // indices into `names`
@@ -148,6 +174,13 @@ struct Evaluation {
   size_t processed = 0;                         // candidates sent
   size_t calls = 0;                             // Evaluate calls made
   bool filtered_only = false;  // the calls ran Filter only (no scores yet)
+  // For PostFilter: the candidates Filter found Unschedulable (not
+  // UnschedulableAndUnresolvable), indices into `names`; the names of such
+  // nodes from calls before `names` was replaced (FinishWithAllFeasible);
+  // and PreFilter's code when it rejected the pod.
+  std::vector<size_t> potential;
+  std::vector<std::string> potential_before;
+  pb::Code pre_filter_code = pb::CODE_SUCCESS;
 };
 
 // Sends the window's candidates in batches of in.batch_size, more rounds
@@ -187,7 +220,15 @@ std::string ExplainChoice(const Evaluation& ev);
 // request) keeps the scorer's wording.
 Failure ScorerFailure(const absl::Status& s);
 
-// Seams 1 to 4 for one pod.
+// Upstream's evaluateNominatedNode: the pod's nominated node alone, through
+// PreFilter and Filter; true when it fits (the cycle then takes it without
+// scoring). A failed call is logged and counts as not fitting.
+bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
+                           const std::string& node,
+                           scorer_client::Scorer& scorer);
+
+// Seams 1 to 4 for one pod, its nominated node first; for a pod no node
+// took, PostFilter (preemption.h) when the profile has it.
 CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer);
 
 }  // namespace kscore::scheduler

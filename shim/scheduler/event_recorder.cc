@@ -35,11 +35,13 @@ EventRecorder::EventRecorder(Writer* writer, bool protobuf, Options options)
 
 std::string EventRecorder::Key(const kube::EventFields& e) {
   const kube::ObjectRef& r = e.regarding;
+  const kube::ObjectRef& rel = e.related;
   return absl::StrCat(e.type, "\x1f", e.action, "\x1f", e.reason, "\x1f",
                       e.reporting_controller, "\x1f", e.reporting_instance,
                       "\x1f", r.api_version, "\x1f", r.kind, "\x1f",
                       r.namespace_, "\x1f", r.name, "\x1f", r.uid, "\x1f",
-                      r.resource_version);
+                      r.resource_version, "\x1f", rel.namespace_, "\x1f",
+                      rel.name, "\x1f", rel.uid);
 }
 
 void EventRecorder::Record(kube::EventFields event) {

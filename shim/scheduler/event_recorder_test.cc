@@ -145,6 +145,19 @@ TEST_F(EventRecorderTest, OtherObjectsVersionsOrReasonsAreNotFolded) {
   EXPECT_EQ(client_.Requests().size(), 4u);
 }
 
+// client-go's key has the related object too: one victim preempted for
+// two preemptors gets two events.
+TEST_F(EventRecorderTest, OtherRelatedObjectsAreNotFolded) {
+  kube::EventFields a = Failed("victim", "7", "Preempted by pod u-a");
+  a.related = {"v1", "Pod", "default", "a", "u-a", ""};
+  kube::EventFields b = Failed("victim", "7", "Preempted by pod u-b");
+  b.related = {"v1", "Pod", "default", "b", "u-b", ""};
+  recorder_->Record(a);
+  recorder_->Record(b);
+  EXPECT_THAT(client_.Requests(), ElementsAre(absl::StrCat("POST ", kEvents),
+                                              absl::StrCat("POST ", kEvents)));
+}
+
 TEST_F(EventRecorderTest, ASeriesWhoseEventIsGoneIsCreatedWithItsCount) {
   client_.Patch404();
   recorder_->Record(Failed("web-1", "7", "a"));

@@ -25,7 +25,11 @@ class FakeScorer : public scorer_client::Scorer {
  public:
   std::vector<std::string> plugins = {"Fake"};
   std::map<std::string, std::string> rejected;  // node -> Filter reason
-  std::map<std::string, int64_t> raw;           // node -> raw (default 0)
+  // node -> the rejection's code (default CODE_UNSCHEDULABLE).
+  std::map<std::string, pb::Code> rejected_code;
+  // PreFilter's code with pre_filter_reject (default unresolvable).
+  pb::Code pre_filter_code = pb::CODE_UNSCHEDULABLE_AND_UNRESOLVABLE;
+  std::map<std::string, int64_t> raw;  // node -> raw (default 0)
   // node -> total when the call normalises (default: its raw score).
   std::map<std::string, int64_t> call_totals;
   std::string pre_filter_reject;  // a PreFilter rejection's reason
@@ -96,10 +100,21 @@ class FakeScorer : public scorer_client::Scorer {
     return resp;
   }
 
+  // Answers Preempt; unset, UNIMPLEMENTED (as a scorer without the call).
+  std::function<absl::StatusOr<pb::PreemptResponse>(const pb::PreemptRequest&)>
+      preempt;
+  std::vector<pb::PreemptRequest> preempted;
+  absl::StatusOr<pb::PreemptResponse> Preempt(
+      const pb::PreemptRequest& req) override {
+    preempted.push_back(req);
+    if (!preempt) return absl::UnimplementedError("scorer: Preempt");
+    return preempt(req);
+  }
+
  private:
   void Answer(const pb::EvaluateRequest& req, pb::EvaluateResponse& resp) {
     if (!pre_filter_reject.empty()) {
-      resp.mutable_status()->set_code(pb::CODE_UNSCHEDULABLE_AND_UNRESOLVABLE);
+      resp.mutable_status()->set_code(pre_filter_code);
       resp.mutable_status()->add_reasons(pre_filter_reject);
       return;
     }
@@ -112,7 +127,10 @@ class FakeScorer : public scorer_client::Scorer {
       if (auto it = rejected.find(name); it != rejected.end()) {
         pb::RejectedNode* r = resp.add_rejected();
         r->set_index(i);
-        r->mutable_status()->set_code(pb::CODE_UNSCHEDULABLE);
+        auto code = rejected_code.find(name);
+        r->mutable_status()->set_code(code == rejected_code.end()
+                                          ? pb::CODE_UNSCHEDULABLE
+                                          : code->second);
         r->mutable_status()->add_reasons(it->second);
         continue;
       }

@@ -1,8 +1,10 @@
 #ifndef KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
 #define KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
 
+#include <optional>
 #include <string>
 
+#include "nlohmann/json.hpp"
 #include "shim/cache/objects.h"
 #include "shim/scheduler/event_recorder.h"
 #include "shim/scheduler/writer.h"
@@ -26,15 +28,32 @@ class Feedback {
   // "Successfully assigned default/web-1 to node-1".
   void Scheduled(const cache::PodInfo& pod, const std::string& node);
   void FailedScheduling(const cache::PodInfo& pod, const std::string& message);
-  // PodScheduled=False with reason Unschedulable (or SchedulerError).
-  void MarkUnschedulable(const cache::PodInfo& pod, const std::string& reason,
-                         const std::string& message);
+  // PodScheduled=False with reason Unschedulable (or SchedulerError), and
+  // with `nominated_node` status.nominatedNodeName in the same patch ("":
+  // cleared), as kube-scheduler's updatePod writes both.
+  void MarkUnschedulable(
+      const cache::PodInfo& pod, const std::string& reason,
+      const std::string& message,
+      const std::optional<std::string>& nominated_node = std::nullopt);
+  // status.nominatedNodeName alone ("": cleared).
+  void SetNominatedNode(const std::string& namespace_, const std::string& name,
+                        const std::string& node);
+  // The victim's event (upstream's PreemptPod): "Preempted by pod <uid> on
+  // node <node>", regarding the victim, related to the preemptor.
+  void Preempted(const kube::ObjectRef& victim, const cache::PodInfo& preemptor,
+                 const std::string& node);
   // Writes event series' counts when due (EventRecorder); call periodically.
   void Tick() { recorder_.Tick(); }
 
  private:
   void Event(const cache::PodInfo& pod, const char* type, const char* action,
              const char* reason, const std::string& note);
+  // Written by `scheduler` (its reporting controller and instance).
+  void Event(const std::string& scheduler, kube::ObjectRef regarding,
+             kube::ObjectRef related, const char* type, const char* action,
+             const char* reason, const std::string& note);
+  void PatchStatus(const std::string& namespace_, const std::string& name,
+                   nlohmann::json status, std::string what);
 
   Writer* writer_;
   std::string hostname_;

@@ -112,6 +112,11 @@ std::string Profiles::Adopt(
     info->plans = p.plans();
     auto events = std::make_shared<queue::PluginEvents>();
     for (const pb::PluginInfo& plugin : p.plugins()) {
+      const auto& points = plugin.extension_points();
+      if (std::find(points.begin(), points.end(), "PostFilter") !=
+          points.end()) {
+        info->post_filter = true;
+      }
       if (plugin.events().empty() &&
           std::find(plugin.extension_points().begin(),
                     plugin.extension_points().end(),

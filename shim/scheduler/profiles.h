@@ -37,6 +37,9 @@ struct ProfileInfo {
   // What each PreFilter/Filter plugin registers (PluginInfo.events): which
   // cluster events move a pod it rejected.
   std::shared_ptr<const queue::PluginEvents> plugin_events;
+  // A plugin runs at PostFilter (DefaultPreemption): a pod no node took
+  // asks the scorer where to preempt (Preempt).
+  bool post_filter = false;
 
   // Whether requests for this pod must carry node labels.
   bool NeedsNodeLabels(const pb::Pod& pod) const;

@@ -77,6 +77,25 @@ TEST(ProfilesTest, AgreeingReplicasGiveTheFactsOfServedProfiles) {
   EXPECT_FALSE(f.profiles.Serves("other"));
 }
 
+// A profile preempts when one of its plugins runs at PostFilter.
+TEST(ProfilesTest, PostFilterPluginsMakeAProfilePreempt) {
+  Fixture f({"a", "b"});
+  pb::ListProfilesResponse r = Answer("h1", {"a", "b"});
+  pb::PluginInfo* fit = r.mutable_profiles(0)->add_plugins();
+  fit->set_name("NodeResourcesFit");
+  fit->add_extension_points("Filter");
+  *r.mutable_profiles(1)->add_plugins() = *fit;
+  pb::PluginInfo* preemption = r.mutable_profiles(1)->add_plugins();
+  preemption->set_name("DefaultPreemption");
+  preemption->add_extension_points("PostFilter");
+  f.scorer.script = {r, r};
+  auto a = f.profiles.Lookup("a");
+  auto b = f.profiles.Lookup("b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE((*a)->post_filter);
+  EXPECT_TRUE((*b)->post_filter);
+}
+
 TEST(ProfilesTest, RefusesWhatItCannotTrust) {
   struct Case {
     std::string name;

@@ -20,7 +20,10 @@ Scheduler::Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
       scorer_(scorer),
       writer_(writer),
       feedback_(feedback),
-      metrics_(metrics) {}
+      metrics_(metrics),
+      preemption_(writer, feedback, cache, [profiles](const std::string& name) {
+        return profiles->Serves(name);
+      }) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -72,7 +75,9 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
        .batch_size = static_cast<size_t>(std::max(1, options_.batch_size)),
        .start = next_start_.load(),
        .rng = &rng,
-       .plans = &plans_},
+       .plans = &plans_,
+       .max_victim_pods = static_cast<size_t>(
+           std::max(0, options_.preemption_max_victim_pods))},
       *scorer_);
   if (r.next_start.has_value()) next_start_.store(*r.next_start);
   if (!r.ok()) {
@@ -80,8 +85,13 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
     const bool unschedulable = r.failure->kind == Failure::Kind::kUnschedulable;
     qp.unschedulable_plugins = std::move(r.failure->plugins);
     qp.plugin_events = (*profile)->plugin_events;
+    std::string nominated;
+    if (r.preemption.has_value()) {
+      nominated = r.preemption->node;
+      preemption_.Preempt(qp.info, *r.preemption);
+    }
     Fail(std::move(qp), r.failure->message, unschedulable, start,
-         unschedulable ? "unschedulable" : "error");
+         unschedulable ? "unschedulable" : "error", r.nominating, nominated);
     return;
   }
   if (!cache_->AssumePod(pod, r.node)) {
@@ -154,16 +164,33 @@ void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
 
 void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp,
                      const std::string& message, bool unschedulable,
-                     absl::Time start, const char* result) {
+                     absl::Time start, const char* result,
+                     Nominating nominating, const std::string& nominated_node) {
   auto info = qp.info;
   metrics_->Attempt(result, info->scheduler_name,
                     absl::ToDoubleSeconds(absl::Now() - start));
   spdlog::info("unable to schedule pod {}: {}", info->key, message);
+  // The status to write: set or cleared; kKeep writes nothing.
+  std::optional<std::string> nominated;
+  if (nominating != Nominating::kKeep) {
+    nominated = nominating == Nominating::kSet ? nominated_node : "";
+    cache_->Nominate(*info, *nominated);
+  }
   queue_->Requeue(std::move(qp), unschedulable);
+  // Deleted or bound while in flight: no nomination may outlive it.
+  if (nominating == Nominating::kSet && !queue_->Contains(info->key)) {
+    cache_->Nominate(*info, "");
+    nominated.reset();
+  }
+  if (nominated.has_value() && *nominated == info->nominated_node_name) {
+    nominated.reset();  // the status says so already
+  }
   const char* reason = unschedulable ? "Unschedulable" : "SchedulerError";
   feedback_->FailedScheduling(*info, message);
   if (info->unschedulable_message != message) {
-    feedback_->MarkUnschedulable(*info, reason, message);
+    feedback_->MarkUnschedulable(*info, reason, message, nominated);
+  } else if (nominated.has_value()) {
+    feedback_->SetNominatedNode(info->namespace_, info->name, *nominated);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "shim/scheduler/cycle.h"
 #include "shim/scheduler/feedback.h"
 #include "shim/scheduler/metrics.h"
+#include "shim/scheduler/preemption_executor.h"
 #include "shim/scheduler/profiles.h"
 #include "shim/scheduler/writer.h"
 #include "shim/scorer_client/scorer.h"
@@ -32,6 +33,9 @@ class Scheduler {
     int schedule_workers = 1;
     // Bindings in the Kubernetes protobuf encoding (else JSON).
     bool protobuf = false;
+    // A Preempt request stops adding nodes past this many victim pods
+    // (--preemption-max-victim-pods).
+    int preemption_max_victim_pods = 20000;
   };
 
   Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
@@ -49,8 +53,14 @@ class Scheduler {
   void ScheduleOne(queue::SchedulingQueue::QueuedPod qp);
 
  private:
+  // Requeues the pod with its FailedScheduling event and condition, and
+  // sets its nomination (upstream's handleSchedulingFailure): in the cache
+  // before the pod is back in the queue, so no later cycle misses it, and
+  // in its status with the condition.
   void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
-            bool unschedulable, absl::Time start, const char* result);
+            bool unschedulable, absl::Time start, const char* result,
+            Nominating nominating = Nominating::kClear,
+            const std::string& nominated_node = "");
   struct PendingBind {
     queue::SchedulingQueue::QueuedPod qp;
     std::string node;
@@ -72,6 +82,7 @@ class Scheduler {
   Writer* writer_;
   Feedback* feedback_;
   Metrics* metrics_;
+  PreemptionExecutor preemption_;
   // Plans by pod template, shared by the workers.
   PlanCache plans_;
   std::atomic<size_t> next_start_{0};

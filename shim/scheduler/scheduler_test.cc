@@ -713,7 +713,8 @@ TEST_F(InterPodAffinityEndToEndTest, RequiredTermsDecideTheNode) {
   EXPECT_EQ(r.failure->message,
             "0/3 nodes are available: 1 node(s) didn't satisfy existing pods "
             "anti-affinity rules, 2 node(s) didn't match pod anti-affinity "
-            "rules.");
+            "rules. preemption: 0/3 nodes are available: 3 No preemption "
+            "victims found for incoming pod.");
 }
 
 // Preferred affinity decides among nodes the other plugins score alike,

@@ -40,6 +40,10 @@ class Scorer {
   // plugins' queueing hints).
   virtual absl::StatusOr<pb::QueueingHintResponse> QueueingHint(
       const pb::QueueingHintRequest& request) = 0;
+  // PostFilter (DefaultPreemption) for a pod no node took: where to
+  // preempt and whom. UNIMPLEMENTED from a scorer that predates the call.
+  virtual absl::StatusOr<pb::PreemptResponse> Preempt(
+      const pb::PreemptRequest& request) = 0;
 };
 
 }  // namespace kscore::scorer_client

@@ -211,4 +211,19 @@ absl::StatusOr<pb::QueueingHintResponse> ScorerClient::QueueingHint(
   return common::ToAbslStatus(st, "scorer: ");
 }
 
+absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
+    const pb::PreemptRequest& request) {
+  grpc::Status st;
+  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
+    pb::PreemptResponse resp;
+    stats_.calls++;
+    stats_.request_bytes += request.ByteSizeLong();
+    st = stubs_[NextReplica()]->Preempt(Context().get(), request, &resp);
+    if (st.ok()) return resp;
+    stats_.failures++;
+    if (!Retryable(st.error_code())) break;
+  }
+  return common::ToAbslStatus(st, "scorer: ");
+}
+
 }  // namespace kscore::scorer_client

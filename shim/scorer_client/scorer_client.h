@@ -61,6 +61,8 @@ class ScorerClient : public Scorer {
       const pb::PlanRequest& request) override;
   absl::StatusOr<pb::QueueingHintResponse> QueueingHint(
       const pb::QueueingHintRequest& request) override;
+  absl::StatusOr<pb::PreemptResponse> Preempt(
+      const pb::PreemptRequest& request) override;
 
   const Stats& stats() const { return stats_; }
   // Addresses called in turn (1 for a target that resolves to several).

@@ -1,0 +1,171 @@
+#include "shim/scheduler/preemption.h"
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "spdlog/spdlog.h"
+
+namespace kscore::scheduler {
+namespace {
+
+// Upstream's PodEligibleToPreemptOthers said no ("not eligible due to
+// preemptionPolicy=Never." or "... a terminating pod on the nominated
+// node."): its PostFilter returns no result, which leaves the nomination
+// as it is. The answer carries no flag for it, only the words.
+bool NotEligible(const pb::PreemptResponse& resp) {
+  constexpr absl::string_view kWords = "not eligible due to";
+  return absl::StrContains(resp.message(), kWords) ||
+         (resp.status().reasons_size() > 0 &&
+          absl::StrContains(resp.status().reasons(0), kWords));
+}
+
+}  // namespace
+
+std::vector<std::string> PotentialNodes(const Evaluation& ev,
+                                        const cache::Cache& cache) {
+  if (ev.pre_filter_code == pb::CODE_UNSCHEDULABLE) return cache.NodeNames();
+  if (ev.pre_filter_code != pb::CODE_SUCCESS) return {};
+  std::vector<std::string> out = ev.potential_before;
+  out.reserve(out.size() + ev.potential.size());
+  for (size_t i : ev.potential) out.push_back(ev.names[i]);
+  return out;
+}
+
+pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
+                                       const CyclePlan& plan,
+                                       const Evaluation& ev) {
+  const cache::PodInfo& pod = *in.pod;
+  pb::PreemptRequest req;
+  req.set_profile(pod.scheduler_name);
+  req.set_config_hash(in.profile->config_hash);
+  *req.mutable_pod() = plan.pod;
+  if (plan.prepared != nullptr) *req.mutable_cluster() = plan.prepared->cluster;
+  req.set_num_nodes(static_cast<int32_t>(ev.all_nodes));
+  std::vector<std::string> potential = PotentialNodes(ev, *in.cache);
+  req.set_num_potential_nodes(static_cast<int32_t>(potential.size()));
+  const std::string nominated = in.cache->NominatedNode(pod.key);
+  req.set_nominated_node_name(nominated);
+  if (!nominated.empty() && std::find(potential.begin(), potential.end(),
+                                      nominated) != potential.end()) {
+    for (pb::VictimPod& v :
+         in.cache->LowerPriorityPods(nominated, pod.priority)) {
+      *req.add_nominated_node_pods() = std::move(v);
+    }
+  }
+  if (!potential.empty()) {
+    // Upstream's GetOffsetAndNumCandidates: a random start, so that
+    // preemptions spread over the nodes.
+    std::uniform_int_distribution<size_t> offset(0, potential.size() - 1);
+    std::rotate(
+        potential.begin(),
+        potential.begin() + static_cast<std::ptrdiff_t>(
+                                in.rng != nullptr ? offset(*in.rng) : 0),
+        potential.end());
+  }
+  in.cache->AppendPreemptionNodes(
+      pod, plan.pod, in.profile->label_count_keys, potential, plan.node_labels,
+      plan.plan, plan.prepared.get(), in.max_victim_pods, req.mutable_nodes());
+  absl::flat_hash_set<std::string> seen;
+  std::vector<std::string> namespaces;
+  for (const pb::PreemptionNode& n : req.nodes()) {
+    for (const pb::VictimPod& v : n.pods()) {
+      if (seen.insert(v.namespace_()).second) {
+        namespaces.push_back(v.namespace_());
+      }
+    }
+  }
+  std::sort(namespaces.begin(), namespaces.end());
+  for (pb::DisruptionBudget& b : in.cache->DisruptionBudgetsIn(namespaces)) {
+    *req.add_pdbs() = std::move(b);
+  }
+  return req;
+}
+
+absl::StatusOr<PostFilterOutcome> ReadPreemptResponse(
+    const pb::PreemptRequest& req, const pb::PreemptResponse& resp) {
+  PostFilterOutcome out;
+  out.message = resp.message();
+  switch (resp.status().code()) {
+    case pb::CODE_SUCCESS:
+      break;
+    case pb::CODE_UNSCHEDULABLE:
+    case pb::CODE_UNSCHEDULABLE_AND_UNRESOLVABLE:
+      // Upstream clears the nomination only when the search found no
+      // candidate (NewPostFilterResultWithNominatedNode("")).
+      out.nominating = resp.candidates().empty() && !NotEligible(resp)
+                           ? Nominating::kClear
+                           : Nominating::kKeep;
+      return out;
+    default:
+      return absl::InternalError(absl::StrCat(
+          "scorer error: Preempt answered ",
+          pb::Code_Name(resp.status().code()), ": ", resp.message()));
+  }
+  if (resp.chosen() < 0 || resp.chosen() >= resp.candidates_size()) {
+    return absl::InternalError(
+        absl::StrCat("scorer error: Preempt chose candidate ", resp.chosen(),
+                     " of ", resp.candidates_size()));
+  }
+  const pb::PreemptionCandidate& c = resp.candidates(resp.chosen());
+  if (c.node() < 0 || c.node() >= req.nodes_size()) {
+    return absl::InternalError(absl::StrCat("scorer error: Preempt chose node ",
+                                            c.node(), " of ",
+                                            req.nodes_size()));
+  }
+  const pb::PreemptionNode& node = req.nodes(c.node());
+  Preemption p;
+  p.node = node.node().name();
+  for (int32_t v : c.victims()) {
+    if (v < 0 || v >= node.pods_size()) {
+      return absl::InternalError(
+          absl::StrCat("scorer error: Preempt chose pod ", v, " of ",
+                       node.pods_size(), " on node ", p.node));
+    }
+    const pb::VictimPod& pod = node.pods(v);
+    p.victims.push_back(
+        {pod.namespace_(), pod.name(), pod.uid(), pod.terminating()});
+  }
+  out.nominating = Nominating::kSet;
+  out.preemption = std::move(p);
+  return out;
+}
+
+void PostFilter(const CycleInput& in, const CyclePlan& plan,
+                const Evaluation& ev, scorer_client::Scorer& scorer,
+                CycleResult& result) {
+  const pb::PreemptRequest req = BuildPreemptRequest(in, plan, ev);
+  absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
+  if (absl::IsUnimplemented(resp.status())) {
+    // A scorer from before the call: as a profile without PostFilter.
+    static std::atomic<bool> logged{false};
+    if (!logged.exchange(true)) {
+      spdlog::warn("the scorer does not answer Preempt ({}); not preempting",
+                   std::string(resp.status().message()));
+    }
+    result.nominating = Nominating::kClear;
+    return;
+  }
+  absl::StatusOr<PostFilterOutcome> outcome =
+      resp.ok() ? ReadPreemptResponse(req, *resp) : resp.status();
+  if (!outcome.ok()) {
+    // Upstream's PostFilter Error: no result, the nomination stays.
+    spdlog::error("preemption for pod {}: {}", in.pod->key,
+                  std::string(outcome.status().message()));
+    result.nominating = Nominating::kKeep;
+    return;
+  }
+  result.nominating = outcome->nominating;
+  result.preemption = std::move(outcome->preemption);
+  if (!outcome->message.empty()) {
+    absl::StrAppend(&result.failure->message, " ", outcome->message);
+  }
+  spdlog::debug("preemption for pod {}: {} ({} potential nodes, {} sent)",
+                in.pod->key, outcome->message, req.num_potential_nodes(),
+                req.nodes_size());
+}
+
+}  // namespace kscore::scheduler
