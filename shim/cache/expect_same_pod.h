@@ -45,6 +45,7 @@ inline void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
   EXPECT_EQ(j.priority, p.priority);
   EXPECT_EQ(j.created, p.created);
   EXPECT_EQ(j.unschedulable_message, p.unschedulable_message);
+  EXPECT_EQ(j.invalid, p.invalid);
   EXPECT_EQ(j.controller_api_version, p.controller_api_version);
   EXPECT_EQ(j.controller_kind, p.controller_kind);
   EXPECT_EQ(j.controller_name, p.controller_name);
