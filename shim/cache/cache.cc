@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "scorer/framework/scalar_resources.h"
 
 namespace kscore::cache {
 namespace {
@@ -31,28 +30,6 @@ std::string CountKey(const std::string& ns, const std::string& key,
                       value);
 }
 
-// Aggregates carry amounts: a cpu or memory sum of zero is left unset, so an
-// empty node's encoding stays as short as before the presence bits.
-void Add(pb::Resources* into, const pb::Resources& r, int sign) {
-  if (const int64_t cpu = into->milli_cpu() + sign * r.milli_cpu(); cpu != 0) {
-    into->set_milli_cpu(cpu);
-  } else {
-    into->clear_milli_cpu();
-  }
-  if (const int64_t mem = into->memory() + sign * r.memory(); mem != 0) {
-    into->set_memory(mem);
-  } else {
-    into->clear_memory();
-  }
-  into->set_ephemeral_storage(into->ephemeral_storage() +
-                              sign * r.ephemeral_storage());
-  for (const pb::ScalarResource& s : r.scalar()) {
-    if (framework::AddToScalar(into, s.name(), sign * s.value()) == 0) {
-      framework::RemoveScalar(into, s.name());
-    }
-  }
-}
-
 bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
   return a.port() == b.port() && a.protocol() == b.protocol() &&
          a.host_ip() == b.host_ip();
@@ -63,8 +40,8 @@ bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
 void Cache::Encode(NodeEntry* n) {
   pb::Node d;
   d.set_pod_count(n->pod_count);
-  *d.mutable_requested() = n->requested;
-  *d.mutable_non_zero_requested() = n->non_zero;
+  *d.mutable_requested() = n->requested.ToProto();
+  *d.mutable_non_zero_requested() = n->non_zero.ToProto();
   for (const pb::HostPort& p : n->used_ports) *d.add_used_ports() = p;
   const std::string dynamic = d.SerializeAsString();
   n->wire[0] = n->static_unlabeled + dynamic;
@@ -172,8 +149,8 @@ void Cache::RebuildOrderLocked() const {
 void Cache::AddLocked(const std::string& key, PodEntry entry) {
   NodeEntry& n = EntryLocked(entry.node);
   n.pod_count++;
-  Add(&n.requested, entry.requests, +1);
-  Add(&n.non_zero, entry.non_zero, +1);
+  n.requested.Add(entry.requests);
+  n.non_zero.Add(entry.non_zero);
   for (const pb::HostPort& p : entry.host_ports) n.used_ports.push_back(p);
   if (entry.countable) {
     for (const auto& [k, v] : entry.labels)
@@ -192,8 +169,8 @@ void Cache::SubtractLocked(const std::string& key) {
   if (nit != nodes_.end()) {
     NodeEntry& n = *nit->second;
     n.pod_count--;
-    Add(&n.requested, entry.requests, -1);
-    Add(&n.non_zero, entry.non_zero, -1);
+    n.requested.Subtract(entry.requests);
+    n.non_zero.Subtract(entry.non_zero);
     for (const pb::HostPort& p : entry.host_ports) {
       auto pit =
           std::find_if(n.used_ports.begin(), n.used_ports.end(),

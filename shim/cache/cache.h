@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/objects.h"
+#include "shim/cache/resource_sum.h"
 
 namespace kscore::cache {
 
@@ -121,8 +122,8 @@ class Cache {
     size_t pos = 0;        // index in order_ (and slab_) while present
     std::string zone;      // ZoneKey of its labels, while present
     int32_t pod_count = 0;
-    pb::Resources requested;
-    pb::Resources non_zero;
+    ResourceSum requested;
+    ResourceSum non_zero;
     std::vector<pb::HostPort> used_ports;
     // The static part encoded (name, labels, taints, unschedulable,
     // allocatable), with and without labels.
