@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scorer/framework/saturating.h"
+
 namespace kscore::framework {
 
 void DefaultNormalizeScore(int64_t max_priority, bool reverse,
@@ -13,7 +15,8 @@ void DefaultNormalizeScore(int64_t max_priority, bool reverse,
     return;
   }
   for (int64_t& s : scores) {
-    s = max_priority * s / max_count;
+    // In 128 bits: score * 100 overflows int64 once a count passes 2^63/100.
+    s = MulDiv(max_priority, s, max_count);
     if (reverse) s = max_priority - s;
   }
 }

@@ -1,5 +1,6 @@
 #include "scorer/framework/normalize.h"
 
+#include <limits>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -34,6 +35,18 @@ TEST(DefaultNormalizeScoreTest, AllZeroStaysZeroOrMaxWhenReversed) {
   EXPECT_THAT(s, ElementsAre(0, 0));
   DefaultNormalizeScore(100, true, absl::MakeSpan(s));
   EXPECT_THAT(s, ElementsAre(100, 100));
+}
+
+// Counts past 2^63 / 100 would overflow score * 100 in int64 (and come out
+// negative, which the framework's range check turns into INTERNAL).
+TEST(DefaultNormalizeScoreTest, VeryLargeCountsStayInRange) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> s = {kMax, kMax / 2, 1, 0};
+  DefaultNormalizeScore(100, false, absl::MakeSpan(s));
+  EXPECT_THAT(s, ElementsAre(100, 49, 0, 0));
+  s = {kMax, kMax / 4};
+  DefaultNormalizeScore(100, true, absl::MakeSpan(s));
+  EXPECT_THAT(s, ElementsAre(0, 76));
 }
 
 TEST(DefaultNormalizeScoreTest, EmptyIsFine) {

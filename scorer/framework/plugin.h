@@ -2,6 +2,7 @@
 #define KSCORE_SCORER_FRAMEWORK_PLUGIN_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,12 @@ enum class NodeLabelUse {
   kAlways,
 };
 inline constexpr int64_t kMinNodeScore = 0;
+
+// The raw scores a ScorePlugin's Score can give, bounds included.
+struct ScoreRange {
+  int64_t min = 0;
+  int64_t max = std::numeric_limits<int64_t>::max();
+};
 
 // Plugins own only their rule; the framework (profile.h) owns ordering,
 // weights and range checks. A plugin implements one or more of the extension
@@ -116,6 +123,11 @@ class ScorePlugin : public virtual Plugin {
   virtual PluginStatus Score(const CycleState& state, const pb::Pod& pod,
                              absl::Span<const pb::Node* const> nodes,
                              absl::Span<int64_t> scores) const = 0;
+  // What Score can give: a NormalizeScore request whose raw scores lie
+  // outside is refused before any plugin runs. Most plugins count, or add
+  // weights that are not negative (the default); those already in
+  // [0, 100] without a NormalizeScore say so.
+  virtual ScoreRange RawScoreRange() const { return {}; }
   // Maps the raw scores of all feasible nodes onto [kMinNodeScore,
   // kMaxNodeScore]. The default keeps them: for plugins whose raw scores are
   // already in range.

@@ -4,19 +4,24 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "scorer/framework/saturating.h"
 #include "scorer/framework/scalar_resources.h"
 
 namespace kscore::framework {
 namespace {
 
+// Sums saturate: requests near the int64 limit add up to "too much", never
+// wrap into a small or negative request that fits anywhere.
 void Add(pb::Resources& dst, const pb::Resources& src) {
   if (src.has_milli_cpu()) {
-    dst.set_milli_cpu(dst.milli_cpu() + src.milli_cpu());
+    dst.set_milli_cpu(SatAdd(dst.milli_cpu(), src.milli_cpu()));
   }
-  if (src.has_memory()) dst.set_memory(dst.memory() + src.memory());
-  dst.set_ephemeral_storage(dst.ephemeral_storage() + src.ephemeral_storage());
+  if (src.has_memory()) dst.set_memory(SatAdd(dst.memory(), src.memory()));
+  dst.set_ephemeral_storage(
+      SatAdd(dst.ephemeral_storage(), src.ephemeral_storage()));
   for (const pb::ScalarResource& s : src.scalar()) {
-    AddToScalar(&dst, s.name(), s.value());
+    pb::ScalarResource* d = MutableScalar(&dst, s.name());
+    d->set_value(SatAdd(d->value(), s.value()));
   }
 }
 

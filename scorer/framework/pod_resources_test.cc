@@ -1,11 +1,13 @@
 #include "scorer/framework/pod_resources.h"
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "scorer/framework/scalar_resources.h"
 #include "scorer/testing/wrappers.h"
 
 namespace kscore::framework {
@@ -414,6 +416,35 @@ TEST(PodResourcesTest, IgnoresPodsInContainerRequests) {
   pod.mutable_containers(0)->mutable_requests()->set_pods(3);
   pod.mutable_overhead()->set_pods(1);
   EXPECT_EQ(PodRequests(pod).pods(), 0);
+}
+
+// Two containers near the int64 limit, or one and the overhead: the sum
+// stays at the limit instead of wrapping into a negative request that every
+// node would fit.
+TEST(PodResourcesTest, SumsSaturateInsteadOfWrapping) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  pb::Pod pod = MakePod()
+                    .Req(kMax - 1, kMax - 1)
+                    .Req(kMax - 1, 1)
+                    .ScalarReq("example.com/gpu", kMax)
+                    .EphemeralReq(kMax)
+                    .Obj();
+  pod.mutable_containers(0)->mutable_requests()->set_ephemeral_storage(kMax);
+  MutableScalar(pod.mutable_containers(0)->mutable_requests(),
+                "example.com/gpu")
+      ->set_value(kMax);
+  pb::Resources r = PodRequests(pod);
+  EXPECT_EQ(r.milli_cpu(), kMax);
+  EXPECT_EQ(r.memory(), kMax);
+  EXPECT_EQ(r.ephemeral_storage(), kMax);
+  EXPECT_EQ(ScalarValue(r, "example.com/gpu"), kMax);
+
+  pod = MakePod().Req(kMax, 0).Overhead(1, 0).Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu(), kMax);
+  EXPECT_EQ(PodNonZeroRequests(pod).milli_cpu(), kMax);
+  // A sidecar runs next to the containers and the init containers after it.
+  pod = MakePod().Req(kMax, 0).InitReq(kMax, 0, "Always").InitReq(5, 0).Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu(), kMax);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "scorer/framework/saturating.h"
 
 namespace kscore::framework {
 namespace {
@@ -823,7 +824,9 @@ absl::Status Profile::NormalizeScoreUntimed(const CycleState& state,
             ", it should in the range of [", kMinNodeScore, ", ", kMaxNodeScore,
             "] after normalizing"));
       }
-      t.total[i] += scores[i] * t.weights[k];
+      // Saturating: kube-scheduler's weights are int32 and the total an
+      // int64 that must not wrap around to a low total.
+      t.total[i] = SatAdd(t.total[i], SatMul(scores[i], t.weights[k]));
     }
   }
   return absl::OkStatus();

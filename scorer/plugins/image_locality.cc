@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "scorer/framework/saturating.h"
 #include "scorer/framework/selectors.h"
 
 namespace kscore::plugins {
@@ -17,14 +18,16 @@ namespace {
 // mapped onto [0, 100].
 int64_t Priority(int64_t sum, int64_t image_count) {
   const int64_t max_threshold =
-      ImageLocality::kMaxContainerThreshold * image_count;
+      framework::SatMul(ImageLocality::kMaxContainerThreshold, image_count);
   if (sum < ImageLocality::kMinThreshold) {
     sum = ImageLocality::kMinThreshold;
   } else if (sum > max_threshold) {
     sum = max_threshold;
   }
-  return framework::kMaxNodeScore * (sum - ImageLocality::kMinThreshold) /
-         (max_threshold - ImageLocality::kMinThreshold);
+  // In 128 bits: 100 * a clamped sum of many large images overflows int64.
+  return framework::MulDiv(framework::kMaxNodeScore,
+                           sum - ImageLocality::kMinThreshold,
+                           max_threshold - ImageLocality::kMinThreshold);
 }
 
 }  // namespace
@@ -50,11 +53,13 @@ PluginStatus ImageLocality::Score(const CycleState& state, const pb::Pod& pod,
               "number of nodes in the cluster");
         }
         // scaledImageScore, in float64 as kube-scheduler: the size times
-        // the share of nodes that have the image, truncated.
+        // the share of nodes that have the image, truncated. Saturating:
+        // sizes and counts come from the request.
         const double spread = static_cast<double>(image.num_nodes()) /
                               static_cast<double>(total_nodes);
-        sum += static_cast<int64_t>(static_cast<double>(image.size_bytes()) *
-                                    spread);
+        sum = framework::SatAdd(
+            sum, framework::SatFromDouble(
+                     static_cast<double>(image.size_bytes()) * spread));
         break;
       }
     }

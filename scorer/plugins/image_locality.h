@@ -41,6 +41,9 @@ class ImageLocality : public framework::ScorePlugin {
       const framework::CycleState& state, const framework::pb::Pod& pod,
       absl::Span<const framework::pb::Node* const> nodes,
       absl::Span<int64_t> scores) const override;
+  framework::ScoreRange RawScoreRange() const override {
+    return {0, framework::kMaxNodeScore};
+  }
 
   // Takes no args (absent, or only apiVersion/kind).
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(

@@ -1,5 +1,6 @@
 #include "scorer/plugins/image_locality.h"
 
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -195,6 +196,30 @@ TEST(ImageLocalityTest, ImagesWithoutNodeCountAreAnError) {
       ImageLocality().Score(state, pod, nodes, absl::MakeSpan(&score, 1));
   EXPECT_EQ(st.code, Code::kError);
   EXPECT_THAT(st.reasons, ElementsAreArray({HasSubstr("node_count")}));
+}
+
+// Sizes near the int64 limit (and more nodes with an image than in the
+// cluster): the scaled sizes saturate, where converting the float64 product
+// to int64 was undefined (and on amd64 gave a negative sum, scoring 0).
+TEST(ImageLocalityTest, HugeImagesSaturate) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  pb::Pod pod = PodWith({}, {"a:1", "b:1"});
+  pb::Node node = MakeNode().Name("n").Obj();
+  for (const char* name : {"a:1", "b:1"}) {
+    pb::ImageState* s = node.add_images();
+    s->set_name(name);
+    s->set_size_bytes(kMax);
+    s->set_num_nodes(2);
+  }
+  const pb::Node* nodes[] = {&node};
+  pb::ClusterData cluster;
+  cluster.set_node_count(1);
+  CycleState state;
+  state.BindCluster(&cluster, {});
+  int64_t score = -1;
+  ASSERT_TRUE(
+      ImageLocality().Score(state, pod, nodes, absl::MakeSpan(&score, 1)).ok());
+  EXPECT_EQ(score, 100);
 }
 
 TEST(ImageLocalityTest, TakesNoArgs) {

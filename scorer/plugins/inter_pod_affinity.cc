@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "scorer/framework/saturating.h"
 #include "scorer/framework/selectors.h"
 
 namespace kscore::plugins {
@@ -259,7 +260,8 @@ PluginStatus InterPodAffinity::PreFilter(CycleState& state,
       return PluginStatus::Error(std::string(base.status().message()));
     int64_t matching = 0;
     for (int i = 0; i < layout.affinity; ++i) {
-      matching += cluster.answers(*base + i).total();
+      matching =
+          framework::SatAdd(matching, cluster.answers(*base + i).total());
     }
     s.first_of_group = matching == 0 && MatchesOwnAffinityTerms(pod);
   }
@@ -399,13 +401,18 @@ PluginStatus InterPodAffinity::Score(const CycleState& state,
         (base < 0 || node.query_counts_size() < base + layout.size())) {
       return PluginStatus::Error(NodeQueriesError(node, base + layout.size()));
     }
+    // Saturating: counts come from the request, and a product or sum that
+    // wrapped would turn the strongest preference into the weakest.
     int64_t sum = 0;
     for (int i = 0; i < preferred; ++i) {
-      sum += query_weights[i] *
-             node.query_counts(base + layout.PreferredAt(0) + i);
+      sum = framework::SatAdd(
+          sum, framework::SatMul(
+                   query_weights[i],
+                   node.query_counts(base + layout.PreferredAt(0) + i)));
     }
     for (const pb::TermCount& tc : node.term_counts()) {
-      sum += existing[tc.term()] * tc.count();
+      sum = framework::SatAdd(
+          sum, framework::SatMul(existing[tc.term()], tc.count()));
     }
     scores[k] = sum;
   }
@@ -421,13 +428,16 @@ PluginStatus InterPodAffinity::NormalizeScore(
     min = std::min(min, s);
     max = std::max(max, s);
   }
-  const int64_t diff = max - min;
+  // Differences in 128 bits: raw scores may span more than int64 holds
+  // (kube-scheduler's would wrap). Where they fit, the same float64
+  // arithmetic as kube-scheduler's, truncated.
+  const __int128 diff = static_cast<__int128>(max) - min;
   for (int64_t& s : scores) {
-    // The same float64 arithmetic as kube-scheduler, truncated.
     double f = 0;
     if (diff > 0) {
       f = static_cast<double>(framework::kMaxNodeScore) *
-          (static_cast<double>(s - min) / static_cast<double>(diff));
+          (static_cast<double>(static_cast<__int128>(s) - min) /
+           static_cast<double>(diff));
     }
     s = static_cast<int64_t>(f);
   }

@@ -2,6 +2,7 @@
 #define KSCORE_SCORER_PLUGINS_INTER_POD_AFFINITY_H_
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -146,6 +147,11 @@ class InterPodAffinity : public framework::PreFilterPlugin,
       const framework::CycleState& state, const framework::pb::Pod& pod,
       absl::Span<const framework::pb::Node* const> nodes,
       absl::Span<int64_t> scores) const override;
+  // Any int64: anti-affinity weights subtract.
+  framework::ScoreRange RawScoreRange() const override {
+    return {std::numeric_limits<int64_t>::min(),
+            std::numeric_limits<int64_t>::max()};
+  }
   // kube-scheduler's min-max scaling onto [0, 100] over the scored nodes
   // (all 0 when every node has the same raw score).
   framework::PluginStatus NormalizeScore(

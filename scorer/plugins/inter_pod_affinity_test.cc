@@ -1,12 +1,15 @@
 #include "scorer/plugins/inter_pod_affinity.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scorer/framework/profile.h"
@@ -1033,6 +1036,42 @@ TEST(InterPodAffinityTest, NormalizeScoreIsMinMaxTruncated) {
   ASSERT_TRUE(
       plugin.NormalizeScore(state, pb::Pod(), absl::MakeSpan(scores)).ok());
   EXPECT_THAT(scores, ElementsAre(0, 0));
+}
+
+// Counts near the int64 limit: the weighted sums saturate (in int64 the
+// first node's 100 * MAX wraps to -100) and the min-max spread, wider than
+// int64, is taken in 128 bits.
+TEST(InterPodAffinityTest, HugeCountsSaturateAndNormaliseInRange) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  const pb::Pod pod = AffinityPod()
+                          .Preferred(100, TermIn("app", "zone", {"web"}))
+                          .PreferredAnti(100, TermIn("app", "zone", {"db"}))
+                          .Obj();
+  pb::ClusterData data;
+  data.add_answers()->set_total(kMax);
+  data.add_answers()->set_total(kMax);
+  std::vector<pb::Node> nodes(3);
+  for (auto [i, affinity, anti] :
+       {std::tuple<int, int64_t, int64_t>{0, kMax, 0},
+        {1, 0, kMax},
+        {2, 1, 0}}) {
+    nodes[i].set_name(absl::StrCat("n", i));
+    nodes[i].add_query_counts(affinity);
+    nodes[i].add_query_counts(anti);
+  }
+  std::vector<const pb::Node*> ptrs;
+  for (const pb::Node& n : nodes) ptrs.push_back(&n);
+  CycleState state;
+  state.BindCluster(&data, {{std::string(InterPodAffinity::kName), 0}});
+  state.Write(InterPodAffinity::kPreScoreStateKey,
+              InterPodAffinity::PreScoreState{});
+  InterPodAffinity plugin;
+  std::vector<int64_t> scores(3);
+  ASSERT_TRUE(plugin.Score(state, pod, ptrs, absl::MakeSpan(scores)).ok());
+  EXPECT_THAT(scores, ElementsAre(kMax, kMin, 100));
+  ASSERT_TRUE(plugin.NormalizeScore(state, pod, absl::MakeSpan(scores)).ok());
+  EXPECT_THAT(scores, ElementsAre(100, 0, 50));
 }
 
 // ---------------------------------------------------------------- Plan

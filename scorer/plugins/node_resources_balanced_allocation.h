@@ -52,6 +52,9 @@ class NodeResourcesBalancedAllocation : public framework::PreScorePlugin,
       const framework::CycleState& state, const framework::pb::Pod& pod,
       absl::Span<const framework::pb::Node* const> nodes,
       absl::Span<int64_t> scores) const override;
+  framework::ScoreRange RawScoreRange() const override {
+    return {0, framework::kMaxNodeScore};
+  }
 
   const Args& args() const { return args_; }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scorer/framework/pod_resources.h"
+#include "scorer/framework/saturating.h"
 #include "scorer/framework/scalar_resources.h"
 #include "scorer/framework/validation.h"
 
@@ -136,6 +137,11 @@ absl::StatusOr<std::vector<int64_t>> DecodeRequests(absl::string_view bytes) {
       return absl::InvalidArgumentError(
           absl::StrCat("not an integer: \"", part, "\""));
     }
+    // State travels through the client: refused like a negative request.
+    if (v < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a request must not be negative, got ", v));
+    }
     out.push_back(v);
     if (end == absl::string_view::npos) break;
     start = end + 1;
@@ -157,7 +163,7 @@ void NodeAllocatableRequest(absl::Span<const ScoredResource> resources,
     if (alloc == 0) continue;
     allocatable[i] = alloc;
     allocated[i] = used;
-    requested[i] = used + pod_requests[i];
+    requested[i] = framework::SatAdd(used, pod_requests[i]);
   }
 }
 
@@ -187,8 +193,13 @@ NodeResourcesFit::PreFilterState::Decode(absl::string_view bytes) {
   s.milli_cpu = r.milli_cpu();
   s.memory = r.memory();
   s.ephemeral_storage = r.ephemeral_storage();
+  bool negative = s.milli_cpu < 0 || s.memory < 0 || s.ephemeral_storage < 0;
   for (const pb::ScalarResource& e : r.scalar()) {
+    negative = negative || e.value() < 0;
     s.scalar.emplace_back(e.name(), e.value());
+  }
+  if (negative) {
+    return absl::InvalidArgumentError("a request must not be negative");
   }
   std::sort(s.scalar.begin(), s.scalar.end());
   return s;
@@ -261,17 +272,22 @@ PluginStatus NodeResourcesFit::Filter(const CycleState& state,
   const pb::Resources& used = node.requested();
 
   const bool too_many_pods = int64_t{node.pod_count()} + 1 > alloc.pods();
+  // What is left on the node; saturating, so that no difference wraps.
+  auto free = [](int64_t allocatable, int64_t requested) {
+    return framework::SatSub(allocatable, requested);
+  };
   const bool cpu = want.milli_cpu > 0 &&
-                   want.milli_cpu > alloc.milli_cpu() - used.milli_cpu();
+                   want.milli_cpu > free(alloc.milli_cpu(), used.milli_cpu());
   const bool memory =
-      want.memory > 0 && want.memory > alloc.memory() - used.memory();
-  const bool ephemeral = want.ephemeral_storage > 0 &&
-                         want.ephemeral_storage > alloc.ephemeral_storage() -
-                                                      used.ephemeral_storage();
+      want.memory > 0 && want.memory > free(alloc.memory(), used.memory());
+  const bool ephemeral =
+      want.ephemeral_storage > 0 &&
+      want.ephemeral_storage >
+          free(alloc.ephemeral_storage(), used.ephemeral_storage());
   bool scalar = false;
   for (const auto& [name, q] : want.scalar) {
-    if (q > framework::ScalarValue(alloc, name) -
-                framework::ScalarValue(used, name)) {
+    if (q > free(framework::ScalarValue(alloc, name),
+                 framework::ScalarValue(used, name))) {
       scalar = true;
       break;
     }
@@ -299,7 +315,7 @@ PluginStatus NodeResourcesFit::Filter(const CycleState& state,
   }
   for (const auto& [name, q] : want.scalar) {
     const int64_t capacity = framework::ScalarValue(alloc, name);
-    if (q > capacity - framework::ScalarValue(used, name)) {
+    if (q > free(capacity, framework::ScalarValue(used, name))) {
       status.reasons.push_back(absl::StrCat(kReasonInsufficientPrefix, name));
       unresolvable |= q > capacity;
     }
@@ -391,16 +407,19 @@ PluginStatus NodeResourcesFit::PreScore(
 
 namespace {
 
+// The products below are taken in 128 bits (MulDiv): a capacity past
+// 2^63 / 100 would overflow them in int64.
 int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
   if (capacity == 0 || requested > capacity) return 0;
-  return (capacity - requested) * framework::kMaxNodeScore / capacity;
+  return framework::MulDiv(capacity - requested, framework::kMaxNodeScore,
+                           capacity);
 }
 
 int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   if (capacity == 0) return 0;
   // Pods without requests count with defaults, so this can overshoot.
   requested = std::min(requested, capacity);
-  return requested * framework::kMaxNodeScore / capacity;
+  return framework::MulDiv(requested, framework::kMaxNodeScore, capacity);
 }
 
 // helper.BuildBrokenLinearFunction over points with scores already scaled to
@@ -438,15 +457,17 @@ int64_t NodeResourcesFit::ScoreNode(
         score = MostRequestedScore(requested[i], allocatable[i]);
         break;
       case Strategy::kRequestedToCapacityRatio:
-        score = BrokenLinear(shape_, requested[i] > allocatable[i]
-                                         ? 100
-                                         : requested[i] * 100 / allocatable[i]);
+        score = BrokenLinear(
+            shape_, requested[i] > allocatable[i]
+                        ? 100
+                        : framework::MulDiv(requested[i], 100, allocatable[i]));
         // Resources scoring zero do not count in the average.
         if (score <= 0) continue;
         break;
     }
-    node_score += score * weight;
-    weight_sum += weight;
+    node_score =
+        framework::SatAdd(node_score, framework::SatMul(score, weight));
+    weight_sum = framework::SatAdd(weight_sum, weight);
   }
   if (weight_sum == 0) return 0;
   if (args_.strategy == Strategy::kRequestedToCapacityRatio) {

@@ -212,6 +212,9 @@ class NodeResourcesFit : public framework::PreFilterPlugin,
       const framework::CycleState& state, const framework::pb::Pod& pod,
       absl::Span<const framework::pb::Node* const> nodes,
       absl::Span<int64_t> scores) const override;
+  framework::ScoreRange RawScoreRange() const override {
+    return {0, framework::kMaxNodeScore};
+  }
 
   const Args& args() const { return args_; }
 

@@ -1,5 +1,6 @@
 #include "scorer/plugins/node_resources_fit.h"
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@ using ::testing::HasSubstr;
 namespace pb = framework::pb;
 
 constexpr int64_t kGi = int64_t{1} << 30;
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr char kPath[] = "profiles[0].pluginConfig[1].args";
 
 // cpu and memory requests explicitly set to zero.
@@ -175,6 +177,22 @@ TEST(NodeResourcesFitTest, Filter) {
        MakeNode().Obj(),
        Code::kUnschedulableAndUnresolvable,
        {"Insufficient memory"}},
+      // Summed in int64 the two requests wrap to -4: a pod that fits
+      // every node. Saturated, they are more than any node has.
+      {"requests near the int64 limit do not add up to a fit",
+       MakePod().Req(kMax - 1, 0).Req(kMax - 1, 0).Obj(),
+       MakeNode().Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient cpu"}},
+      {"extended requests near the int64 limit do not add up to a fit",
+       MakePod()
+           .ScalarReq("example.com/gpu", kMax)
+           .Req(0, 0)
+           .ScalarReq("example.com/gpu", 2)
+           .Obj(),
+       MakeNode().ScalarCapacity("example.com/gpu", 4).Obj(),
+       Code::kUnschedulableAndUnresolvable,
+       {"Insufficient example.com/gpu"}},
       {"zero requests never miss, even on a full node",
        MakePod().Req(0, 0).Obj(),
        MakeNode().Requested(4000, 16 * kGi).Obj(),
@@ -269,6 +287,35 @@ TEST(NodeResourcesFitTest, Score) {
             .NonZeroRequested(1000, 4000)
             .Obj()},
        {50}},  // cpu 50, memory 50 (82 if it read `requested`)
+      // (capacity - requested) * 100 and requested * 100 overflow int64
+      // here; taken in 128 bits they give upstream's formula's value.
+      {"LeastAllocated near the int64 limit",
+       "",
+       MakePod().Req(kMax / 2, kMax / 2).Obj(),
+       {MakeNode().Capacity(kMax, kMax, 110).Obj()},
+       {50}},
+      {"MostAllocated near the int64 limit",
+       "{scoringStrategy: {type: MostAllocated}}",
+       MakePod().Req(kMax / 2, kMax / 2).Obj(),
+       {MakeNode().Capacity(kMax, kMax, 110).Obj()},
+       {49}},
+      {"RequestedToCapacityRatio near the int64 limit",
+       "{scoringStrategy: {type: RequestedToCapacityRatio, "
+       "requestedToCapacityRatio: {shape: [{utilization: 0, score: 0}, "
+       "{utilization: 100, score: 10}]}}}",
+       MakePod().Req(kMax / 2, kMax / 2).Obj(),
+       {MakeNode().Capacity(kMax, kMax, 110).Obj()},
+       {49}},
+      // The node's aggregate plus the pod's request saturates: over
+      // capacity, not wrapped below it.
+      {"requested near the int64 limit plus the pod is over capacity",
+       "",
+       MakePod().Req(1000, 1000).Obj(),
+       {MakeNode()
+            .Capacity(4000, 10000, 110)
+            .NonZeroRequested(kMax - 10, kMax - 10)
+            .Obj()},
+       {0}},
       {"over capacity scores zero",
        "",
        MakePod().Req(5000, 20000).Obj(),
@@ -323,6 +370,28 @@ TEST(NodeResourcesFitTest, ScoreRejectsStateOfAnotherConfig) {
   EXPECT_EQ(
       pl->Score(garbage, MakePod().Obj(), ptrs, absl::MakeSpan(scores)).code,
       framework::Code::kError);
+  // State comes back from the client: a negative request is refused as one
+  // on the pod would be.
+  framework::CycleState negative(framework::CycleState::Bytes{
+      {std::string(NodeResourcesFit::kPreScoreStateKey), "-100,200"}});
+  framework::PluginStatus s =
+      pl->Score(negative, MakePod().Obj(), ptrs, absl::MakeSpan(scores));
+  EXPECT_EQ(s.code, framework::Code::kError);
+  EXPECT_THAT(s.reasons,
+              ElementsAre(HasSubstr("must not be negative, got -100")));
+}
+
+TEST(NodeResourcesFitTest, FilterRefusesNegativeRequestsInState) {
+  std::unique_ptr<NodeResourcesFit> pl = MakeFit("");
+  pb::Resources r;
+  r.set_milli_cpu(-1);
+  framework::CycleState state(framework::CycleState::Bytes{
+      {std::string(NodeResourcesFit::kPreFilterStateKey),
+       r.SerializeAsString()}});
+  framework::PluginStatus s =
+      pl->Filter(state, MakePod().Obj(), MakeNode().Obj());
+  EXPECT_EQ(s.code, framework::Code::kError);
+  EXPECT_THAT(s.reasons, ElementsAre(HasSubstr("must not be negative")));
 }
 
 TEST(NodeResourcesFitTest, ArgsDefaults) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "scorer/framework/go_math.h"
+#include "scorer/framework/saturating.h"
 #include "scorer/framework/selectors.h"
 #include "scorer/framework/validation.h"
 
@@ -285,7 +286,7 @@ PodTopologySpread::PreFilterState::Decode(absl::string_view bytes) {
     Item c;
     int self = 0;
     if (f.size() != 4 || !absl::SimpleAtoi(f[0], &c.max_skew) ||
-        !absl::SimpleAtoi(f[1], &c.min_match) ||
+        c.max_skew < 1 || !absl::SimpleAtoi(f[1], &c.min_match) ||
         !absl::SimpleAtoi(f[2], &self) || (self != 0 && self != 1)) {
       return Malformed("PreFilter");
     }
@@ -360,7 +361,8 @@ PluginStatus PodTopologySpread::Filter(const CycleState& state,
     // existing matching pods in the node's domain + the pod itself if it
     // matches - the global minimum must not exceed maxSkew.
     const int64_t matching = node.query_counts(base + static_cast<int>(i));
-    const int64_t skew = matching + (c.self_match ? 1 : 0) - c.min_match;
+    const int64_t skew = framework::SatSub(
+        framework::SatAdd(matching, c.self_match ? 1 : 0), c.min_match);
     if (skew > c.max_skew) {
       return PluginStatus::Unschedulable(
           std::string(kReasonConstraintsNotMatch));
@@ -399,7 +401,7 @@ PodTopologySpread::PreScoreState::Decode(absl::string_view bytes) {
     Item c;
     uint64_t bits = 0;
     if (f.size() != 3 || !absl::SimpleAtoi(f[0], &c.max_skew) ||
-        !absl::SimpleHexAtoi(f[1], &bits)) {
+        c.max_skew < 1 || !absl::SimpleHexAtoi(f[1], &bits)) {
       return Malformed("PreScore");
     }
     c.weight = std::bit_cast<double>(bits);
@@ -487,7 +489,9 @@ PluginStatus PodTopologySpread::Score(const CycleState& state,
       score += static_cast<double>(count) * c.weight +
                static_cast<double>(c.max_skew - 1);
     }
-    scores[n] = static_cast<int64_t>(std::round(score));
+    // Counts near the int64 limit make a score no int64 holds: clamped,
+    // where a plain conversion would be undefined.
+    scores[n] = framework::SatFromDouble(std::round(score));
   }
   return PluginStatus::Success();
 }
@@ -523,7 +527,11 @@ PluginStatus PodTopologySpread::NormalizeScoreByNode(
     } else if (max == 0) {
       scores[i] = framework::kMaxNodeScore;
     } else {
-      scores[i] = framework::kMaxNodeScore * (max + min - scores[i]) / max;
+      // max + min - score, which stays within [min, max] as the scores
+      // are not negative; the product in 128 bits.
+      scores[i] = framework::MulDiv(
+          framework::kMaxNodeScore,
+          framework::SatAdd(framework::SatSub(max, scores[i]), min), max);
     }
   }
   return PluginStatus::Success();

@@ -1,5 +1,6 @@
 #include "scorer/plugins/pod_topology_spread.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -901,6 +902,51 @@ TEST(PodTopologySpreadTest, NormalizeNeedsNamesOnlyWhenNodesAreIgnored) {
   ASSERT_TRUE(
       pl.NormalizeScoreByNode(state, pod, {}, absl::MakeSpan(scores)).ok());
   EXPECT_THAT(scores, ElementsAre(0, 100, 50));
+}
+
+// Counts near the int64 limit: the skew and the weighted score saturate
+// (in int64 the skew wraps to a fit; the score's conversion from float64
+// was undefined), and normalising takes score * 100 in 128 bits.
+TEST(PodTopologySpreadTest, HugeCountsSaturate) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const PodTopologySpread pl = ListDefaulting();
+  const pb::Pod pod = MakePod().Obj();
+  pb::ClusterData data;
+  data.add_answers();
+  pb::Node node = N("a", {{"zone", "z1"}});
+  node.add_query_counts(kMax);
+  const std::vector<const pb::Node*> ptrs = {&node};
+  CycleState state;
+  state.BindCluster(&data, {{std::string(PodTopologySpread::kName), 0}});
+
+  PodTopologySpread::PreFilterState f;
+  f.constraints.push_back({1, 0, true, "zone"});
+  state.Write(PodTopologySpread::kPreFilterStateKey, f);
+  EXPECT_EQ(pl.Filter(state, pod, node).code, Code::kUnschedulable);
+
+  PodTopologySpread::PreScoreState s;
+  s.constraints.push_back({1, 10.0, "zone"});
+  state.Write(PodTopologySpread::kPreScoreStateKey, s);
+  std::vector<int64_t> scores(1);
+  ASSERT_TRUE(pl.Score(state, pod, ptrs, absl::MakeSpan(scores)).ok());
+  EXPECT_THAT(scores, ElementsAre(kMax));
+
+  scores = {kMax, kMax / 2, 0};
+  ASSERT_TRUE(
+      pl.NormalizeScoreByNode(state, pod, {}, absl::MakeSpan(scores)).ok());
+  EXPECT_THAT(scores, ElementsAre(0, 50, 100));
+}
+
+// maxSkew - 1 is added to scores: state with a maxSkew below 1 comes from
+// no pod the API server accepted.
+TEST(PodTopologySpreadTest, StatesRefuseMaxSkewBelowOne) {
+  EXPECT_FALSE(PodTopologySpread::PreFilterState::Decode("0 0 0 zone").ok());
+  EXPECT_FALSE(PodTopologySpread::PreScoreState::Decode(
+                   "1\n-2147483648 3ff0000000000000 zone")
+                   .ok());
+  EXPECT_TRUE(
+      PodTopologySpread::PreScoreState::Decode("1\n1 3ff0000000000000 zone")
+          .ok());
 }
 
 TEST(PodTopologySpreadTest, StatesRoundTrip) {

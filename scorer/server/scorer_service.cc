@@ -10,7 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
-#include "scorer/framework/scalar_resources.h"
+#include "scorer/framework/wire_numbers.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::server {
@@ -47,41 +47,8 @@ void ToProto(const PluginStatus& s, pb::Status* out) {
   for (const std::string& r : s.reasons) out->add_reasons(r);
 }
 
-// InvalidArgument naming the field when r's extended resources repeat a name
-// (or have none); OK otherwise. `path` is called only for an error: the
-// check runs for every node of every batch.
-template <typename PathFn>
-absl::Status CheckScalarsAt(const pb::Resources& r, PathFn path) {
-  std::string e = framework::CheckScalars(r);
-  if (e.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(path(), ".", e));
-}
-
-// `path` names the pod in errors ("pod", "queries[0].pod").
-absl::Status CheckPodScalars(const pb::Pod& pod, absl::string_view path) {
-  for (int i = 0; i < pod.containers_size(); ++i) {
-    absl::Status s = CheckScalarsAt(pod.containers(i).requests(), [&, i] {
-      return absl::StrCat(path, ".containers[", i, "].requests");
-    });
-    if (!s.ok()) return s;
-  }
-  for (int i = 0; i < pod.init_containers_size(); ++i) {
-    absl::Status s = CheckScalarsAt(pod.init_containers(i).requests(), [&, i] {
-      return absl::StrCat(path, ".init_containers[", i, "].requests");
-    });
-    if (!s.ok()) return s;
-  }
-  if (absl::Status s = CheckScalarsAt(
-          pod.pod_level_requests(),
-          [&] { return absl::StrCat(path, ".pod_level_requests"); });
-      !s.ok()) {
-    return s;
-  }
-  return CheckScalarsAt(pod.overhead(),
-                        [&] { return absl::StrCat(path, ".overhead"); });
-}
-
-// A pod a call is about: present, named, its resource lists well formed.
+// A pod a call is about: present, named, its numbers and resource lists
+// well formed.
 absl::Status CheckPod(bool has_pod, const pb::Pod& pod,
                       absl::string_view path) {
   if (!has_pod)
@@ -89,7 +56,7 @@ absl::Status CheckPod(bool has_pod, const pb::Pod& pod,
   if (pod.name().empty()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ".name is required"));
   }
-  return CheckPodScalars(pod, path);
+  return framework::CheckPodNumbers(pod, path);
 }
 
 absl::StatusOr<const Profile*> FindProfile(const framework::ProfileSet& set,
@@ -169,19 +136,16 @@ absl::StatusOr<framework::EventObjects> HintEvent(
          {std::pair<const char*, const pb::Node*>{"old_node", e.old_node},
           {"new_node", e.new_node}}) {
       if (n == nullptr) continue;
-      absl::Status s = CheckScalarsAt(n->allocatable(), [f = field] {
-        return absl::StrCat(f, ".allocatable");
-      });
-      if (!s.ok()) return s;
+      KSCORE_RETURN_IF_ERROR(framework::CheckNodeNumbers(*n, field));
     }
   } else {
     if (!add) e.old_pod = &req.old_pod();
     if (!del) e.new_pod = &req.new_pod();
     if (e.old_pod != nullptr) {
-      KSCORE_RETURN_IF_ERROR(CheckPodScalars(*e.old_pod, "old_pod"));
+      KSCORE_RETURN_IF_ERROR(framework::CheckPodNumbers(*e.old_pod, "old_pod"));
     }
     if (e.new_pod != nullptr) {
-      KSCORE_RETURN_IF_ERROR(CheckPodScalars(*e.new_pod, "new_pod"));
+      KSCORE_RETURN_IF_ERROR(framework::CheckPodNumbers(*e.new_pod, "new_pod"));
     }
   }
   return e;
@@ -199,7 +163,16 @@ absl::Status CheckConfigHash(const framework::ProfileSet& set,
       "configurations)"));
 }
 
-// Checks a batch of `count` nodes (size, names, resource lists) and returns
+// The cluster data's numbers checked, then bound to the cycle's state
+// (Profile::BindCluster checks its shape against the pod's plan).
+absl::Status BindCluster(const Profile& profile, CycleState& state,
+                         const pb::Pod& pod, const pb::ClusterData& cluster,
+                         absl::Span<const pb::Node* const> nodes) {
+  KSCORE_RETURN_IF_ERROR(framework::CheckClusterNumbers(cluster));
+  return profile.BindCluster(state, pod, cluster, nodes);
+}
+
+// Checks a batch of `count` nodes (size, names, numbers) and returns
 // pointers to them. `node(i)` is the i-th; `field` names its message within
 // nodes[i] ("" when nodes[i] is the Node itself, ".node" when it holds one).
 template <typename NodeFn>
@@ -227,15 +200,11 @@ absl::StatusOr<std::vector<const pb::Node*>> CheckNodes(int count, NodeFn node,
           absl::StrCat("nodes[", i, "]", field, ".name: duplicate node name \"",
                        name, "\" (also nodes[", it->second, "])"));
     }
-    for (const auto& [f, r] :
-         {std::pair<const char*, const pb::Resources*>{"allocatable",
-                                                       &n.allocatable()},
-          {"requested", &n.requested()},
-          {"non_zero_requested", &n.non_zero_requested()}}) {
-      absl::Status s = CheckScalarsAt(*r, [i, field, f = f] {
-        return absl::StrCat("nodes[", i, "]", field, ".", f);
-      });
-      if (!s.ok()) return s;
+    if (field.empty()) {
+      KSCORE_RETURN_IF_ERROR(framework::CheckNodeNumbers(n, "nodes", i));
+    } else {
+      KSCORE_RETURN_IF_ERROR(framework::CheckNodeNumbers(
+          n, absl::StrCat("nodes[", i, "]", field)));
     }
     out.push_back(&n);
   }
@@ -421,7 +390,7 @@ grpc::Status ScorerService::DoPreFilter(const pb::PreFilterRequest* req,
                             common::ToGrpcStatus);
     CycleState state;
     if (absl::Status s =
-            profile->BindCluster(state, req->pod(), req->cluster(), {});
+            BindCluster(*profile, state, req->pod(), req->cluster(), {});
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
@@ -445,7 +414,7 @@ grpc::Status ScorerService::DoFilter(const pb::FilterRequest* req,
                             common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
     if (absl::Status s =
-            profile->BindCluster(state, req->pod(), req->cluster(), nodes);
+            BindCluster(*profile, state, req->pod(), req->cluster(), nodes);
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
@@ -468,7 +437,7 @@ grpc::Status ScorerService::DoPreScore(const pb::PreScoreRequest* req,
                             common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
     if (absl::Status s =
-            profile->BindCluster(state, req->pod(), req->cluster(), nodes);
+            BindCluster(*profile, state, req->pod(), req->cluster(), nodes);
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
@@ -492,7 +461,7 @@ grpc::Status ScorerService::DoScore(const pb::ScoreRequest* req,
                             common::ToGrpcStatus);
     CycleState state = StateFrom(req->cycle_state());
     if (absl::Status s =
-            profile->BindCluster(state, req->pod(), req->cluster(), nodes);
+            BindCluster(*profile, state, req->pod(), req->cluster(), nodes);
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
@@ -518,6 +487,10 @@ grpc::Status ScorerService::DoNormalizeScore(
     KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
                             common::ToGrpcStatus);
     framework::ScoreTable table;
+    // Raw scores come from the client: each must be one its plugin's Score
+    // could give, or normalising could leave [0, 100] (INTERNAL).
+    std::vector<framework::ScoreRange> ranges;
+    ranges.reserve(req->plugins_size());
     for (int k = 0; k < req->plugins_size(); ++k) {
       const framework::ScorePlugin* p =
           profile->FindScorePlugin(req->plugins(k));
@@ -529,6 +502,7 @@ grpc::Status ScorerService::DoNormalizeScore(
       table.plugins.push_back(p);
       table.weights.push_back(profile->WeightOf(req->plugins(k)));
       table.raw.emplace_back().reserve(req->scores_size());
+      ranges.push_back(p->RawScoreRange());
     }
     const bool compact = req->raw_size() > 0;
     if (compact) {
@@ -542,7 +516,14 @@ grpc::Status ScorerService::DoNormalizeScore(
                                     " plugins"));
       }
       for (int i = 0; i < req->raw_size(); ++i) {
-        table.raw[i % k].push_back(req->raw(i));
+        const int64_t v = req->raw(i);
+        if (absl::Status s = framework::CheckRawScore(
+                v, ranges[i % k], req->plugins(i % k),
+                [i] { return absl::StrCat("raw[", i, "]"); });
+            !s.ok()) {
+          return common::ToGrpcStatus(s);
+        }
+        table.raw[i % k].push_back(v);
       }
     }
     table.nodes.reserve(req->scores_size());
@@ -554,11 +535,21 @@ grpc::Status ScorerService::DoNormalizeScore(
                                     " values for ", req->plugins_size(),
                                     " plugins"));
       }
-      for (int k = 0; k < ns.raw_size(); ++k) table.raw[k].push_back(ns.raw(k));
+      for (int k = 0; k < ns.raw_size(); ++k) {
+        if (absl::Status s = framework::CheckRawScore(
+                ns.raw(k), ranges[k], req->plugins(k),
+                [i, k] {
+                  return absl::StrCat("scores[", i, "].raw[", k, "]");
+                });
+            !s.ok()) {
+          return common::ToGrpcStatus(s);
+        }
+        table.raw[k].push_back(ns.raw(k));
+      }
     }
     CycleState state = StateFrom(req->cycle_state());
     if (absl::Status s =
-            profile->BindCluster(state, req->pod(), req->cluster(), {});
+            BindCluster(*profile, state, req->pod(), req->cluster(), {});
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
@@ -606,7 +597,7 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
                             common::ToGrpcStatus);
     CycleState state;
     if (absl::Status s =
-            profile->BindCluster(state, req->pod(), req->cluster(), nodes);
+            BindCluster(*profile, state, req->pod(), req->cluster(), nodes);
         !s.ok()) {
       return common::ToGrpcStatus(s);
     }
@@ -660,6 +651,19 @@ grpc::Status ScorerService::DoPreempt(const pb::PreemptRequest* req,
             [&nodes](int i) -> const pb::Node& { return nodes[i].node(); },
             ".node", options_.max_batch_nodes),
         common::ToGrpcStatus);
+    for (int i = 0; i < nodes.size(); ++i) {
+      for (int j = 0; j < nodes[i].pods_size(); ++j) {
+        if (absl::Status s = framework::CheckVictimNumbers(
+                nodes[i].pods(j), absl::StrCat("nodes[", i, "].pods[", j, "]"));
+            !s.ok()) {
+          return common::ToGrpcStatus(s);
+        }
+      }
+    }
+    if (absl::Status s = framework::CheckClusterNumbers(req->cluster());
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     KSCORE_ASSIGN_OR_RETURN(
         framework::PostFilterResult result,
         profile->RunPostFilter(*req, absl::Now(), options_.extension_points),

@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
-#include "scorer/framework/scalar_resources.h"
 
 namespace kscore::cache {
 namespace {
@@ -32,28 +31,6 @@ std::string CountKey(const std::string& ns, const std::string& key,
                       value);
 }
 
-// Aggregates carry amounts: a cpu or memory sum of zero is left unset, so an
-// empty node's encoding stays as short as before the presence bits.
-void Add(pb::Resources* into, const pb::Resources& r, int sign) {
-  if (const int64_t cpu = into->milli_cpu() + sign * r.milli_cpu(); cpu != 0) {
-    into->set_milli_cpu(cpu);
-  } else {
-    into->clear_milli_cpu();
-  }
-  if (const int64_t mem = into->memory() + sign * r.memory(); mem != 0) {
-    into->set_memory(mem);
-  } else {
-    into->clear_memory();
-  }
-  into->set_ephemeral_storage(into->ephemeral_storage() +
-                              sign * r.ephemeral_storage());
-  for (const pb::ScalarResource& s : r.scalar()) {
-    if (framework::AddToScalar(into, s.name(), sign * s.value()) == 0) {
-      framework::RemoveScalar(into, s.name());
-    }
-  }
-}
-
 bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
   return a.port() == b.port() && a.protocol() == b.protocol() &&
          a.host_ip() == b.host_ip();
@@ -63,7 +40,7 @@ bool SamePort(const pb::HostPort& a, const pb::HostPort& b) {
 
 struct Cache::Yielded {
   int32_t pods = 0;
-  pb::Resources requests;
+  std::vector<const pb::Resources*> requests;  // owned by nominations_
   std::vector<pb::HostPort> ports;
 };
 
@@ -71,12 +48,15 @@ std::string Cache::EncodeAggregates(const NodeEntry& n,
                                     const Yielded* nominated) {
   pb::Node d;
   d.set_pod_count(n.pod_count);
-  *d.mutable_requested() = n.requested;
-  *d.mutable_non_zero_requested() = n.non_zero;
+  *d.mutable_non_zero_requested() = n.non_zero.ToProto();
   for (const pb::HostPort& p : n.used_ports) *d.add_used_ports() = p;
-  if (nominated != nullptr) {
+  if (nominated == nullptr) {
+    *d.mutable_requested() = n.requested.ToProto();
+  } else {
     d.set_pod_count(n.pod_count + nominated->pods);
-    Add(d.mutable_requested(), nominated->requests, +1);
+    ResourceSum requested = n.requested;
+    for (const pb::Resources* r : nominated->requests) requested.Add(*r);
+    *d.mutable_requested() = requested.ToProto();
     for (const pb::HostPort& p : nominated->ports) *d.add_used_ports() = p;
   }
   return d.SerializeAsString();
@@ -190,8 +170,8 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
   NodeEntry& n = EntryLocked(entry.node);
   n.pod_count++;
   n.pods.push_back(key);
-  Add(&n.requested, entry.requests, +1);
-  Add(&n.non_zero, entry.non_zero, +1);
+  n.requested.Add(entry.requests);
+  n.non_zero.Add(entry.non_zero);
   for (const pb::HostPort& p : entry.host_ports) n.used_ports.push_back(p);
   if (entry.countable) {
     for (const auto& [k, v] : entry.labels)
@@ -211,8 +191,8 @@ void Cache::SubtractLocked(const std::string& key) {
     NodeEntry& n = *nit->second;
     n.pod_count--;
     std::erase(n.pods, key);
-    Add(&n.requested, entry.requests, -1);
-    Add(&n.non_zero, entry.non_zero, -1);
+    n.requested.Subtract(entry.requests);
+    n.non_zero.Subtract(entry.non_zero);
     for (const pb::HostPort& p : entry.host_ports) {
       auto pit =
           std::find_if(n.used_ports.begin(), n.used_ports.end(),
@@ -397,7 +377,7 @@ bool Cache::YieldedLocked(absl::string_view node, const PodInfo& incoming,
     const Nomination& n = nominations_.at(key);
     if (key == incoming.key || n.pod.priority < incoming.priority) continue;
     ++out->pods;
-    Add(&out->requests, n.requests, +1);
+    out->requests.push_back(&n.requests);
     out->ports.insert(out->ports.end(), n.host_ports.begin(),
                       n.host_ports.end());
   }

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/objects.h"
+#include "shim/cache/resource_sum.h"
 
 namespace kscore::cache {
 
@@ -202,8 +203,8 @@ class Cache {
     std::string zone;      // ZoneKey of its labels, while present
     int32_t pod_count = 0;
     std::vector<std::string> pods;  // keys of the pods counted here
-    pb::Resources requested;
-    pb::Resources non_zero;
+    ResourceSum requested;
+    ResourceSum non_zero;
     std::vector<pb::HostPort> used_ports;
     // The static part encoded (name, labels, taints, unschedulable,
     // allocatable), with and without labels.

@@ -1,5 +1,7 @@
 #include "shim/cache/cache.h"
 
+#include <limits>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scorer/framework/scalar_resources.h"
@@ -70,6 +72,42 @@ TEST(CacheTest, LabelCountsAreForTheIncomingPodsNamespaceAndValue) {
   EXPECT_EQ(m["b"].pod_count(), 4);
   ASSERT_EQ(m["a"].label_counts_size(), 1);
   EXPECT_EQ(m["a"].label_counts(0).value(), "web");
+}
+
+// Requests near the int64 limit: a node's sum is sent saturated, never
+// wrapped into a small or negative one (that every pod would fit), and a pod
+// leaving takes back exactly what it added.
+TEST(CacheTest, AggregatesSaturateAndStayExact) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  Cache c;
+  c.UpsertNode(Node("a"));
+  PodInfo big1 = Pod("ns", "big1", "web", "a", kMax - 1);
+  PodInfo big2 = Pod("ns", "big2", "web", "a", kMax - 1);
+  big1.requests.set_memory(kMax);
+  big2.requests.set_memory(kMax);
+  framework::MutableScalar(&big1.requests, "example.com/gpu")->set_value(kMax);
+  framework::MutableScalar(&big2.requests, "example.com/gpu")->set_value(kMax);
+  c.UpsertAssignedPod(big1);
+  c.UpsertAssignedPod(big2);
+  c.UpsertAssignedPod(Pod("ns", "small", "web", "a", 100));
+  pb::Node a = Candidates(c, Pod("ns", "new", "web", ""))["a"];
+  EXPECT_EQ(a.requested().milli_cpu(), kMax);
+  EXPECT_EQ(a.requested().memory(), kMax);
+  EXPECT_EQ(framework::ScalarValue(a.requested(), "example.com/gpu"), kMax);
+  EXPECT_EQ(a.non_zero_requested().milli_cpu(), kMax);
+
+  c.RemovePod("ns/big2");
+  a = Candidates(c, Pod("ns", "new", "web", ""))["a"];
+  EXPECT_EQ(a.requested().milli_cpu(), kMax);  // (MAX - 1) + 100
+  c.RemovePod("ns/small");
+  a = Candidates(c, Pod("ns", "new", "web", ""))["a"];
+  EXPECT_EQ(a.requested().milli_cpu(), kMax - 1);
+  EXPECT_EQ(a.requested().memory(), kMax);
+  c.RemovePod("ns/big1");
+  a = Candidates(c, Pod("ns", "new", "web", ""))["a"];
+  EXPECT_FALSE(a.requested().has_milli_cpu());
+  EXPECT_FALSE(a.requested().has_memory());
+  EXPECT_EQ(a.requested().scalar_size(), 0);
 }
 
 TEST(CacheTest, UpdatesAndDeletesSubtractExactly) {

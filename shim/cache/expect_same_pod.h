@@ -48,6 +48,7 @@ inline void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
   EXPECT_EQ(j.nominated_node_name, p.nominated_node_name);
   EXPECT_EQ(j.start_time, p.start_time);
   EXPECT_EQ(j.preempted_by_scheduler, p.preempted_by_scheduler);
+  EXPECT_EQ(j.invalid, p.invalid);
   EXPECT_EQ(j.controller_api_version, p.controller_api_version);
   EXPECT_EQ(j.controller_kind, p.controller_kind);
   EXPECT_EQ(j.controller_name, p.controller_name);

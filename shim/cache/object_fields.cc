@@ -1,5 +1,7 @@
 #include "shim/cache/object_fields.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scorer/framework/pod_resources.h"
@@ -59,6 +61,12 @@ absl::Status AddResource(absl::string_view path, absl::string_view name,
     return absl::InvalidArgumentError(
         absl::StrCat(path, ".", name, ": ", v.status().message()));
   }
+  // Requests, overhead and allocatable are never negative (the API server
+  // validates them); one that is would shrink its node's aggregate.
+  if (*v < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ".", name, ": must not be negative, got \"", quantity, "\""));
+  }
   if (name == "cpu") {
     out->set_milli_cpu(*v);
   } else if (name == "memory") {
@@ -74,6 +82,12 @@ absl::Status AddResource(absl::string_view path, absl::string_view name,
     framework::MutableScalar(out, std::string(name))->set_value(*v);
   }
   return absl::OkStatus();
+}
+
+bool NoteInvalid(const absl::Status& error, std::string* invalid) {
+  if (invalid == nullptr) return false;
+  if (invalid->empty()) *invalid = std::string(error.message());
+  return true;
 }
 
 void AddPort(int64_t host_port, absl::string_view protocol,
@@ -244,7 +258,9 @@ absl::Status FinishPod(PodInfo* p) {
 
 NodeImage* AddNodeImage(int64_t size_bytes, NodeInfo* out) {
   NodeImage& image = out->images.emplace_back();
-  image.size_bytes = size_bytes;
+  // The scorer refuses a negative size (the kubelet never reports one): as
+  // an unknown size, it scores nothing.
+  image.size_bytes = std::max<int64_t>(size_bytes, 0);
   return &image;
 }
 

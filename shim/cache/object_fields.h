@@ -17,8 +17,15 @@ namespace kscore::cache::fields {
 
 // One entry of a ResourceList ("cpu": "100m") into out; `path` names the
 // list in errors. Resources nothing schedules on (e.g. storage) are skipped.
+// A malformed or negative quantity is an error (and nothing is added); one
+// beyond int64 saturates (ParseQuantity).
 absl::Status AddResource(absl::string_view path, absl::string_view name,
                          absl::string_view quantity, pb::Resources* out);
+
+// A bad quantity in one of a pod's resource lists does not drop the pod:
+// with `invalid` (&PodInfo::invalid) the first such error is noted there
+// and true returned (the entry is left out); without, false.
+bool NoteInvalid(const absl::Status& error, std::string* invalid);
 
 // A container port: only host ports (> 0) are kept, TCP by default.
 void AddPort(int64_t host_port, absl::string_view protocol,
@@ -111,7 +118,7 @@ void AddResourceClaim(absl::string_view name, pb::Pod* out);
 absl::Status FinishPod(PodInfo* p);
 
 // status.images[] of a node: an image without its names (the caller adds
-// them).
+// them). A negative size counts as 0.
 NodeImage* AddNodeImage(int64_t size_bytes, NodeInfo* out);
 
 // Once a decoder has read the node: the images' digest. An error for a node

@@ -39,19 +39,19 @@ void StringMap(const json& j,
 }
 
 // A ResourceList ({"cpu": "100m", "memory": "1Gi", ...}) into pb::Resources.
+// A bad entry is an error, or with `invalid` (a pod's lists) noted there
+// and left out (fields::NoteInvalid).
 absl::Status Resources(const json& list, const std::string& path,
-                       pb::Resources* out) {
+                       pb::Resources* out, std::string* invalid = nullptr) {
   if (!list.is_object()) return absl::OkStatus();
   for (auto it = list.begin(); it != list.end(); ++it) {
-    if (!it.value().is_string()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ".", it.key(), ": not a quantity"));
-    }
-    if (absl::Status s = fields::AddResource(
-            path, it.key(), it.value().get_ref<const std::string&>(), out);
-        !s.ok()) {
-      return s;
-    }
+    absl::Status s =
+        it.value().is_string()
+            ? fields::AddResource(path, it.key(),
+                                  it.value().get_ref<const std::string&>(), out)
+            : absl::InvalidArgumentError(
+                  absl::StrCat(path, ".", it.key(), ": not a quantity"));
+    if (!s.ok() && !fields::NoteInvalid(s, invalid)) return s;
   }
   return absl::OkStatus();
 }
@@ -96,9 +96,9 @@ void NodeAffinity(const json& node_affinity, pb::Pod* pod) {
 absl::Status Container(const json& c, const std::string& path,
                        pb::Container* out, PodInfo* p) {
   p->container_names.push_back(Str(c, "name"));
-  if (absl::Status s =
-          Resources(At(At(c, "resources"), "requests"),
-                    path + ".resources.requests", out->mutable_requests());
+  if (absl::Status s = Resources(At(At(c, "resources"), "requests"),
+                                 path + ".resources.requests",
+                                 out->mutable_requests(), &p->invalid);
       !s.ok()) {
     return s;
   }
@@ -141,21 +141,25 @@ absl::Status Containers(const json& spec, PodInfo* p) {
   }
   if (const json& requests = At(At(spec, "resources"), "requests");
       NonEmptyObject(requests)) {
-    if (absl::Status s = Resources(requests, "spec.resources.requests",
-                                   pod->mutable_pod_level_requests());
+    if (absl::Status s =
+            Resources(requests, "spec.resources.requests",
+                      pod->mutable_pod_level_requests(), &p->invalid);
         !s.ok()) {
       return s;
     }
   }
   return Resources(At(spec, "overhead"), "spec.overhead",
-                   pod->mutable_overhead());
+                   pod->mutable_overhead(), &p->invalid);
 }
 
 // A resource list of the status, set when it has entries.
-absl::StatusOr<std::optional<pb::Resources>> StatusList(
-    const json& list, const std::string& path) {
+absl::StatusOr<std::optional<pb::Resources>> StatusList(const json& list,
+                                                        const std::string& path,
+                                                        PodInfo* p) {
   pb::Resources r;
-  if (absl::Status s = Resources(list, path, &r); !s.ok()) return s;
+  if (absl::Status s = Resources(list, path, &r, &p->invalid); !s.ok()) {
+    return s;
+  }
   return fields::StatusList(std::move(r), NonEmptyObject(list));
 }
 
@@ -166,21 +170,21 @@ absl::Status StatusResources(const json& status, PodInfo* p) {
     for (const json& cs : At(status, list)) {
       const std::string path = absl::StrCat("status.", list, "[", i++, "]");
       absl::StatusOr<std::optional<pb::Resources>> allocated = StatusList(
-          At(cs, "allocatedResources"), path + ".allocatedResources");
+          At(cs, "allocatedResources"), path + ".allocatedResources", p);
       if (!allocated.ok()) return allocated.status();
       absl::StatusOr<std::optional<pb::Resources>> actuated = StatusList(
-          At(At(cs, "resources"), "requests"), path + ".resources.requests");
+          At(At(cs, "resources"), "requests"), path + ".resources.requests", p);
       if (!actuated.ok()) return actuated.status();
       fields::AddContainerStatus(Str(cs, "name"), *std::move(allocated),
                                  *std::move(actuated), p);
     }
   }
-  absl::StatusOr<std::optional<pb::Resources>> allocated =
-      StatusList(At(status, "allocatedResources"), "status.allocatedResources");
+  absl::StatusOr<std::optional<pb::Resources>> allocated = StatusList(
+      At(status, "allocatedResources"), "status.allocatedResources", p);
   if (!allocated.ok()) return allocated.status();
   const json& resources = At(status, "resources");
   absl::StatusOr<std::optional<pb::Resources>> actuated =
-      StatusList(At(resources, "requests"), "status.resources.requests");
+      StatusList(At(resources, "requests"), "status.resources.requests", p);
   if (!actuated.ok()) return actuated.status();
   fields::SetPodStatusResources(*std::move(allocated), resources.is_object(),
                                 *std::move(actuated), p);

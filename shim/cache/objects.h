@@ -63,6 +63,13 @@ struct PodInfo {
   framework::PodResourceStatus resource_status;
   bool seen_resize_pending = false;  // only the first such condition counts
 
+  // Why the pod cannot be scheduled as it came, or empty: the first
+  // resource quantity of its spec or status that is malformed or negative,
+  // with its path. Such an entry is left out of `pod` and the requests
+  // below; the shim reports the pod unschedulable with this message rather
+  // than place it by the rest (a bound pod still counts on its node).
+  std::string invalid;
+
   pb::Pod pod;
   // What the pod holds on a node (framework::AssignedPodRequests): effective
   // requests, and with the non-zero defaults, for scoring.

@@ -23,19 +23,19 @@ using Repeated = google::protobuf::RepeatedPtrField<T>;
 // and the extended resources are a list (compared in order).
 using QuantityMap = google::protobuf::Map<std::string, k8s::Quantity>;
 
+// A bad entry is an error, or with `invalid` (a pod's lists) noted there
+// and left out (fields::NoteInvalid).
 absl::Status Resources(const QuantityMap& list, const std::string& path,
-                       pb::Resources* out) {
+                       pb::Resources* out, std::string* invalid = nullptr) {
   using Entry = QuantityMap::value_type;
   absl::InlinedVector<const Entry*, 8> sorted;
   for (const Entry& e : list) sorted.push_back(&e);
   std::sort(sorted.begin(), sorted.end(),
             [](const Entry* a, const Entry* b) { return a->first < b->first; });
   for (const Entry* e : sorted) {
-    if (absl::Status s =
-            fields::AddResource(path, e->first, e->second.string(), out);
-        !s.ok()) {
-      return s;
-    }
+    absl::Status s =
+        fields::AddResource(path, e->first, e->second.string(), out);
+    if (!s.ok() && !fields::NoteInvalid(s, invalid)) return s;
   }
   return absl::OkStatus();
 }
@@ -77,7 +77,7 @@ absl::Status Container(const k8s::Container& c, const std::string& path,
   p->container_names.push_back(c.name());
   if (absl::Status s =
           Resources(c.resources().requests(), path + ".resources.requests",
-                    out->mutable_requests());
+                    out->mutable_requests(), &p->invalid);
       !s.ok()) {
     return s;
   }
@@ -115,19 +115,23 @@ absl::Status Containers(const k8s::PodSpec& spec, PodInfo* p) {
   if (!spec.resources().requests().empty()) {
     if (absl::Status s =
             Resources(spec.resources().requests(), "spec.resources.requests",
-                      pod->mutable_pod_level_requests());
+                      pod->mutable_pod_level_requests(), &p->invalid);
         !s.ok()) {
       return s;
     }
   }
-  return Resources(spec.overhead(), "spec.overhead", pod->mutable_overhead());
+  return Resources(spec.overhead(), "spec.overhead", pod->mutable_overhead(),
+                   &p->invalid);
 }
 
 // A resource list of the status, set when it has entries.
-absl::StatusOr<std::optional<pb::Resources>> StatusList(
-    const QuantityMap& list, const std::string& path) {
+absl::StatusOr<std::optional<pb::Resources>> StatusList(const QuantityMap& list,
+                                                        const std::string& path,
+                                                        PodInfo* p) {
   pb::Resources r;
-  if (absl::Status s = Resources(list, path, &r); !s.ok()) return s;
+  if (absl::Status s = Resources(list, path, &r, &p->invalid); !s.ok()) {
+    return s;
+  }
   return fields::StatusList(std::move(r), !list.empty());
 }
 
@@ -141,20 +145,20 @@ absl::Status StatusResources(const k8s::PodStatus& status, PodInfo* p) {
       const k8s::ContainerStatus& cs = list->Get(i);
       const std::string path = absl::StrCat("status.", name, "[", i, "]");
       absl::StatusOr<std::optional<pb::Resources>> allocated =
-          StatusList(cs.allocated_resources(), path + ".allocatedResources");
+          StatusList(cs.allocated_resources(), path + ".allocatedResources", p);
       if (!allocated.ok()) return allocated.status();
-      absl::StatusOr<std::optional<pb::Resources>> actuated =
-          StatusList(cs.resources().requests(), path + ".resources.requests");
+      absl::StatusOr<std::optional<pb::Resources>> actuated = StatusList(
+          cs.resources().requests(), path + ".resources.requests", p);
       if (!actuated.ok()) return actuated.status();
       fields::AddContainerStatus(cs.name(), *std::move(allocated),
                                  *std::move(actuated), p);
     }
   }
   absl::StatusOr<std::optional<pb::Resources>> allocated =
-      StatusList(status.allocated_resources(), "status.allocatedResources");
+      StatusList(status.allocated_resources(), "status.allocatedResources", p);
   if (!allocated.ok()) return allocated.status();
   absl::StatusOr<std::optional<pb::Resources>> actuated =
-      StatusList(status.resources().requests(), "status.resources.requests");
+      StatusList(status.resources().requests(), "status.resources.requests", p);
   if (!actuated.ok()) return actuated.status();
   fields::SetPodStatusResources(*std::move(allocated), status.has_resources(),
                                 *std::move(actuated), p);

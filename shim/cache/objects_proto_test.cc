@@ -1,5 +1,6 @@
 // The protobuf decoders against the JSON ones: the same object in the two
 // encodings must give the same PodInfo / NodeInfo, field for field.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -669,12 +670,50 @@ TEST(PodFromProtoTest, ErrorsNameTheField) {
         }
       }
     })pb"));
-  ASSERT_FALSE(p.ok());
-  EXPECT_THAT(std::string(p.status().message()),
-              HasSubstr("spec.containers[1].resources.requests.cpu: invalid "
-                        "quantity \"lots\""));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->invalid,
+            "spec.containers[1].resources.requests.cpu: invalid quantity "
+            "\"lots\"");
   EXPECT_FALSE(PodFromProto("\xff\xff\xff").ok());
   EXPECT_FALSE(PodFromProto(Bytes<k8s::Pod>("spec {}")).ok());  // no name
+}
+
+// Bad and negative quantities, and ones beyond int64, as the JSON decoder
+// reads them.
+TEST(PodFromProtoTest, QuantitiesAsFromJson) {
+  absl::StatusOr<PodInfo> j = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c", "resources": {"requests":
+      {"cpu": "-1", "memory": "100Ei", "example.com/gpu": "x"}}}]}})"));
+  absl::StatusOr<PodInfo> p = PodFromProto(Bytes<k8s::Pod>(R"pb(
+    metadata { namespace: "ns" name: "p" }
+    spec {
+      containers {
+        name: "c"
+        resources {
+          requests {
+            key: "memory"
+            value { string: "100Ei" }
+          }
+          requests {
+            key: "example.com/gpu"
+            value { string: "x" }
+          }
+          requests {
+            key: "cpu"
+            value { string: "-1" }
+          }
+        }
+      }
+    })pb"));
+  ASSERT_TRUE(j.ok()) << j.status();
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->invalid,
+            "spec.containers[0].resources.requests.cpu: must not be negative, "
+            "got \"-1\"");
+  EXPECT_EQ(p->pod.containers(0).requests().memory(),
+            std::numeric_limits<int64_t>::max());
+  ExpectSamePod(*j, *p);
 }
 
 TEST(NodeFromProtoTest, SameAsFromJson) {

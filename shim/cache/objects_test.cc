@@ -1,5 +1,6 @@
 #include "shim/cache/objects.h"
 
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -182,8 +183,8 @@ TEST(PodFromJsonTest, BadStatusQuantityNamesTheField) {
     "metadata": {"namespace": "ns", "name": "p"},
     "spec": {"containers": [{"name": "c"}]},
     "status": {"containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "x"}}]}})"));
-  ASSERT_FALSE(p.ok());
-  EXPECT_THAT(std::string(p.status().message()),
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_THAT(p->invalid,
               HasSubstr("status.containerStatuses[0].allocatedResources.cpu"));
 }
 
@@ -348,14 +349,82 @@ TEST(PodFromJsonTest, ControllerIsTheFirstControllingOwner) {
   EXPECT_EQ(orphan->controller_name, "");
 }
 
+// A pod with a bad quantity is kept, with the first error in `invalid` and
+// the entry left out, so that the shim can tell its owner why it stays
+// pending (or count what it holds on its node, if bound).
 TEST(PodFromJsonTest, BadQuantityNamesTheField) {
   absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
     "metadata": {"namespace": "ns", "name": "p"},
-    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "lots"}}}]}})"));
-  ASSERT_FALSE(p.ok());
-  EXPECT_THAT(std::string(p.status().message()),
-              HasSubstr("spec.containers[0].resources.requests.cpu: invalid "
-                        "quantity \"lots\""));
+    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "lots", "memory": "1Gi"}}}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->invalid,
+            "spec.containers[0].resources.requests.cpu: invalid quantity "
+            "\"lots\"");
+  EXPECT_FALSE(p->pod.containers(0).requests().has_milli_cpu());
+  EXPECT_EQ(p->requests.memory(), int64_t{1} << 30);
+}
+
+TEST(PodFromJsonTest, NegativeQuantitiesAreInvalid) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+             "initContainers": [{"name": "i", "resources": {"requests": {"memory": "-1Mi"}}}],
+             "overhead": {"cpu": "-100m"}}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  // The first in decoding order.
+  EXPECT_EQ(p->invalid,
+            "spec.initContainers[0].resources.requests.memory: must not be "
+            "negative, got \"-1Mi\"");
+  EXPECT_FALSE(p->pod.init_containers(0).requests().has_memory());
+  EXPECT_FALSE(p->pod.overhead().has_milli_cpu());
+  EXPECT_EQ(p->requests.milli_cpu(), 1000);
+  EXPECT_TRUE(PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}})"))
+                  ->invalid.empty());
+}
+
+// Beyond int64 a quantity saturates; two of them add up to the limit, not
+// to a small or negative request.
+TEST(PodFromJsonTest, HugeQuantitiesSaturate) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [
+      {"name": "a", "resources": {"requests": {"cpu": "9223372036854775807", "memory": "100Ei"}}},
+      {"name": "b", "resources": {"requests": {"cpu": "9223372036854775807", "memory": "8Ei"}}}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->invalid.empty()) << p->invalid;
+  EXPECT_EQ(p->pod.containers(0).requests().milli_cpu(), kMax);
+  EXPECT_EQ(p->pod.containers(0).requests().memory(), kMax);
+  EXPECT_EQ(p->requests.milli_cpu(), kMax);
+  EXPECT_EQ(p->requests.memory(), kMax);
+  EXPECT_EQ(p->non_zero.milli_cpu(), kMax);
+}
+
+TEST(NodeFromJsonTest, BadOrNegativeAllocatableIsAnError) {
+  absl::StatusOr<NodeInfo> info = NodeFromJson(nlohmann::json::parse(R"({
+    "metadata": {"name": "n1"},
+    "status": {"allocatable": {"cpu": "4", "memory": "-16Gi"}}})"));
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.status().message(),
+            "status.allocatable.memory: must not be negative, got \"-16Gi\"");
+  info = NodeFromJson(nlohmann::json::parse(R"({
+    "metadata": {"name": "n1"},
+    "status": {"allocatable": {"cpu": "4", "pods": "1e30"}}})"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->node.allocatable().pods(),
+            std::numeric_limits<int64_t>::max());
+}
+
+// The scorer refuses negative image sizes; the shim reads one as unknown.
+TEST(NodeFromJsonTest, NegativeImageSizeIsZero) {
+  absl::StatusOr<NodeInfo> info = NodeFromJson(nlohmann::json::parse(R"({
+    "metadata": {"name": "n1"},
+    "status": {"images": [{"names": ["a:1"], "sizeBytes": -5}]}})"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(info->images.size(), 1u);
+  EXPECT_EQ(info->images[0].size_bytes, 0);
 }
 
 TEST(NodeFromJsonTest, ReadsNode) {

@@ -1,6 +1,8 @@
 #include "shim/cache/quantity.h"
 
-#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -21,6 +23,27 @@ constexpr Suffix kSuffixes[] = {
     {"M", 10, 6},  {"G", 10, 9},  {"T", 10, 12}, {"P", 10, 15}, {"E", 10, 18},
 };
 
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// Past this many integer digits a value is at least 10^19 > INT64_MAX.
+constexpr int64_t kMaxIntegerDigits = 19;
+
+// ceil(0.f * 2^bin_exp) for the fraction digits f: from the last digit to
+// the first, c <- ceil((digit * 2^bin_exp + c) / 10), since
+// ceil((a + x) / 10) = ceil((a + ceil(x)) / 10) for an integer a. The
+// `zeros` leading zeros of the fraction come first; c never exceeds
+// 2^bin_exp + 1, and past 20 zeros it is 1 or 0 and stays so.
+unsigned __int128 FractionCeil(absl::string_view digits, int64_t zeros,
+                               int bin_exp) {
+  const unsigned __int128 scale = static_cast<unsigned __int128>(1) << bin_exp;
+  unsigned __int128 c = 0;
+  for (size_t i = digits.size(); i-- > 0;) {
+    c = (static_cast<unsigned>(digits[i] - '0') * scale + c + 9) / 10;
+  }
+  for (int64_t i = 0; i < zeros && i < 20; ++i) c = (c + 9) / 10;
+  return c;
+}
+
 }  // namespace
 
 absl::StatusOr<int64_t> ParseQuantity(absl::string_view s, int scale_exp) {
@@ -40,30 +63,33 @@ absl::StatusOr<int64_t> ParseQuantity(absl::string_view s, int scale_exp) {
   if (number.empty() || number == "+" || number == "-") return bad();
   int base = 10, exp = 0;
   if (!suffix.empty()) {
-    if (suffix[0] == 'e' || suffix[0] == 'E') {
-      int e = 0;
-      if (!absl::SimpleAtoi(suffix.substr(1), &e) || e > 18 || e < -18) {
+    // "E" and "Ei" are suffixes (exa, exbi); any other "e..."/"E..." is a
+    // decimal exponent.
+    bool found = false;
+    for (const Suffix& sf : kSuffixes) {
+      if (sf.text == suffix) {
+        base = sf.base;
+        exp = sf.exp;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      if ((suffix[0] != 'e' && suffix[0] != 'E') ||
+          !absl::SimpleAtoi(suffix.substr(1), &exp)) {
         return bad();
       }
-      exp = e;
-    } else {
-      bool found = false;
-      for (const Suffix& sf : kSuffixes) {
-        if (sf.text == suffix) {
-          base = sf.base;
-          exp = sf.exp;
-          found = true;
-          break;
-        }
-      }
-      if (!found) return bad();
     }
   }
-  // Exact arithmetic on the decimal digits: value = digits * 10^-frac.
-  bool negative = number[0] == '-';
+  const bool negative = number[0] == '-';
   if (number[0] == '+' || number[0] == '-') number.remove_prefix(1);
-  __int128 digits = 0;
-  int frac = 0;
+
+  // The value is 0.<digits> * 10^point * 2^bin_exp, exactly: the decimal
+  // exponent (of the suffix and of the scale asked for) only moves the
+  // point. Leading zeros are dropped, so the first digit is not 0.
+  std::string digits;
+  digits.reserve(number.size());
+  int64_t point = 0;
   bool seen_dot = false;
   for (char c : number) {
     if (c == '.') {
@@ -71,34 +97,44 @@ absl::StatusOr<int64_t> ParseQuantity(absl::string_view s, int scale_exp) {
       seen_dot = true;
       continue;
     }
-    if (digits > (static_cast<__int128>(1) << 50)) return bad();
-    digits = digits * 10 + (c - '0');
-    if (seen_dot) ++frac;
+    if (digits.empty() && c == '0') {
+      if (seen_dot) --point;
+      continue;
+    }
+    digits.push_back(c);
+    if (!seen_dot) ++point;
   }
-  // Multiply by base^exp and by 10^-scale_exp, then divide by 10^frac,
-  // rounding up (away from zero for positives, as ScaledValue).
-  __int128 num = digits;
-  __int128 den = 1;
-  auto mul_pow = [](__int128& v, int b, int e) {
-    for (int k = 0; k < e; ++k) v *= b;
+  if (digits.empty()) return 0;
+  point += (base == 10 ? exp : 0) - scale_exp;
+  const int bin_exp = base == 2 ? exp : 0;
+
+  // Rounded up, as Quantity.ScaledValue does (away from zero; a negative
+  // value is the negation of its magnitude's). Beyond int64: INT64_MAX
+  // (INT64_MIN + 1 when negative), as the API server caps quantities.
+  auto done = [negative](unsigned __int128 v) -> int64_t {
+    const int64_t m = v > static_cast<unsigned __int128>(kMax)
+                          ? kMax
+                          : static_cast<int64_t>(v);
+    return negative ? -m : m;
   };
-  if (base == 2) {
-    mul_pow(num, 2, exp);
-  } else if (exp >= 0) {
-    mul_pow(num, 10, exp);
-  } else {
-    mul_pow(den, 10, -exp);
+  if (point > kMaxIntegerDigits)
+    return done(static_cast<unsigned __int128>(kMax) + 1);
+  // The integer part: at most 19 digits (padded with zeros past the digits
+  // given), then the fraction's contribution, both times 2^bin_exp.
+  unsigned __int128 integer = 0;
+  for (int64_t k = 0; k < point; ++k) {
+    const size_t at = static_cast<size_t>(k);
+    integer = integer * 10 + (at < digits.size() ? digits[at] - '0' : 0);
   }
-  if (scale_exp <= 0) {
-    mul_pow(num, 10, -scale_exp);
-  } else {
-    mul_pow(den, 10, scale_exp);
-  }
-  mul_pow(den, 10, frac);
-  __int128 q = num / den;
-  if (num % den != 0) ++q;
-  if (q > INT64_MAX) return bad();
-  return negative ? -static_cast<int64_t>(q) : static_cast<int64_t>(q);
+  absl::string_view fraction =
+      point >= static_cast<int64_t>(digits.size())
+          ? absl::string_view()
+          : absl::string_view(digits).substr(
+                static_cast<size_t>(point > 0 ? point : 0));
+  const unsigned __int128 value =
+      (integer << bin_exp) +
+      FractionCeil(fraction, point < 0 ? -point : 0, bin_exp);
+  return done(value);
 }
 
 }  // namespace kscore::cache

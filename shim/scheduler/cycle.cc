@@ -379,6 +379,13 @@ bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
 
 CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
   const cache::PodInfo& pod = *in.pod;
+  // A quantity the shim could not read (malformed, negative) leaves the pod
+  // pending with a message its owner can act on: placing it by the other
+  // quantities would be a guess, and the scorer would refuse a negative one.
+  if (!pod.invalid.empty()) {
+    return {.failure = Failure::Unschedulable(
+                absl::StrCat("invalid pod: ", pod.invalid))};
+  }
   const Window w = PlanWindow(in.profile->percentage_of_nodes_to_score,
                               in.cache->NodeCount(), in.start);
   if (w.all_nodes == 0) {  // upstream's ErrNoNodesAvailable, as its event says

@@ -312,6 +312,35 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param.name;
     });
 
+// A pod whose quantities could not be read fails its cycle, unschedulable,
+// with the field in its message, and without asking the scorer.
+TEST(RunCycleInvalidPodTest, FailsNamingTheFieldWithoutTheScorer) {
+  cache::Cache cache;
+  AddNodes(cache, 3);
+  FakeScorer scorer;
+  absl::StatusOr<cache::PodInfo> pod = cache::PodFromJson(nlohmann::json{
+      {"metadata", {{"name", "p"}, {"namespace", "default"}, {"uid", "u"}}},
+      {"spec",
+       {{"schedulerName", "test-scheduler"},
+        {"containers",
+         {{{"name", "c"},
+           {"resources", {{"requests", {{"cpu", "-500m"}}}}}}}}}},
+      {"status", {{"phase", "Pending"}}}});
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  ProfileInfo profile;
+  std::mt19937_64 rng(1);
+  CycleResult r = RunCycle(
+      {.pod = &*pod, .profile = &profile, .cache = &cache, .rng = &rng},
+      scorer);
+  ASSERT_FALSE(r.ok()) << "scheduled on " << r.node;
+  EXPECT_EQ(r.failure->kind, Failure::Kind::kUnschedulable);
+  EXPECT_EQ(r.failure->message,
+            "invalid pod: spec.containers[0].resources.requests.cpu: must not "
+            "be negative, got \"-500m\"");
+  EXPECT_TRUE(scorer.evaluated.empty());
+  EXPECT_TRUE(scorer.planned.empty());
+}
+
 TEST(NumFeasibleNodesToFindTest, MatchesKubeScheduler) {
   EXPECT_EQ(NumFeasibleNodesToFind(0, 3), 3u);
   EXPECT_EQ(NumFeasibleNodesToFind(0, 99), 99u);

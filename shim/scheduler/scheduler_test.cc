@@ -208,6 +208,7 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
     std::function<void(fakes::FakeScorer&)> setup;
     std::string want_patch;  // in the condition's patch
     size_t want_unschedulable;
+    std::string invalid = "";  // PodInfo::invalid
   } cases[] = {
       {"plugin error",
        [](fakes::FakeScorer& s) {
@@ -228,6 +229,11 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
        },
        R"("message":"0/1 nodes are available: 1 node(s) were unschedulable.","reason":"Unschedulable")",
        1},
+      // A quantity the shim could not read: the pod stays pending, told why.
+      {"invalid pod", [](fakes::FakeScorer&) {},
+       R"("message":"invalid pod: spec.containers[0].resources.requests.cpu: must not be negative, got \"-1\"","reason":"Unschedulable")",
+       1,
+       R"(spec.containers[0].resources.requests.cpu: must not be negative, got "-1")"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -256,7 +262,9 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
     Scheduler scheduler(options, &profiles, &cache, &queue, &scorer, &writer,
                         &feedback, &metrics);
     scheduler.Start();
-    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(0)));
+    cache::PodInfo pod = Pod(0);
+    pod.invalid = c.invalid;
+    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(std::move(pod)));
     auto qp = queue.Pop(absl::Seconds(5));
     ASSERT_TRUE(qp.has_value());
     scheduler.ScheduleOne(*std::move(qp));

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -592,6 +593,157 @@ TEST_F(ScorerServerTest, BadRequestsGetInvalidArgument) {
 
   // The server is still up after all of that.
   EXPECT_TRUE(scorer_->Running());
+}
+
+// Every number from the wire that must not be negative is checked once per
+// request, before any plugin runs: INVALID_ARGUMENT naming the field.
+TEST_F(ScorerServerTest, NegativeNumbersAreInvalidArgumentNamingTheField) {
+  pb::EvaluateRequest good;
+  good.set_profile("concentrate-scheduler");
+  *good.mutable_pod() =
+      MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
+  AddNodes(good.mutable_nodes());
+  *good.add_nodes() = MakeNode().Name("n4").Obj();
+  pb::EvaluateResponse resp;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), good, &resp).ok());
+
+  struct Case {
+    std::string name;
+    void (*breaks)(pb::EvaluateRequest&);
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {"allocatable cpu",
+       [](pb::EvaluateRequest& r) {
+         r.mutable_nodes(3)->mutable_allocatable()->set_milli_cpu(-5);
+       },
+       "nodes[3].allocatable.milli_cpu: must not be negative, got -5"},
+      {"requested aggregate",
+       [](pb::EvaluateRequest& r) {
+         r.mutable_nodes(1)->mutable_requested()->set_memory(-1);
+       },
+       "nodes[1].requested.memory: must not be negative, got -1"},
+      {"pod count",
+       [](pb::EvaluateRequest& r) { r.mutable_nodes(0)->set_pod_count(-1); },
+       "nodes[0].pod_count: must not be negative, got -1"},
+      {"label count",
+       [](pb::EvaluateRequest& r) {
+         r.mutable_nodes(1)->mutable_label_counts(1)->set_count(-5);
+       },
+       "nodes[1].label_counts[1].count: must not be negative, got -5"},
+      {"a container's request",
+       [](pb::EvaluateRequest& r) {
+         r.mutable_pod()->mutable_containers(0)->mutable_requests()->set_memory(
+             -1);
+       },
+       "pod.containers[0].requests.memory: must not be negative, got -1"},
+      {"a host port",
+       [](pb::EvaluateRequest& r) {
+         r.mutable_pod()->mutable_containers(0)->add_ports()->set_host_port(
+             70000);
+       },
+       "pod.containers[0].ports[0].host_port: must be a port in 0..65535, "
+       "got 70000"},
+      {"the cluster's node count",
+       [](pb::EvaluateRequest& r) { r.mutable_cluster()->set_node_count(-3); },
+       "cluster.node_count: must not be negative, got -3"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    pb::EvaluateRequest req = good;
+    c.breaks(req);
+    grpc::Status st = stub_->Evaluate(Ctx().get(), req, &resp);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(st.error_message(), c.message);
+  }
+
+  // NormalizeScore's raw scores: what the plugin's Score could give.
+  pb::NormalizeScoreRequest norm;
+  norm.set_profile("concentrate-scheduler");
+  *norm.mutable_pod() = good.pod();
+  norm.add_plugins("Concentrate");
+  norm.add_raw(3);
+  norm.add_raw(-5);
+  pb::NormalizeScoreResponse norm_resp;
+  grpc::Status st = stub_->NormalizeScore(Ctx().get(), norm, &norm_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(st.error_message(),
+            "raw[1]: must not be negative, got -5 (a raw score of "
+            "Concentrate)");
+  norm.clear_raw();
+  norm.add_plugins("NodeResourcesFit");
+  pb::NodeScore* ns = norm.add_scores();
+  ns->set_node_name("n1");
+  ns->add_raw(1);
+  ns->add_raw(250);
+  st = stub_->NormalizeScore(Ctx().get(), norm, &norm_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(st.error_message(),
+            "scores[0].raw[1]: must be in [0, 100], got 250 (a raw score of "
+            "NodeResourcesFit)");
+
+  // QueueingHint's nodes and pods.
+  pb::QueueingHintRequest hint;
+  hint.set_profile("concentrate-scheduler");
+  hint.mutable_event()->set_resource(pb::EVENT_RESOURCE_NODE);
+  hint.mutable_event()->set_action_type(1);  // Add
+  *hint.mutable_new_node() = MakeNode().Name("n1").Capacity(1, -2, 1).Obj();
+  pb::HintQuery* q = hint.add_queries();
+  *q->mutable_pod() = MakePod().Name("p").Obj();
+  q->add_plugins("NodeResourcesFit");
+  pb::QueueingHintResponse hint_resp;
+  st = stub_->QueueingHint(Ctx().get(), hint, &hint_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(st.error_message(),
+            "new_node.allocatable.memory: must not be negative, got -2");
+  *hint.mutable_new_node() = MakeNode().Name("n1").Obj();
+  *q->mutable_pod() = MakePod().Name("p").Req(-100, 0).Obj();
+  st = stub_->QueueingHint(Ctx().get(), hint, &hint_resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(st.error_message(),
+            "queries[0].pod.containers[0].requests.milli_cpu: must not be "
+            "negative, got -100");
+  EXPECT_TRUE(scorer_->Running());
+}
+
+// Quantities and counts near the int64 limit: sums saturate instead of
+// wrapping into a fit, and normalising stays in range instead of failing
+// with INTERNAL.
+TEST_F(ScorerServerTest, NumbersNearTheLimitSaturate) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  *req.mutable_pod() = MakePod()
+                           .Name("web-1")
+                           .Label("app", "web")
+                           .Req(kMax - 1, 0)
+                           .Req(kMax - 1, 0)
+                           .Obj();
+  AddNodes(req.mutable_nodes());
+  pb::EvaluateResponse resp;
+  grpc::Status st = stub_->Evaluate(Ctx().get(), req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(resp.filter_size(), 3);
+  for (const pb::Status& f : resp.filter()) {
+    EXPECT_EQ(f.code(), pb::CODE_UNSCHEDULABLE_AND_UNRESOLVABLE);
+    EXPECT_THAT(f.reasons(), ElementsAre("Insufficient cpu"));
+  }
+
+  *req.mutable_pod() = MakePod().Name("web-1").Label("app", "web").Obj();
+  req.clear_nodes();
+  *req.add_nodes() = MakeNode().Name("n1").LabelCount("app", "web", kMax).Obj();
+  *req.add_nodes() =
+      MakeNode().Name("n2").LabelCount("app", "web", kMax / 2).Obj();
+  st = stub_->Evaluate(Ctx().get(), req, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(resp.scores_size(), 2);
+  int k = -1;
+  for (int i = 0; i < resp.plugins_size(); ++i) {
+    if (resp.plugins(i) == "Concentrate") k = i;
+  }
+  ASSERT_GE(k, 0);
+  EXPECT_EQ(resp.scores(0).normalized(k), 100);
+  EXPECT_EQ(resp.scores(1).normalized(k), 49);
 }
 
 TEST_F(ScorerServerTest, UnknownProfileIsNotFound) {
