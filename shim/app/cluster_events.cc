@@ -47,10 +47,15 @@ void ClusterEvents::OnPodUpdate(const PodPtr& before, const PodPtr& pod) {
   // them and whoever schedules the pod: upstream's nominator knows only its
   // own queue's, but a pod of another scheduler waiting for its victims to
   // go needs the room as much.
+  const std::string was_nominated = cache_->NominatedNode(pod->key);
   if (pod->deleting || pod->gated) {
     cache_->Nominate(*pod, "");  // it will not be scheduled
   } else {
     cache_->UpdatePendingPod(*pod);
+  }
+  if (!was_nominated.empty() &&
+      cache_->NominatedNode(pod->key) != was_nominated) {
+    NominationWent(*pod, was_nominated);
   }
   if (!serves_(pod->scheduler_name)) return;  // not ours to schedule
   SetGated(pod->key, pod->gated && !pod->deleting);
@@ -75,12 +80,28 @@ size_t ClusterEvents::gated() const {
   return gated_.size();
 }
 
+// Upstream treats a nominated pod as assigned for pods of its priority or
+// lower: when the nomination goes (the pod deleted, or nominated elsewhere),
+// those pods see an assigned pod's delete.
+void ClusterEvents::NominationWent(const cache::PodInfo& pod,
+                                   const std::string& node) {
+  auto gone = std::make_shared<cache::PodInfo>(pod);
+  gone->pod.set_node_name(node);
+  queue_->MoveAllToActiveOrBackoff(
+      framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
+                           framework::action::kDelete),
+      {nullptr, nullptr, std::move(gone), nullptr}, pod.priority);
+}
+
 void ClusterEvents::OnPodDelete(const PodPtr& pod) {
   SetGated(pod->key, false);
   const std::string node = cache_->NodeOf(pod->key);
   const bool was_assigned = !node.empty();
+  const std::string nominated =
+      was_assigned ? "" : cache_->NominatedNode(pod->key);
   cache_->RemovePod(pod->key);
   queue_->Delete(pod->key);
+  if (!nominated.empty()) NominationWent(*pod, nominated);
   // Room was freed.
   if (was_assigned) {
     // The store may keep only part of the pod; its node is what it held.

@@ -85,6 +85,7 @@ class ClusterEvents {
   size_t gated() const;
 
  private:
+  void NominationWent(const cache::PodInfo& pod, const std::string& node);
   void SetGated(const std::string& key, bool gated);
 
   cache::Cache* cache_;

@@ -96,6 +96,11 @@ class ClusterEventsTest : public ::testing::Test {
     queue_.Requeue(*std::move(qp), /*unschedulable=*/true);
     ASSERT_EQ(queue_.sizes().unschedulable, before + 1);
   }
+  void MakeUnschedulableAgain(queue::SchedulingQueue::QueuedPod qp) {
+    qp.unschedulable_plugins = {"NodeResourcesFit"};
+    qp.plugin_events = InTreeEvents();
+    queue_.Requeue(std::move(qp), /*unschedulable=*/true);
+  }
   static std::shared_ptr<const queue::PluginEvents> InTreeEvents() {
     static const auto* events = [] {
       auto* m = new queue::PluginEvents();
@@ -212,6 +217,39 @@ TEST_F(ClusterEventsTest, PendingPodsBringTheirNominations) {
   events_.OnPodUpdate(nullptr, nominated("c", "ours", "n1"));
   events_.OnPodUpdate(nullptr, Pod("c", "ours", "n1"));  // bound
   EXPECT_EQ(cache_.NominatedNode("default/c"), "");
+}
+
+// A nomination that goes (the pod deleted, or its nominatedNodeName
+// cleared) frees its room for the pods of its priority or lower, as an
+// assigned pod's delete; pods of higher priority never yielded to it.
+TEST_F(ClusterEventsTest, AGoneNominationMovesPodsOfItsPriorityOrLower) {
+  auto nominated = [](const std::string& name, const std::string& node) {
+    cache::PodInfo p = *Pod(name, "elsewhere", "", {{"priority", 1000}});
+    p.nominated_node_name = node;
+    return std::make_shared<const cache::PodInfo>(p);
+  };
+  events_.OnNode(Node("n1", 4000));
+  events_.OnPod(nominated("reserved", "n1"));
+  events_.OnPod(nominated("other", "n1"));
+  events_.OnPod(Pod("high", "ours", "", {{"priority", 2000}}));
+  MakeUnschedulable("default/high", {"NodeResourcesFit"});
+  events_.OnPod(Pod("low", "ours", "", {{"priority", 100}}));
+  MakeUnschedulable("default/low", {"NodeResourcesFit"});
+  events_.OnPod(Pod("equal", "ours", "", {{"priority", 1000}}));
+  MakeUnschedulable("default/equal", {"NodeResourcesFit"});
+  ASSERT_EQ(queue_.sizes().unschedulable, 3u);
+
+  events_.OnPodDelete(nominated("reserved", "n1"));
+  EXPECT_EQ(queue_.sizes().unschedulable, 1u);  // high stays
+  for (int i = 0; i < 2; ++i) {
+    auto moved = queue_.Pop(absl::Seconds(11));
+    ASSERT_TRUE(moved.has_value());
+    EXPECT_NE(moved->info->key, "default/high");
+    MakeUnschedulableAgain(*std::move(moved));
+  }
+  ASSERT_EQ(queue_.sizes().unschedulable, 3u);
+  events_.OnPodUpdate(nominated("other", "n1"), nominated("other", ""));
+  EXPECT_EQ(queue_.sizes().unschedulable, 1u);
 }
 
 // With the rejecting plugins known, an event moves only the pods that one of

@@ -246,8 +246,9 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
   BackoffOrActivateLocked(e, kScheduleAttemptFailure);
 }
 
-void SchedulingQueue::MoveAllToActiveOrBackoff(const pb::ClusterEvent& event,
-                                               const EventObjects& objects) {
+void SchedulingQueue::MoveAllToActiveOrBackoff(
+    const pb::ClusterEvent& event, const EventObjects& objects,
+    std::optional<int32_t> max_priority) {
   HintJob job;
   {
     absl::MutexLock lock(&mu_);
@@ -265,6 +266,9 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(const pb::ClusterEvent& event,
     std::vector<std::string> keys;
     for (const std::string& key : unschedulable_) {
       const QueuedPod& pod = entries_.at(key).pod;
+      if (max_priority.has_value() && pod.info->priority > *max_priority) {
+        continue;
+      }
       std::vector<std::string> ask;
       switch (Classify(pod, event, &ask)) {
         case Strategy::kSkip:

@@ -128,8 +128,13 @@ class SchedulingQueue {
   // pods it may make fit go to backoff or active, the others stay.
   // Pods whose rejectors registered it only with hinted registrations stay
   // until the hints (Options::ask_hints) say so, when `objects` are given.
-  void MoveAllToActiveOrBackoff(const ::kscore::scorer::v1::ClusterEvent& event,
-                                const EventObjects& objects = {});
+  // With `max_priority`, only pods of that priority or lower are considered
+  // (upstream's getLEPriorityPreCheck: a nominated pod that went frees room
+  // only for the pods it kept out).
+  void MoveAllToActiveOrBackoff(
+      const ::kscore::scorer::v1::ClusterEvent& event,
+      const EventObjects& objects = {},
+      std::optional<int32_t> max_priority = std::nullopt);
   // The hints' answer for job.pods, in order: those still unschedulable
   // since the job was made and answered true move.
   void ApplyHints(const HintJob& job, const std::vector<bool>& queue);
