@@ -291,6 +291,12 @@ std::string Cache::NodeOf(const std::string& key) const {
   return it == pods_.end() ? "" : it->second.node;
 }
 
+bool Cache::HoldsLivePod(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(key);
+  return it != pods_.end() && !it->second.deleting;
+}
+
 void Cache::NominateLocked(const PodInfo& pod, const std::string& node,
                            const std::string* api_node) {
   std::string api = pod.nominated_node_name;

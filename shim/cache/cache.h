@@ -40,6 +40,8 @@ class Cache {
   bool IsAssumed(const std::string& key) const;
   // The node a pod is bound or assumed on, or "".
   std::string NodeOf(const std::string& key) const;
+  // The pod `key` is counted on a node and not being deleted.
+  bool HoldsLivePod(const std::string& key) const;
 
   size_t NodeCount() const;
 

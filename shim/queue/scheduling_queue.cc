@@ -296,6 +296,16 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(
   options_.ask_hints(std::move(job));
 }
 
+void SchedulingQueue::Activate(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  if (it->second.where == Where::kBackoff ||
+      it->second.where == Where::kUnschedulable) {
+    ActivateLocked(it->second, kForceActivate);
+  }
+}
+
 void SchedulingQueue::ApplyHints(const HintJob& job,
                                  const std::vector<bool>& queue) {
   absl::MutexLock lock(&mu_);

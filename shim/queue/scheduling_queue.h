@@ -77,6 +77,7 @@ class SchedulingQueue {
   static constexpr absl::string_view kUnschedulableTimeout =
       "UnschedulableTimeout";
   static constexpr absl::string_view kPopFromBackoffQ = "PopFromBackoffQ";
+  static constexpr absl::string_view kForceActivate = "ForceActivate";
 
   struct QueuedPod {
     std::shared_ptr<const cache::PodInfo> info;
@@ -135,6 +136,9 @@ class SchedulingQueue {
       const ::kscore::scorer::v1::ClusterEvent& event,
       const EventObjects& objects = {},
       std::optional<int32_t> max_priority = std::nullopt);
+  // Sends the pod `key`, if waiting (backoff or unschedulable), to activeQ
+  // now (upstream's Activate, event "ForceActivate").
+  void Activate(const std::string& key);
   // The hints' answer for job.pods, in order: those still unschedulable
   // since the job was made and answered true move.
   void ApplyHints(const HintJob& job, const std::vector<bool>& queue);

@@ -29,6 +29,20 @@ void PreemptionExecutor::Preempt(PodPtr preemptor, const Preemption& p) {
     cache_->DropNomination(n.key);
     feedback_->SetNominatedNode(n.namespace_, n.name, "");
   }
+  {
+    Running running;
+    for (const Preemption::Victim& v : p.victims) {
+      if (v.terminating) continue;
+      ++running.outstanding;
+      running.victims.push_back(absl::StrCat(v.namespace_, "/", v.name));
+    }
+    absl::MutexLock lock(&mu_);
+    if (running.outstanding > 0) {
+      running_[preemptor->key] = std::move(running);
+    } else {
+      running_.erase(preemptor->key);
+    }
+  }
   for (const Preemption::Victim& v : p.victims) {
     if (v.terminating) {  // its deletion is under way: nothing to send
       spdlog::info("victim {}/{} of {} is already being deleted", v.namespace_,
@@ -63,9 +77,13 @@ void PreemptionExecutor::Preempt(PodPtr preemptor, const Preemption& p) {
                     if (Gone(r)) {
                       spdlog::info("victim {}/{} of {} is already deleted",
                                    v.namespace_, v.name, preemptor->key);
+                      Answered(preemptor->key, true);
                       return;
                     }
-                    if (Writer::LogIfFailed(r, what)) return;
+                    if (Writer::LogIfFailed(r, what)) {
+                      Answered(preemptor->key, false);
+                      return;
+                    }
                     Delete(preemptor, node, v);
                   });
   }
@@ -88,18 +106,46 @@ void PreemptionExecutor::Delete(const PodPtr& preemptor,
         if (Gone(r) || (r.ok() && r->status == 409)) {
           spdlog::info("victim {}/{} of {} is already deleted", v.namespace_,
                        v.name, preemptor->key);
+          Answered(preemptor->key, true);
           return;
         }
         if (Writer::LogIfFailed(
                 r, absl::StrCat("deleting victim ", v.namespace_, "/", v.name,
                                 " of ", preemptor->key))) {
+          Answered(preemptor->key, false);
           return;
         }
+        Answered(preemptor->key, true);
         spdlog::info("pod {} preempted victim {}/{} on node {}", preemptor->key,
                      v.namespace_, v.name, node);
         feedback_->Preempted({"v1", "Pod", v.namespace_, v.name, v.uid, ""},
                              *preemptor, node);
       });
+}
+
+void PreemptionExecutor::Answered(const std::string& preemptor, bool ok) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = running_.find(preemptor);
+    if (it == running_.end()) return;
+    it->second.failed |= !ok;
+    if (--it->second.outstanding > 0 || !it->second.failed) return;
+    running_.erase(it);
+  }
+  // Some victim stays: no deletion event may come to move the pod.
+  activate_(preemptor);
+}
+
+bool PreemptionExecutor::Preempting(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = running_.find(key);
+  if (it == running_.end()) return false;
+  if (it->second.outstanding > 0) return true;
+  for (const std::string& victim : it->second.victims) {
+    if (cache_->HoldsLivePod(victim)) return true;
+  }
+  running_.erase(it);
+  return false;
 }
 
 }  // namespace kscore::scheduler

@@ -4,7 +4,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "shim/cache/cache.h"
 #include "shim/scheduler/cycle.h"
 #include "shim/scheduler/feedback.h"
@@ -18,13 +22,16 @@ namespace kscore::scheduler {
 // thread. Failures are logged; the preemptor stays queued either way.
 class PreemptionExecutor {
  public:
-  // `ours` tells the schedulerNames whose pods this shim schedules.
+  // `ours` tells the schedulerNames whose pods this shim schedules;
+  // `activate` sends a pending pod (by key) to be tried now.
   PreemptionExecutor(Writer* writer, Feedback* feedback, cache::Cache* cache,
-                     std::function<bool(const std::string&)> ours)
+                     std::function<bool(const std::string&)> ours,
+                     std::function<void(const std::string&)> activate)
       : writer_(writer),
         feedback_(feedback),
         cache_(cache),
-        ours_(std::move(ours)) {}
+        ours_(std::move(ours)),
+        activate_(std::move(activate)) {}
 
   // For `preemptor`, nominated to p.node:
   // - our pods of lower priority nominated to that node lose their
@@ -40,15 +47,35 @@ class PreemptionExecutor {
   void Preempt(std::shared_ptr<const cache::PodInfo> preemptor,
                const Preemption& p);
 
+  // Upstream's IsPodRunningPreemption (checked in its PreEnqueue): true
+  // while the preemption the pod `key` set off is under way: a victim's
+  // calls are not answered yet, or a victim they deleted is still in the
+  // cache and not being deleted. Such a pod is not tried: a try before the
+  // cache sees its victims go finds no room and preempts again elsewhere.
+  // A victim's deletion event moves it back; a preemption that failed
+  // partway activates it at once (upstream's Activate).
+  bool Preempting(const std::string& key) const;
+
  private:
   using PodPtr = std::shared_ptr<const cache::PodInfo>;
+  struct Running {
+    int outstanding = 0;  // victims whose calls are not answered yet
+    bool failed = false;
+    std::vector<std::string> victims;  // their cache keys
+  };
   void Delete(const PodPtr& preemptor, const std::string& node,
               const Preemption::Victim& victim);
+  // A victim's calls are answered (`ok`: deleted, or already gone).
+  void Answered(const std::string& preemptor, bool ok);
 
   Writer* writer_;
   Feedback* feedback_;
   cache::Cache* cache_;
   std::function<bool(const std::string&)> ours_;
+  std::function<void(const std::string&)> activate_;
+  mutable absl::Mutex mu_;
+  mutable absl::flat_hash_map<std::string, Running> running_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kscore::scheduler

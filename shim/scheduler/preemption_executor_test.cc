@@ -94,7 +94,8 @@ TEST(PreemptionExecutorTest, ConditionThenDeletionThenEvent) {
     Feedback feedback(&writer, "host");
     PreemptionExecutor executor(
         &writer, &feedback, &cache,
-        [](const std::string& name) { return name == "test-scheduler"; });
+        [](const std::string& name) { return name == "test-scheduler"; },
+        [](const std::string&) {});
     cache.Nominate(Pod("nominated-low", 5), "n1");
     cache::PodInfo theirs = Pod("theirs", 5);
     theirs.scheduler_name = "default-scheduler";
@@ -158,37 +159,40 @@ TEST(PreemptionExecutorTest, ConditionThenDeletionThenEvent) {
 // A victim gone (404) or refused stops that victim's writes, as upstream's
 // PreemptPod returns on them; other victims go on.
 TEST(PreemptionExecutorTest, FailuresStopOnlyThatVictim) {
+  // A refused call leaves a victim in place, so no deletion event will
+  // move the preemptor: it is activated instead.
   struct Case {
     std::string name;
     std::function<int(absl::string_view, absl::string_view)> answer;
     size_t want_deletes;
     size_t want_events;
+    bool want_activated;
   } cases[] = {
       {"patch: gone",
        [](absl::string_view m, absl::string_view) {
          return m == "PATCH" ? 404 : 200;
        },
-       0, 0},
+       0, 0, false},
       {"patch: refused",
        [](absl::string_view m, absl::string_view) {
          return m == "PATCH" ? 500 : 200;
        },
-       0, 0},
+       0, 0, true},
       {"delete: gone",
        [](absl::string_view m, absl::string_view) {
          return m == "DELETE" ? 404 : 200;
        },
-       1, 0},
+       1, 0, false},
       {"delete: another pod by that name",
        [](absl::string_view m, absl::string_view) {
          return m == "DELETE" ? 409 : 200;
        },
-       1, 0},
+       1, 0, false},
       {"delete: refused",
        [](absl::string_view m, absl::string_view) {
          return m == "DELETE" ? 403 : 200;
        },
-       1, 0},
+       1, 0, true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -197,21 +201,61 @@ TEST(PreemptionExecutorTest, FailuresStopOnlyThatVictim) {
       return absl::StrContains(path, "/low") ? c.answer(m, path) : 200;
     };
     cache::Cache cache;
+    std::vector<std::string> activated;
     {
       Writer writer(&client, Writer::Options());
       Feedback feedback(&writer, "host");
-      PreemptionExecutor executor(&writer, &feedback, &cache,
-                                  [](const std::string&) { return true; });
+      PreemptionExecutor executor(
+          &writer, &feedback, &cache, [](const std::string&) { return true; },
+          [&activated](const std::string& key) { activated.push_back(key); });
       executor.Preempt(std::make_shared<const cache::PodInfo>(Pod("big", 100)),
                        {"n1",
                         {{"default", "low", "u-low", false},
                          {"default", "other", "u-other", false}}});
+      writer.WaitIdle(Writer::Lane::kBindings);
+      EXPECT_FALSE(executor.Preempting("default/big"));  // not in the cache
     }
+    EXPECT_EQ(activated, c.want_activated
+                             ? std::vector<std::string>{"default/big"}
+                             : std::vector<std::string>{});
     EXPECT_EQ(client.Matching(kVictimDelete).size(), c.want_deletes);
     EXPECT_EQ(client.Matching(kEvents).size(), c.want_events + 1);
     EXPECT_THAT(client.Matching("DELETE /api/v1/namespaces/default/pods/other"),
                 ::testing::SizeIs(1));
   }
+}
+
+// Upstream's IsPodRunningPreemption: the preemptor waits while a victim's
+// calls are unanswered or the cache still holds a victim they deleted; a
+// victim seen being deleted or gone ends the wait.
+TEST(PreemptionExecutorTest, PreemptingUntilTheCacheSeesTheVictimsGo) {
+  RecordingClient client;
+  cache::Cache cache;
+  pb::Node node;
+  node.set_name("n1");
+  cache.UpsertNode(node);
+  cache.UpsertAssignedPod(Pod("low", 5, "n1"));
+  cache.UpsertAssignedPod(Pod("other", 5, "n1"));
+  Writer writer(&client, Writer::Options());
+  Feedback feedback(&writer, "host");
+  PreemptionExecutor executor(
+      &writer, &feedback, &cache, [](const std::string&) { return true; },
+      [](const std::string&) {});
+  EXPECT_FALSE(executor.Preempting("default/big"));
+  executor.Preempt(std::make_shared<const cache::PodInfo>(Pod("big", 100)),
+                   {"n1",
+                    {{"default", "low", "u-low", false},
+                     {"default", "other", "u-other", false}}});
+  writer.WaitIdle(Writer::Lane::kBindings);
+  ASSERT_THAT(client.Matching("DELETE"), ::testing::SizeIs(2));
+  EXPECT_TRUE(executor.Preempting("default/big"));
+  cache.RemovePod("default/low");
+  EXPECT_TRUE(executor.Preempting("default/big"));
+  cache::PodInfo leaving = Pod("other", 5, "n1");
+  leaving.deleting = true;
+  cache.UpsertAssignedPod(leaving);
+  EXPECT_FALSE(executor.Preempting("default/big"));
+  EXPECT_FALSE(executor.Preempting("default/big"));
 }
 
 // The Scheduler around it: a pod no node took preempts where the scorer

@@ -21,9 +21,12 @@ Scheduler::Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
       writer_(writer),
       feedback_(feedback),
       metrics_(metrics),
-      preemption_(writer, feedback, cache, [profiles](const std::string& name) {
-        return profiles->Serves(name);
-      }) {}
+      preemption_(
+          writer, feedback, cache,
+          [profiles](const std::string& name) {
+            return profiles->Serves(name);
+          },
+          [queue](const std::string& key) { queue->Activate(key); }) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -58,6 +61,14 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   const cache::PodInfo& pod = *qp.info;
   if (!cache_->NodeOf(pod.key).empty()) {  // already assumed or bound
     queue_->Done(pod.key);
+    return;
+  }
+  // Its preemption is under way (upstream's PreEnqueue for
+  // DefaultPreemption): back to wait, the attempt not counted, until a
+  // victim's deletion moves it.
+  if (preemption_.Preempting(pod.key)) {
+    --qp.attempts;
+    queue_->Requeue(std::move(qp), /*unschedulable=*/true);
     return;
   }
   // What to send for the profile, from the scorer; or why its pods wait.
