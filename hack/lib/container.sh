@@ -76,6 +76,26 @@ CONF
   mv "${KSCORE_CONTAINERS_CONF}.tmp" "${KSCORE_CONTAINERS_CONF}"
 }
 
+# What Debian's own container images add to a debootstrap root filesystem:
+# the machine's apt sources (with updates and security), and apt that keeps
+# neither the downloaded packages nor its binary caches in an image layer.
+_kscore_base_rootfs() {
+  local root="$1"
+  if [ -e /etc/apt/sources.list.d/debian.sources ]; then
+    cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/"
+    rm -f "$root/etc/apt/sources.list"
+  fi
+  cat >"$root/etc/apt/apt.conf.d/kscore-clean" <<'APT'
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+Acquire::Languages "none";
+APT
+  rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin \
+    "$root"/var/cache/apt/archives/*.deb "$root"/var/log/*
+}
+
 # Trims a root filesystem the way Debian's -slim images are trimmed: no
 # documentation (copyright files stay), man pages or translations, now or
 # after later apt-get installs.
@@ -97,15 +117,23 @@ CFG
   rm -rf "$root"/usr/share/{man,groff,info,lintian,linda,locale}/*
 }
 
-# Makes localhost/debian:12 and localhost/debian:12-slim unless they exist.
+# Makes localhost/debian:12 and localhost/debian:12-slim unless they exist and
+# were made by this recipe (their label kscore.base is its hash). The
+# debootstrap output, the slow part, is cached as it came.
 _kscore_base_images() {
-  local have=true
-  kscore_podman image exists localhost/debian:12 || have=false
-  kscore_podman image exists localhost/debian:12-slim || have=false
-  $have && return 0
+  local recipe
+  recipe="$({ declare -f _kscore_base_rootfs _kscore_slim_rootfs
+    cat /etc/apt/sources.list.d/debian.sources 2>/dev/null || true; } | sha256sum | cut -c1-12)"
+  local t fresh=true
+  for t in 12 12-slim; do
+    [ "$(kscore_podman image inspect --format '{{index .Config.Labels "kscore.base"}}' \
+      "localhost/debian:$t" 2>/dev/null)" = "$recipe" ] || fresh=false
+  done
+  $fresh && return 0
   local dir="${KSCORE_CACHE}/images"
+  local raw="$dir/debian-12-minbase.tar"
   mkdir -p "$dir"
-  if [ ! -s "$dir/debian-12.tar" ] || [ ! -s "$dir/debian-12-slim.tar" ]; then
+  if [ ! -s "$raw" ]; then
     local mirror
     mirror="$(_kscore_debian_mirror)" || {
       echo "container: no Debian 12 (bookworm) source in /etc/apt: debootstrap needs one" >&2
@@ -120,25 +148,27 @@ _kscore_base_images() {
       _kscore_root rm -rf "$tmp"
       return 1
     fi
-    # The machine's apt sources (with updates and security), nothing cached.
-    if ls /etc/apt/sources.list.d/debian.sources >/dev/null 2>&1; then
-      _kscore_root cp /etc/apt/sources.list.d/debian.sources "$tmp/rootfs/etc/apt/sources.list.d/"
-      _kscore_root rm -f "$tmp/rootfs/etc/apt/sources.list"
-    fi
-    _kscore_root rm -rf "$tmp"/rootfs/var/lib/apt/lists/* "$tmp"/rootfs/var/cache/apt/*.bin \
-      "$tmp"/rootfs/var/cache/apt/archives/*.deb "$tmp"/rootfs/var/log/*
-    _kscore_root tar -C "$tmp/rootfs" --numeric-owner -cf "$dir/debian-12.tar.tmp" .
-    _kscore_root bash -c "$(declare -f _kscore_slim_rootfs); _kscore_slim_rootfs '$tmp/rootfs'"
-    _kscore_root tar -C "$tmp/rootfs" --numeric-owner -cf "$dir/debian-12-slim.tar.tmp" .
+    _kscore_root tar -C "$tmp/rootfs" --numeric-owner -cf "$raw.tmp" .
     _kscore_root rm -rf "$tmp"
-    mv "$dir/debian-12.tar.tmp" "$dir/debian-12.tar"
-    mv "$dir/debian-12-slim.tar.tmp" "$dir/debian-12-slim.tar"
+    mv "$raw.tmp" "$raw"
   fi
-  local t
+  # shellcheck disable=SC2016  # the positional parameters belong to the inner shell
+  local script='set -e
+    tar -C "$1" --numeric-owner -xf "$2"
+    _kscore_base_rootfs "$1"
+    if [ "$3" = 12-slim ]; then _kscore_slim_rootfs "$1"; fi
+    tar -C "$1" --numeric-owner -c .'
   for t in 12 12-slim; do
-    kscore_podman import -q \
-      --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-      --change 'CMD ["bash"]' "$dir/debian-$t.tar" "localhost/debian:$t" >/dev/null || return 1
+    local tmp status
+    tmp="$(mktemp -d "${dir}/rootfs.XXXXXX")"
+    _kscore_root bash -c "$(declare -f _kscore_base_rootfs _kscore_slim_rootfs); $script" \
+      _ "$tmp" "$raw" "$t" |
+      kscore_podman import -q --change "LABEL kscore.base=$recipe" \
+        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'CMD ["bash"]' - "localhost/debian:$t" >/dev/null
+    status="${PIPESTATUS[0]}${PIPESTATUS[1]}"
+    _kscore_root rm -rf "$tmp"
+    [ "$status" = 00 ] || { echo "container: making localhost/debian:$t failed" >&2; return 1; }
   done
 }
 
