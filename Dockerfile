@@ -23,13 +23,15 @@ RUN source hack/lib/deps.sh && kscore_install_deps build \
  && rm -rf /var/lib/apt/lists/*
 COPY . .
 # Only the two programs. The compiler cache outlives the build (a cache
-# mount), so a rebuild after a source change recompiles what changed.
+# mount), so a rebuild after a source change recompiles what changed; the
+# build tree goes, so the layer holds just the two stripped binaries.
 RUN --mount=type=cache,target=/root/.cache/ccache \
     rm -rf build && source hack/lib/deps.sh \
  && KSCORE_NINJA_TARGETS="scorer shim" kscore_build /src \
  && mkdir -p /out \
  && strip --strip-unneeded -o /out/scorer build/bin/scorer \
- && strip --strip-unneeded -o /out/shim build/bin/shim
+ && strip --strip-unneeded -o /out/shim build/bin/shim \
+ && rm -rf build
 
 FROM debian:12-slim AS runtime
 # Only the shared libraries the two binaries load (their DT_NEEDED entries,
