@@ -30,7 +30,8 @@ containers_down() {
   for c in "${CONTAINERS[@]}"; do kscore_podman rm -f -t 0 "$c" >/dev/null 2>&1 || true; done
   for t in "${TAGS[@]}"; do kscore_podman untag "$IMAGE" "$t" >/dev/null 2>&1 || true; done
 }
-trap 'rc=$?; containers_down; (exit "$rc"); cleanup' EXIT
+# set +e: under errexit the (exit) that hands rc to cleanup would end the trap.
+trap 'rc=$?; set +e; containers_down; (exit "$rc"); cleanup' EXIT
 
 # ------------------------------------------------------------ build
 t0=$SECONDS
@@ -43,9 +44,11 @@ pass "hack/image.sh built kscore:dev in $((SECONDS - t0))s ($(grep -c -- '--> Us
 ins() { kscore_podman image inspect --format "$1" "$IMAGE"; }
 size="$(ins '{{.Size}}')"
 info "image size: $((size / 1024 / 1024)) MiB ($size bytes)"
-check "the image's user is numeric and non-root (65532:65532), as runAsNonRoot needs" \
-  test "$(ins '{{.Config.User}}')" = 65532:65532
-check "the image's entrypoint is the scorer" test "$(ins '{{join .Config.Entrypoint " "}}')" = /usr/local/bin/scorer
+user="$(ins '{{.Config.User}}')"
+check "the image's user is numeric and non-root, 65532:65532, as runAsNonRoot needs (got '$user')" \
+  test "$user" = 65532:65532
+entrypoint="$(ins '{{join .Config.Entrypoint " "}}')"
+check "the image's entrypoint is the scorer (got '$entrypoint')" test "$entrypoint" = /usr/local/bin/scorer
 
 uid_of() {  # uid_of CONTAINER: the real uid of the container's main process, read from /proc
   local pid
@@ -119,7 +122,7 @@ if poll "$TIMEOUT" bash -c "curl -fsS http://127.0.0.1:$health_port/readyz"; the
   pass "shim container: /healthz $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$health_port/healthz"), /readyz 200 (informers synced)"
 else
   fail "shim container: /readyz not 200 within ${TIMEOUT}s (running: $(running "$shim" && echo yes || echo no)); its log:"
-  shim_log | tail -n 20 | cut -c1-300 | sed 's/^/  | /'
+  shim_log | tail -n 6 | cut -c1-300 | sed 's/^/  | /'
 fi
 check "shim container: the process runs as uid 65532" test "$(uid_of "$shim" 2>/dev/null)" = 65532
 leads() { shim_log | grep -q "became leader of Lease $NS/concentrate-scheduler"; }
@@ -129,7 +132,7 @@ if poll "$TIMEOUT" all_bound spread 6 && [[ "$(wc -w <<<"$(per_node spread)")" -
   pass "shim container: the seed's 6 replicas all on one node: $(per_node spread)"
 else
   fail "shim container: seed scenario placement: '$(per_node spread)' ($(bound_count spread) of 6 bound)"
-  shim_log | tail -n 20 | cut -c1-300 | sed 's/^/  | /'
+  shim_log | tail -n 6 | cut -c1-300 | sed 's/^/  | /'
 fi
 none_forbidden() { ! shim_log | grep -Eiq 'HTTP 403|forbidden'; }
 check "shim container: no API call was forbidden" none_forbidden
