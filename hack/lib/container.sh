@@ -148,6 +148,8 @@ _kscore_base_images() {
       _kscore_root rm -rf "$tmp"
       return 1
     fi
+    # Package lists and downloads are stale by the next use: not worth keeping.
+    _kscore_root rm -rf "$tmp"/rootfs/var/lib/apt/lists/* "$tmp"/rootfs/var/cache/apt/archives/*.deb
     _kscore_root tar -C "$tmp/rootfs" --numeric-owner -cf "$raw.tmp" .
     _kscore_root rm -rf "$tmp"
     mv "$raw.tmp" "$raw"
