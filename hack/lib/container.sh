@@ -119,7 +119,7 @@ CFG
 
 # Makes localhost/debian:12 and localhost/debian:12-slim unless they exist and
 # were made by this recipe (their label kscore.base is its hash). The
-# debootstrap output, the slow part, is cached as it came.
+# debootstrap output, the slow part, is cached (less its package lists).
 _kscore_base_images() {
   local recipe
   recipe="$({ declare -f _kscore_base_rootfs _kscore_slim_rootfs
