@@ -159,8 +159,10 @@ if poll 20 curl -fsS "http://$REG/v2/"; then
 else
   fail "docker-registry did not answer on $REG:"; log_of registry | tail -n 10 | sed 's/^/  | /'
 fi
-if kscore_podman push -q --tls-verify=false "$IMAGE" "$REG/kscore:dev" >"$WORK/push.log" 2>&1; then
-  pass "podman push --tls-verify=false $REG/kscore:dev"
+# The documented way: hack/image.sh --push (a cached build, then podman push).
+if hack/image.sh kscore:dev --push "$REG/kscore:dev" --tls-verify=false >"$WORK/push.log" 2>&1 &&
+  [[ "$(tail -n 1 "$WORK/push.log")" == "$IMAGE" ]]; then
+  pass "hack/image.sh --push $REG/kscore:dev --tls-verify=false (podman push)"
 else
   fail "podman push to $REG:"; tail -n 10 "$WORK/push.log" | sed 's/^/  | /'
 fi
