@@ -2,19 +2,26 @@
 # Installs the Debian packages the C++ build needs, only when one is missing.
 # Sourced by hack/test.sh, hack/demo.sh and the Dockerfile's build stage.
 
-KSCORE_DEB_PACKAGES=(
+# What compiles the programs (the Dockerfile's build stage needs only these)...
+KSCORE_BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
   libabsl-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev nlohmann-json3-dev prometheus-cpp-dev libjemalloc-dev
+)
+# ...and what the tests and checks also use.
+KSCORE_DEB_PACKAGES=(
+  "${KSCORE_BUILD_PACKAGES[@]}"
   clang-format clang-tidy openssl python3 curl ca-certificates
 )
 
-kscore_install_deps() {
+kscore_install_deps() {  # kscore_install_deps [build]: "build" for the compilers and libraries only
   local missing=()
   local p
-  for p in "${KSCORE_DEB_PACKAGES[@]}"; do
+  local -a wanted=("${KSCORE_DEB_PACKAGES[@]}")
+  if [ "${1:-}" = build ]; then wanted=("${KSCORE_BUILD_PACKAGES[@]}"); fi
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
       || missing+=("$p")
   done
