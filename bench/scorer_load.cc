@@ -666,6 +666,7 @@ int Main() {
   }
   report["limits"] = limits;
   report["scorer_rss_kib_end"] = ProcStatusKib(pid, "VmRSS:");
+  report["scorer_hwm_kib_end"] = ProcStatusKib(pid, "VmHWM:");
   report["ok"] = ok;
 
   if (const std::string out = absl::GetFlag(FLAGS_out); !out.empty()) {
