@@ -14,10 +14,12 @@
 // --max-requests per round. After each round the in-flight calls finish and
 // the scorer's VmRSS is read (/proc/PID/status), so RSS after round 2 close
 // to RSS after round 1 says memory does not grow with the calls served.
-// Then the size limits: a request larger than the scorer's
-// --max-request-bytes must come back RESOURCE_EXHAUSTED, and a batch larger
-// than its --max-batch-nodes INVALID_ARGUMENT, quickly and without the
-// scorer's RSS jumping.
+// Then the size limits: requests larger than the scorer's
+// --max-request-bytes (one node over, and --oversized-bytes) must come back
+// RESOURCE_EXHAUSTED, and a batch larger than its --max-batch-nodes
+// INVALID_ARGUMENT, quickly; the scorer's RSS before, at most and after
+// each is reported (bounded by its --grpc-memory-limit-bytes, not by the
+// request's size).
 //
 // Exits 0 when every call answered as expected, 1 otherwise; the figures go
 // to stdout and, as JSON, to --out.
