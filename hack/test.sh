@@ -9,8 +9,8 @@
 #                           Cold, about 70 CPU-minutes (an ASan compile
 #                           costs 2.8x a plain one): not in the default run.
 # The default run (CI) also builds the scorer side with ASan+UBSan (the
-# scorer binary and the tests that drive it: about 13 CPU-minutes cold) and
-# runs those tests there; KSCORE_TEST_ASAN=0 skips that stage.
+# scorer binary and its tests: about 21 CPU-minutes cold) and runs those
+# tests there; KSCORE_TEST_ASAN=0 skips that stage.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=hack/lib/deps.sh
@@ -67,10 +67,10 @@ fi
 
 run "ctest (unit + gRPC)" ctest --test-dir "$root/build" --output-on-failure -j2 --timeout 300
 if ! $only_unit && [ "${KSCORE_TEST_ASAN:-1}" != 0 ]; then
-  # The scorer takes requests from the network: its service, its framework
-  # and the real binary under gRPC calls, with ASan+UBSan. The test
+  # The scorer takes requests from the network: its framework, plugins,
+  # service and the real binary under gRPC calls, with ASan+UBSan. The test
   # binaries run directly (ctest would list the targets not built here).
-  asan_tests=(common_test framework_test scorer_server_test)
+  asan_tests=(common_test framework_test plugins_test scorer_server_test)
   run "build the scorer side with ASan+UBSan" env \
     KSCORE_NINJA_TARGETS="scorer ${asan_tests[*]}" \
     bash -c 'source "$1/hack/lib/deps.sh" && kscore_build "$1" "$1/build-asan" \
