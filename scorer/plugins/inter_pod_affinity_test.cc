@@ -26,7 +26,7 @@ using framework::CycleState;
 using framework::PluginStatus;
 using ::kscore::testing::AffinityPod;
 using ::kscore::testing::IpaCluster;
-using ::kscore::testing::Req;
+using ::kscore::testing::LabelReq;
 using ::kscore::testing::Selector;
 using ::kscore::testing::Term;
 using ::kscore::testing::TermExists;
@@ -175,7 +175,9 @@ const Labels kPodLabel{{"service", "securityscan"}};
 const Labels kPodLabel2{{"security", "S1"}};
 
 // team in (team1).
-pb::LabelSelector Team1() { return Selector({Req("team", "In", {"team1"})}); }
+pb::LabelSelector Team1() {
+  return Selector({LabelReq("team", "In", {"team1"})});
+}
 
 pb::PodAffinityTerm WithNamespaceSelector(pb::PodAffinityTerm t,
                                           pb::LabelSelector ns) {
@@ -188,18 +190,18 @@ std::vector<FilterCase> SingleNodeCases() {
       TermIn("service", "region", {"securityscan", "value2"});
   const pb::PodAffinityTerm antivirus_by_node =
       TermIn("service", "node", {"antivirusscan", "value2"});
-  pb::PodAffinityTerm diff_namespace =
-      Term("", Selector({Req("service", "In", {"securityscan", "value2"})}));
+  pb::PodAffinityTerm diff_namespace = Term(
+      "", Selector({LabelReq("service", "In", {"securityscan", "value2"})}));
   diff_namespace.add_namespaces("DiffNameSpace");
   const pb::PodAffinityTerm operators_ok[] = {
-      Term("region", Selector({Req("service", "Exists"),
-                               Req("wrongkey", "DoesNotExist")})),
-      Term("region", Selector({Req("service", "In", {"securityscan"}),
-                               Req("service", "NotIn", {"WrongValue"})}))};
+      Term("region", Selector({LabelReq("service", "Exists"),
+                               LabelReq("wrongkey", "DoesNotExist")})),
+      Term("region", Selector({LabelReq("service", "In", {"securityscan"}),
+                               LabelReq("service", "NotIn", {"WrongValue"})}))};
   const pb::PodAffinityTerm operators_anded[] = {
       operators_ok[0],
-      Term("region", Selector({Req("service", "In", {"securityscan2"}),
-                               Req("service", "NotIn", {"WrongValue"})}))};
+      Term("region", Selector({LabelReq("service", "In", {"securityscan2"}),
+                               LabelReq("service", "NotIn", {"WrongValue"})}))};
   const pb::PodAffinityTerm team1_by_region = WithNamespaceSelector(
       TermIn("service", "region", {"securityscan", "value2"}), Team1());
   const pb::PodAffinityTerm team1_by_zone = WithNamespaceSelector(
@@ -228,9 +230,9 @@ std::vector<FilterCase> SingleNodeCases() {
        SingleNode({Securityscan()}),
        AffinityPod("")
            .Labels(kPodLabel2)
-           .Affinity(
-               Term("region", Selector({Req("service", "NotIn",
-                                            {"securityscan3", "value3"})})))
+           .Affinity(Term("region",
+                          Selector({LabelReq("service", "NotIn",
+                                             {"securityscan3", "value3"})})))
            .Obj(),
        Code::kSuccess,
        {kOk}},
@@ -315,9 +317,9 @@ std::vector<FilterCase> SingleNodeCases() {
        }(),
        AffinityPod("")
            .Labels(kPodLabel)
-           .Affinity(Term(
-               "region",
-               Selector({Req("service", "NotIn", {"securityscan", "value2"})})))
+           .Affinity(
+               Term("region", Selector({LabelReq("service", "NotIn",
+                                                 {"securityscan", "value2"})})))
            .Obj(),
        Code::kSuccess,
        {kAffinity}},
@@ -331,12 +333,12 @@ std::vector<FilterCase> SingleNodeCases() {
        Code::kSuccess,
        {kExisting}},
       {"existing anti-affinity not matching: Skip",
-       SingleNode(
-           {AffinityPod("")
-                .Labels(kPodLabel)
-                .Anti(Term("zone", Selector({Req("service", "NotIn",
-                                                 {"securityscan", "value2"})})))
-                .Obj()}),
+       SingleNode({AffinityPod("")
+                       .Labels(kPodLabel)
+                       .Anti(Term("zone", Selector({LabelReq(
+                                              "service", "NotIn",
+                                              {"securityscan", "value2"})})))
+                       .Obj()}),
        AffinityPod("").Labels(kPodLabel).Obj(),
        Code::kSkip,
        {}},
@@ -681,8 +683,9 @@ pb::PodAffinityTerm TeamTerm() {
   return t;
 }
 pb::PodAffinityTerm NotTeam1Term() {
-  return WithNamespaceSelector(Security("S1", "region"),
-                               Selector({Req("team", "NotIn", {"team1"})}));
+  return WithNamespaceSelector(
+      Security("S1", "region"),
+      Selector({LabelReq("team", "NotIn", {"team1"})}));
 }
 AffinityPod StayWithS1InRegion(AffinityPod p) {
   return p.Preferred(5, Security("S1", "region"));
@@ -692,18 +695,20 @@ AffinityPod StayWithS2InRegion(AffinityPod p) {
 }
 AffinityPod Affinity3(AffinityPod p) {
   return p
-      .Preferred(8, Term("region", Selector({Req("security", "NotIn", {"S1"}),
-                                             Req("security", "In", {"S2"})})))
-      .Preferred(2,
-                 Term("region", Selector({Req("security", "Exists"),
-                                          Req("wrongkey", "DoesNotExist")})));
+      .Preferred(8,
+                 Term("region", Selector({LabelReq("security", "NotIn", {"S1"}),
+                                          LabelReq("security", "In", {"S2"})})))
+      .Preferred(
+          2, Term("region", Selector({LabelReq("security", "Exists"),
+                                      LabelReq("wrongkey", "DoesNotExist")})));
 }
 AffinityPod HardAffinity(AffinityPod p) {
   return p
+      .Affinity(Term("region",
+                     Selector({LabelReq("security", "In", {"S1", "value2"})})))
       .Affinity(
-          Term("region", Selector({Req("security", "In", {"S1", "value2"})})))
-      .Affinity(Term("region", Selector({Req("security", "Exists"),
-                                         Req("wrongkey", "DoesNotExist")})));
+          Term("region", Selector({LabelReq("security", "Exists"),
+                                   LabelReq("wrongkey", "DoesNotExist")})));
 }
 AffinityPod AwayFromS1InAz(AffinityPod p) {
   return p.PreferredAnti(5, Security("S1", "az"));
@@ -1153,7 +1158,7 @@ TEST(InterPodAffinityTest, MalformedTermsFailPreFilterNamingTheLists) {
       AffinityPod()
           .Affinity(TermIn("service", "region", {"{{.bad-value.}}"}))
           .Affinity(TermIn("service", "region", {"{{.other.}}"}))
-          .PreferredAnti(1, Term("zone", Selector({Req("k", "Matches")})))
+          .PreferredAnti(1, Term("zone", Selector({LabelReq("k", "Matches")})))
           .Obj();
   InterPodAffinity plugin;
   Cycle cycle(plugin, IpaCluster(), pod);

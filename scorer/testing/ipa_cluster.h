@@ -24,9 +24,13 @@ namespace kscore::testing {
 
 namespace pb = ::kscore::scorer::v1;
 
-// A label selector requirement: Req("app", "In", {"web"}).
-inline pb::LabelSelectorRequirement Req(std::string key, std::string op,
-                                        std::vector<std::string> values = {}) {
+// A label selector requirement: LabelReq("app", "In", {"web"}). Not Req:
+// wrappers.h's Req has the same parameters and returns a
+// NodeSelectorRequirement, and two inline functions differing only in their
+// return type are one symbol to the linker (UBSan caught a test calling the
+// wrong one).
+inline pb::LabelSelectorRequirement LabelReq(
+    std::string key, std::string op, std::vector<std::string> values = {}) {
   pb::LabelSelectorRequirement r;
   r.set_key(std::move(key));
   r.set_operator_(std::move(op));
@@ -58,12 +62,12 @@ inline pb::PodAffinityTerm Term(std::string topology_key,
 inline pb::PodAffinityTerm TermIn(std::string label, std::string topology_key,
                                   std::vector<std::string> values) {
   return Term(std::move(topology_key),
-              Selector({Req(std::move(label), "In", std::move(values))}));
+              Selector({LabelReq(std::move(label), "In", std::move(values))}));
 }
 inline pb::PodAffinityTerm TermExists(std::string label,
                                       std::string topology_key) {
   return Term(std::move(topology_key),
-              Selector({Req(std::move(label), "Exists")}));
+              Selector({LabelReq(std::move(label), "Exists")}));
 }
 
 // A pod with (anti-)affinity terms, placed or incoming.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of the shim and the scorer (real binaries) on a real local
 # control plane (hack/cluster.sh). Each check prints PASS/FAIL; every wait
-# polls with a deadline. Needs build/bin/{scorer,shim}.
+# polls with a deadline. Needs build/bin/{scorer,shim} (or KSCORE_BIN_DIR).
 set -euo pipefail
 E2E_NAME=shim
 # shellcheck source=tests/e2e/lib.sh
@@ -60,15 +60,15 @@ refused() {
 }
 refused nonzero 'profiles[0].pluginConfig[0].args.labelKey: invalid label key "a b"' \
   "scorer exits on an invalid config, naming the field" \
-  build/bin/scorer --config tests/testdata/config/bad/bad_label_key.yaml --listen 127.0.0.1:0
+  "$KBIN/scorer" --config tests/testdata/config/bad/bad_label_key.yaml --listen 127.0.0.1:0
 # Plugins and their args are the scorer's to validate (the shim links no
 # plugin); the shim refuses what it decodes itself.
 refused nonzero 'percentageOfNodeToScore: unknown field "percentageOfNodeToScore"' \
   "shim exits on an invalid config, naming the field" \
-  build/bin/shim --config tests/testdata/config/bad/unknown_top_field.yaml --scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE"
+  "$KBIN/shim" --config tests/testdata/config/bad/unknown_top_field.yaml --scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE"
 refused 1 'clientConnection.contentType: "application/yaml" is not supported' \
   "shim exits 1 on an unsupported clientConnection.contentType, naming it" \
-  build/bin/shim --config "$WORK/yaml_content.yaml" --scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE"
+  "$KBIN/shim" --config "$WORK/yaml_content.yaml" --scorer 127.0.0.1:1 --kubeconfig "$KUBECONFIG_FILE"
 
 # ------------------------------------------------------------ seed scenario
 scorer_up scorer "$WORK/on.yaml" "$SCORER_PORT"

@@ -178,13 +178,13 @@ class Random {
         (*s.mutable_match_labels())["app"] = Pick<std::string>({"a", "b"});
         break;
       case 2:
-        *s.add_match_expressions() = testing::Req("tier", "Exists");
+        *s.add_match_expressions() = testing::LabelReq("tier", "Exists");
         break;
       case 3:
-        *s.add_match_expressions() = testing::Req("app", "NotIn", {"b"});
+        *s.add_match_expressions() = testing::LabelReq("app", "NotIn", {"b"});
         break;
       default:
-        *s.add_match_expressions() = testing::Req("app", "In", {"a", "c"});
+        *s.add_match_expressions() = testing::LabelReq("app", "In", {"a", "c"});
     }
     return s;
   }
@@ -201,7 +201,7 @@ class Random {
         break;
       case 1:
         *t.mutable_namespace_selector()->add_match_expressions() =
-            testing::Req("team", "In", {"x"});
+            testing::LabelReq("team", "In", {"x"});
         break;
       default:
         break;

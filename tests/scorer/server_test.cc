@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -1164,6 +1166,129 @@ TEST(ScorerBinaryTest, OldConnectionsAreAskedToReconnect) {
   channel.reset();
   p.Signal(SIGTERM);
   EXPECT_EQ(p.Wait(15000), 0) << p.Output();
+  unlink(config.c_str());
+}
+
+// The scorer's peak resident memory (VmHWM), in KiB; -1 when unreadable.
+int64_t PeakRssKib(int pid) {
+  std::ifstream f(absl::StrCat("/proc/", pid, "/status"));
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+  }
+  return -1;
+}
+
+// Sends `bytes` as the body of an Evaluate call, as they are.
+grpc::Status RawEvaluate(const std::shared_ptr<grpc::Channel>& channel,
+                         const std::string& bytes) {
+  grpc::TemplatedGenericStub<grpc::ByteBuffer, grpc::ByteBuffer> stub(channel);
+  grpc::CompletionQueue cq;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  grpc::Slice slice(bytes.data(), bytes.size(), grpc::Slice::STATIC_SLICE);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  auto rpc = stub.PrepareUnaryCall(&ctx, "/kscore.scorer.v1.Scorer/Evaluate",
+                                   request, &cq);
+  rpc->StartCall();
+  rpc->Finish(&response, &status, &rpc);
+  void* tag = nullptr;
+  bool ok = false;
+  cq.Next(&tag, &ok);
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+  return status;
+}
+
+TEST(ScorerBinaryTest, OversizedRequestsAreRefusedWithoutBeingHeldInMemory) {
+  const std::string config = WriteTemp(kConfig);
+  const std::string address = absl::StrCat("127.0.0.1:", testing::FreePort());
+  testing::Subprocess p;
+  ASSERT_TRUE(p.Start({ScorerBinary(), "--config", config, "--listen", address,
+                       "--metrics-bind-address", "0", "--max-request-bytes",
+                       "1048576", "--grpc-memory-limit-bytes", "16777216"}));
+  auto channel =
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  ASSERT_TRUE(channel->WaitForConnected(std::chrono::system_clock::now() +
+                                        std::chrono::seconds(20)))
+      << p.Output();
+
+  // Just under the limit: the call reaches the service, which refuses the
+  // batch (6000 nodes, over the default --max-batch-nodes of 5000).
+  pb::EvaluateRequest under;
+  under.set_profile("concentrate-scheduler");
+  *under.mutable_pod() = MakePod().Name("p").Label("app", "web").Obj();
+  for (int i = 0; i < 6000; ++i) {
+    *under.add_nodes() =
+        MakeNode().Name(absl::StrCat("node-", std::string(140, 'x'), i)).Obj();
+  }
+  const std::string under_bytes = under.SerializeAsString();
+  ASSERT_LT(under_bytes.size(), 1048576u);
+  ASSERT_GT(under_bytes.size(), 900000u);
+  grpc::Status s = RawEvaluate(channel, under_bytes);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("--max-batch-nodes"));
+
+  // One byte over: RESOURCE_EXHAUSTED, saying what the limit is.
+  s = RawEvaluate(channel, std::string(1048577, '\0'));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("1048577 vs. 1048576"));
+
+  // 256 MiB: refused before gRPC has read it all, so the scorer's peak
+  // memory grows by far less than the request (gRPC checks the size only
+  // once the whole message is in; --grpc-memory-limit-bytes cancels the
+  // call first).
+  const int64_t before = PeakRssKib(p.pid());
+  ASSERT_GT(before, 0);
+  constexpr size_t kHuge = size_t{256} << 20;
+  s = RawEvaluate(channel, std::string(kHuge, '\0'));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << s.error_message();
+  const int64_t grown = PeakRssKib(p.pid()) - before;
+  ::testing::Test::RecordProperty("peak_rss_growth_kib", std::to_string(grown));
+  EXPECT_LT(grown, static_cast<int64_t>(kHuge / 1024 / 2))
+      << "peak RSS grew by " << grown << " KiB for a " << kHuge / 1024
+      << " KiB request";
+
+  // And the scorer still answers.
+  pb::EvaluateRequest ok = under;
+  ok.mutable_nodes()->DeleteSubrange(10, ok.nodes_size() - 10);
+  s = RawEvaluate(channel, ok.SerializeAsString());
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  channel.reset();
+  p.Signal(SIGTERM);
+  EXPECT_EQ(p.Wait(15000), 0) << p.Output();
+  unlink(config.c_str());
+}
+
+TEST(ScorerBinaryTest, BadSizeLimitsExitNonZeroNamingTheFlag) {
+  const std::string config = WriteTemp(kConfig);
+  struct Case {
+    std::vector<std::string> flags;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--max-request-bytes", "0"},
+            "--max-request-bytes must be between 1 and 2147483647, got 0"},
+           {{"--max-request-bytes", "4294967296"},
+            "--max-request-bytes must be between 1 and 2147483647, got "
+            "4294967296"},
+           {{"--max-request-bytes", "1048576", "--grpc-memory-limit-bytes",
+             "1000"},
+            "--grpc-memory-limit-bytes (1000) must be at least "
+            "--max-request-bytes (1048576)"}}) {
+    std::vector<std::string> argv = {ScorerBinary(), "--config", config,
+                                     "--listen", "127.0.0.1:0"};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    testing::Subprocess p;
+    ASSERT_TRUE(p.Start(argv));
+    EXPECT_EQ(p.Wait(10000), 2) << p.Output();
+    EXPECT_THAT(p.Output(), HasSubstr(c.message));
+  }
   unlink(config.c_str());
 }
 
