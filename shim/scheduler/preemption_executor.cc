@@ -129,10 +129,18 @@ void PreemptionExecutor::Answered(const std::string& preemptor, bool ok) {
     auto it = running_.find(preemptor);
     if (it == running_.end()) return;
     it->second.failed |= !ok;
-    if (--it->second.outstanding > 0 || !it->second.failed) return;
+    if (--it->second.outstanding > 0) return;
+    // A failure leaves a victim in place, so no deletion event may come to
+    // move the pod. Otherwise the victims' deletion events may have come
+    // already, while the pod waited on these answers, and moved it to no
+    // avail; unless the cache still holds a victim, whose event will come.
+    if (!it->second.failed) {
+      for (const std::string& victim : it->second.victims) {
+        if (cache_->HoldsLivePod(victim)) return;
+      }
+    }
     running_.erase(it);
   }
-  // Some victim stays: no deletion event may come to move the pod.
   activate_(preemptor);
 }
 

@@ -53,7 +53,8 @@ class PreemptionExecutor {
   // cache and not being deleted. Such a pod is not tried: a try before the
   // cache sees its victims go finds no room and preempts again elsewhere.
   // A victim's deletion event moves it back; a preemption that failed
-  // partway activates it at once (upstream's Activate).
+  // partway, or whose victims the cache saw go before their calls were
+  // answered, activates it at once (upstream's Activate).
   bool Preempting(const std::string& key) const;
 
  private:

@@ -201,6 +201,11 @@ TEST(PreemptionExecutorTest, FailuresStopOnlyThatVictim) {
       return absl::StrContains(path, "/low") ? c.answer(m, path) : 200;
     };
     cache::Cache cache;
+    pb::Node node;
+    node.set_name("n1");
+    cache.UpsertNode(node);
+    cache.UpsertAssignedPod(Pod("low", 5, "n1"));
+    cache.UpsertAssignedPod(Pod("other", 5, "n1"));
     std::vector<std::string> activated;
     {
       Writer writer(&client, Writer::Options());
@@ -213,7 +218,8 @@ TEST(PreemptionExecutorTest, FailuresStopOnlyThatVictim) {
                         {{"default", "low", "u-low", false},
                          {"default", "other", "u-other", false}}});
       writer.WaitIdle(Writer::Lane::kBindings);
-      EXPECT_FALSE(executor.Preempting("default/big"));  // not in the cache
+      // Waiting for the deletion events, unless a victim stays.
+      EXPECT_EQ(executor.Preempting("default/big"), !c.want_activated);
     }
     EXPECT_EQ(activated, c.want_activated
                              ? std::vector<std::string>{"default/big"}
@@ -255,6 +261,33 @@ TEST(PreemptionExecutorTest, PreemptingUntilTheCacheSeesTheVictimsGo) {
   leaving.deleting = true;
   cache.UpsertAssignedPod(leaving);
   EXPECT_FALSE(executor.Preempting("default/big"));
+  EXPECT_FALSE(executor.Preempting("default/big"));
+}
+
+// The victims' deletion events may come before the calls are answered (and
+// find the pod waiting on them): then the answers activate it, as no event
+// is left to come.
+TEST(PreemptionExecutorTest, VictimsSeenGoneBeforeTheAnswersActivate) {
+  RecordingClient client;
+  cache::Cache cache;
+  pb::Node node;
+  node.set_name("n1");
+  cache.UpsertNode(node);
+  cache.UpsertAssignedPod(Pod("low", 5, "n1"));
+  client.answer = [&cache](absl::string_view method, absl::string_view) {
+    if (method == "DELETE") cache.RemovePod("default/low");
+    return 200;
+  };
+  Writer writer(&client, Writer::Options());
+  Feedback feedback(&writer, "host");
+  std::vector<std::string> activated;
+  PreemptionExecutor executor(
+      &writer, &feedback, &cache, [](const std::string&) { return true; },
+      [&activated](const std::string& key) { activated.push_back(key); });
+  executor.Preempt(std::make_shared<const cache::PodInfo>(Pod("big", 100)),
+                   {"n1", {{"default", "low", "u-low", false}}});
+  writer.WaitIdle(Writer::Lane::kBindings);
+  EXPECT_EQ(activated, std::vector<std::string>{"default/big"});
   EXPECT_FALSE(executor.Preempting("default/big"));
 }
 
