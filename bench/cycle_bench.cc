@@ -247,7 +247,7 @@ void BM_ShimCycle(benchmark::State& state) {
                              .explain_rejections = explain < 0},
                             *client);
     if (!r.ok()) {
-      state.SkipWithError(r.failure->message);
+      state.SkipWithError(r.failure->message.c_str());
       break;
     }
     start = r.next_start.value_or(0);
