@@ -235,6 +235,7 @@ void BM_ShimCycle(benchmark::State& state) {
   std::vector<cache::PodInfo> pods;
   for (int i = 0; i < 64; ++i) pods.push_back(Pod(2000000 + i * 10, ""));
   int i = 0;
+  const double cpu0 = CpuSeconds();
   for (auto _ : state) {
     const cache::PodInfo& pod = pods[static_cast<size_t>(i++) % pods.size()];
     scheduler::CycleResult r =
@@ -263,6 +264,8 @@ void BM_ShimCycle(benchmark::State& state) {
       log.Add(std::move(r.explanation));
     }
   }
+  state.counters["cpu_per_cycle"] = benchmark::Counter(
+      CpuSeconds() - cpu0, benchmark::Counter::kAvgIterations);
   if (kept > 0) {
     state.counters["bytes_per_decision"] =
         static_cast<double>(bytes) / static_cast<double>(kept);

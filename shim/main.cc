@@ -60,7 +60,7 @@ ABSL_FLAG(int, preemption_max_victim_pods, 20000,
 
 ABSL_FLAG(int, explain_decisions, 1000,
           "Scheduling decisions kept for `kubectl kscore explain` (one per "
-          "pod, the latest; about 1 KiB each), served at "
+          "pod, the latest; about 2 KiB each), served at "
           "/debug/kscore/explain; 0 keeps none");
 ABSL_FLAG(bool, record_scores, false,
           "Write kube-scheduler-simulator's result annotations "

@@ -502,7 +502,9 @@ std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
     e->preemption_node = result.preemption->node;
     e->preemption_victims = result.preemption->victims.size();
   }
-  if (in.profile != nullptr) e->filter_plugins = in.profile->filter_plugins;
+  if (in.profile != nullptr && in.explain_rejections) {
+    e->filter_plugins = in.profile->filter_plugins;
+  }
   if (ev == nullptr) {  // the nominated node fit, or the cycle never ran
     e->nominated = !result.node.empty();
     return e;
