@@ -58,6 +58,15 @@ ABSL_FLAG(int, preemption_max_victim_pods, 20000,
           "once their pods of lower priority pass this many (about 150 bytes "
           "each)");
 
+ABSL_FLAG(int, explain_decisions, 1000,
+          "Scheduling decisions kept for `kubectl kscore explain` (one per "
+          "pod, the latest; about 2 KiB each), served at "
+          "/debug/kscore/explain; 0 keeps none");
+ABSL_FLAG(bool, record_scores, false,
+          "Write kube-scheduler-simulator's result annotations "
+          "(filter-result, score-result, finalscore-result, selected-node) "
+          "on each scheduled pod; needs RBAC to patch pods");
+
 int main(int argc, char** argv) {
   const kscore::common::KubeStyleArgs args = kscore::common::StartProgram(
       argc, argv, "shim",
@@ -78,6 +87,8 @@ int main(int argc, char** argv) {
   flags.resource_namespace =
       absl::GetFlag(FLAGS_leader_elect_resource_namespace);
   flags.bind_address = absl::GetFlag(FLAGS_bind_address);
+  flags.explain_decisions = absl::GetFlag(FLAGS_explain_decisions);
+  flags.record_scores = absl::GetFlag(FLAGS_record_scores);
   flags.scorer_batch_size = absl::GetFlag(FLAGS_scorer_batch_size);
   flags.scorer_timeout = absl::GetFlag(FLAGS_scorer_timeout);
   flags.bind_workers = absl::GetFlag(FLAGS_bind_workers);

@@ -27,6 +27,12 @@ class FitErrorBuilder {
   }
 
   std::string Message() const;
+  // What Message() sums up: each reason and its node count; PreFilter's
+  // message ("" unless PreFilter rejected the pod).
+  const absl::flat_hash_map<std::string, int>& reasons() const {
+    return reasons_;
+  }
+  const std::string& pre_filter_message() const { return pre_filter_msg_; }
 
  private:
   int num_all_nodes_;

@@ -1,5 +1,7 @@
 #include "scorer/server/run.h"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -155,6 +157,16 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials() {
   return grpc::SslServerCredentials(options);
 }
 
+// This replica's name in explanations: the host name (the pod's name in a
+// cluster) and the port of --listen.
+std::string ReplicaName(const std::string& listen) {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  const size_t colon = listen.rfind(':');
+  return colon == std::string::npos ? std::string(host)
+                                    : std::string(host) + listen.substr(colon);
+}
+
 }  // namespace
 
 namespace kscore::server {
@@ -238,16 +250,17 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
     }
   }
 
+  const std::string listen = absl::GetFlag(FLAGS_listen);
   kscore::server::ScorerService service(
-      profiles->get(), kscore::server::ServiceOptions{
-                           max_batch, &call_metrics, &extension_point_metrics});
+      profiles->get(), kscore::server::ServiceOptions{max_batch, &call_metrics,
+                                                      &extension_point_metrics,
+                                                      ReplicaName(listen)});
   grpc::EnableDefaultHealthCheckService(true);
   // Keeps grpc.health.v1's descriptors linked in, for reflection.
   (void)grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  const std::string listen = absl::GetFlag(FLAGS_listen);
   builder.AddListeningPort(listen, *credentials, &port);
   builder.RegisterService(&service);
   builder.SetMaxReceiveMessageSize(static_cast<int>(max_request));

@@ -1,5 +1,6 @@
 #include "scorer/server/scorer_service.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -254,9 +255,43 @@ void TableTo(const framework::ScoreTable& t,
   }
 }
 
+// The `top` nodes of `t` with the highest totals (every node when
+// negative), highest first, ties in table order: their whole NodeScore,
+// indexed by `index_of` (the node's position in the request). Only
+// partially sorts, so the cost is in the nodes asked for.
+template <typename IndexOf, typename NameOf>
+void ExplainTo(const framework::ScoreTable& t, int32_t top, IndexOf index_of,
+               NameOf name_of,
+               google::protobuf::RepeatedPtrField<pb::NodeScore>* scores) {
+  const size_t n = t.total.size();
+  const size_t k = top < 0 ? n : std::min<size_t>(n, static_cast<size_t>(top));
+  if (k == 0) return;
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  auto higher = [&t](size_t a, size_t b) {
+    return t.total[a] != t.total[b] ? t.total[a] > t.total[b] : a < b;
+  };
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(k),
+                    order.end(), higher);
+  scores->Reserve(static_cast<int>(k));
+  for (size_t j = 0; j < k; ++j) {
+    const size_t i = order[j];
+    pb::NodeScore* ns = scores->Add();
+    ns->set_node_name(name_of(i));
+    ns->set_index(index_of(i));
+    for (size_t p = 0; p < t.plugins.size(); ++p) {
+      ns->add_raw(t.raw[p][i]);
+      ns->add_normalized(t.normalized[p][i]);
+    }
+    ns->set_total(t.total[i]);
+  }
+}
+
 // DETAIL_TOTALS: rejected nodes by index, then the feasible nodes' raw scores
-// (node after node) and totals, without names or per-node messages.
+// (node after node) and totals, without names or per-node messages; and the
+// top nodes' whole NodeScore when the request asks (explain_top).
 void TotalsTo(const framework::Evaluation& ev, bool normalized,
+              int32_t explain_top, absl::Span<const pb::Node* const> nodes,
               pb::EvaluateResponse* resp) {
   for (size_t i = 0; i < ev.filter.size(); ++i) {
     if (ev.filter[i].ok()) continue;
@@ -282,6 +317,15 @@ void TotalsTo(const framework::Evaluation& ev, bool normalized,
       resp->mutable_totals()->Add(t.total.begin(), t.total.end());
     } else {
       resp->mutable_totals()->Resize(static_cast<int>(n), 0);
+    }
+    if (explain_top != 0) {
+      ExplainTo(
+          t, explain_top,
+          [&ev](size_t i) { return static_cast<int32_t>(ev.feasible[i]); },
+          [&ev, nodes](size_t i) -> const std::string& {
+            return nodes[ev.feasible[i]]->name();
+          },
+          resp->mutable_scores());
     }
   }
   for (const std::string& s : ev.skipped) resp->add_skipped(s);
@@ -564,6 +608,13 @@ grpc::Status ScorerService::DoNormalizeScore(
     }
     if (compact) {
       resp->mutable_totals()->Add(table.total.begin(), table.total.end());
+      if (req->explain_top() != 0) {
+        resp->set_replica(options_.replica);
+        ExplainTo(
+            table, req->explain_top(),
+            [](size_t i) { return static_cast<int32_t>(i); },
+            [](size_t) { return std::string(); }, resp->mutable_scores());
+      }
       return grpc::Status::OK;
     }
     for (int i = 0; i < req->scores_size(); ++i) {
@@ -615,8 +666,10 @@ grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
       resp->add_unschedulable_plugins(p);
     }
     if (!ev.pre_filter.ok()) return grpc::Status::OK;
+    if (req->explain_top() != 0) resp->set_replica(options_.replica);
     if (req->detail() == pb::DETAIL_TOTALS) {
-      TotalsTo(ev, mode == framework::EvaluateMode::kFull, resp);
+      TotalsTo(ev, mode == framework::EvaluateMode::kFull, req->explain_top(),
+               nodes, resp);
       return grpc::Status::OK;
     }
     resp->mutable_filter()->Reserve(static_cast<int>(ev.filter.size()));

@@ -30,6 +30,9 @@ struct ServiceOptions {
   // Optional: told how long each extension point of each call took. Must
   // outlive the service.
   framework::ExtensionPointObserver* extension_points = nullptr;
+  // Named in answers to requests that ask for explanations (explain_top),
+  // so a person sees which replica decided: host name and port.
+  std::string replica = {};
 };
 
 // The gRPC adapter: decode the request, call the framework, encode the

@@ -118,6 +118,11 @@ absl::StatusOr<Options> MakeOptions(const Flags& flags,
         absl::StrCat("--preemption-max-victim-pods: must be at least 1, not ",
                      flags.preemption_max_victim_pods));
   }
+  if (flags.explain_decisions < 0) {
+    return FlagError(
+        absl::StrCat("--explain-decisions: must be at least 0, not ",
+                     flags.explain_decisions));
+  }
   if (flags.bind_address.empty()) {
     return FlagError("--bind-address: must be host:port");
   }
@@ -146,6 +151,8 @@ absl::StatusOr<Options> MakeOptions(const Flags& flags,
   o.scorer_batch_size = flags.scorer_batch_size;
   o.bind_workers = flags.bind_workers;
   o.preemption_max_victim_pods = flags.preemption_max_victim_pods;
+  o.explain_decisions = flags.explain_decisions;
+  o.record_scores = flags.record_scores;
   o.bind_address = flags.bind_address;
   for (const auto& p : config.profiles) o.served.push_back(p.scheduler_name);
   o.leader_election = config.leader_election;

@@ -36,6 +36,8 @@ struct Flags {
   std::string scorer_key_file;
   std::string scorer_tls_server_name;
   int preemption_max_victim_pods = 20000;
+  int explain_decisions = 1000;
+  bool record_scores = false;
 };
 
 // Everything the shim runs with: the flags over the configuration file,
@@ -55,6 +57,10 @@ struct Options {
   int bind_workers = 64;
   // A Preempt request stops adding nodes past this many victim pods.
   int preemption_max_victim_pods = 20000;
+  // The last decisions kept for kubectl kscore explain (0: none), and
+  // kube-scheduler-simulator's annotations on each scheduled pod.
+  int explain_decisions = 1000;
+  bool record_scores = false;
   std::string bind_address;
   // clientConnection.contentType: Kubernetes protobuf (else JSON) for reads
   // and writes.

@@ -36,6 +36,8 @@ TEST(OptionsTest, DefaultsFromConfigAndFlags) {
   EXPECT_EQ(o->scorer_batch_size, 500);
   EXPECT_EQ(o->bind_workers, 64);
   EXPECT_EQ(o->preemption_max_victim_pods, 20000);
+  EXPECT_EQ(o->explain_decisions, 1000);
+  EXPECT_FALSE(o->record_scores);
   EXPECT_TRUE(o->protobuf);
   EXPECT_TRUE(o->leader_election.leader_elect);
   // Named after the first profile, never kube-scheduler's own Lease.
@@ -170,6 +172,13 @@ TEST(OptionsTest, ErrorsNameTheFlagOrField) {
          return f;
        }(),
        "", "--preemption-max-victim-pods: must be at least 1, not 0", 2},
+      {"explain decisions",
+       [] {
+         Flags f = Given();
+         f.explain_decisions = -1;
+         return f;
+       }(),
+       "", "--explain-decisions: must be at least 0, not -1", 2},
       {"content type", Given(),
        "clientConnection:\n  contentType: application/yaml\n",
        "clientConnection.contentType: \"application/yaml\" is not supported",

@@ -18,6 +18,7 @@
 #include "prometheus/text_serializer.h"
 #include "shim/app/cluster_events.h"
 #include "shim/app/configz.h"
+#include "shim/app/debug_handlers.h"
 #include "shim/app/status_server.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/informer_codecs.h"
@@ -61,7 +62,10 @@ namespace {
 //   callbacks open the start gate or signal the main thread.
 // - civetweb's 4 threads: /healthz, /livez, /readyz (informers' atomics),
 //   /metrics (queue mutex, ClusterEvents' gated set, the scorer client's
-//   atomic counters, the Prometheus registry's own locks).
+//   atomic counters, the Prometheus registry's own locks),
+//   /debug/kscore/explain (the decision log's mutex) and
+//   /debug/kscore/what-if (a dry cycle: Profiles' mutex, the cache's, and
+//   scorer calls, as the worker's cycle, nothing written).
 // - gRPC's threads inside the scorer client (resolver, channel).
 // The start gate's mutex is taken by the informers' and the elector's
 // threads; it calls Scheduler::Start once, which starts the worker.
@@ -174,6 +178,8 @@ scheduler::Scheduler::Options SchedulerOptions(const Options& o) {
   s.batch_size = o.scorer_batch_size;
   s.protobuf = o.protobuf;
   s.preemption_max_victim_pods = o.preemption_max_victim_pods;
+  s.explain_decisions = o.explain_decisions;
+  s.record_scores = o.record_scores;
   return s;
 }
 
@@ -357,6 +363,7 @@ absl::Status Shim::Start() {
   };
   h.metrics = [this] { return MetricsText(); };
   h.configz = ConfigzJson(o_);
+  h.endpoints = DebugEndpoints(&scheduler_);
   absl::StatusOr<std::unique_ptr<StatusServer>> status =
       StatusServer::Start(o_.bind_address, std::move(h));
   if (!status.ok()) return status.status();

@@ -36,6 +36,73 @@ class Route : public CivetHandler {
   const char* content_type_;
 };
 
+const char* StatusText(int code) {
+  switch (code) {
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Error";
+  }
+}
+
+// An endpoint: GET and POST, with the query string and the body.
+class EndpointRoute : public CivetHandler {
+ public:
+  explicit EndpointRoute(StatusServer::Endpoint f) : f_(std::move(f)) {}
+  bool handleGet(CivetServer*, struct mg_connection* conn) override {
+    return Answer(conn, "GET");
+  }
+  bool handlePost(CivetServer*, struct mg_connection* conn) override {
+    return Answer(conn, "POST");
+  }
+
+ private:
+  bool Answer(struct mg_connection* conn, const char* method) {
+    StatusServer::Request req;
+    req.method = method;
+    const mg_request_info* info = mg_get_request_info(conn);
+    if (info->query_string != nullptr) req.query = info->query_string;
+    StatusServer::Reply reply;
+    if (info->content_length > 0 && static_cast<size_t>(info->content_length) >
+                                        StatusServer::kMaxBodyBytes) {
+      reply = {413, absl::StrCat("{\"error\":\"request body over ",
+                                 StatusServer::kMaxBodyBytes, " bytes\"}")};
+    } else {
+      char buf[8192];
+      int n;
+      while ((n = mg_read(conn, buf, sizeof(buf))) > 0 &&
+             req.body.size() <= StatusServer::kMaxBodyBytes) {
+        req.body.append(buf, static_cast<size_t>(n));
+      }
+      reply = req.body.size() > StatusServer::kMaxBodyBytes
+                  ? StatusServer::Reply{413,
+                                        "{\"error\":\"request body too "
+                                        "large\"}"}
+                  : f_(req);
+    }
+    mg_printf(conn,
+              "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+              "X-Content-Type-Options: nosniff\r\n"
+              "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+              reply.code, StatusText(reply.code), reply.content_type.c_str(),
+              reply.body.size());
+    mg_write(conn, reply.body.data(), reply.body.size());
+    return true;
+  }
+
+  StatusServer::Endpoint f_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(
@@ -70,6 +137,10 @@ absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(
     add(
         "/configz",
         [self] { return std::make_pair(200, self->handlers_.configz); }, kJson);
+  }
+  for (auto& [path, endpoint] : s->handlers_.endpoints) {
+    s->routes_.push_back(std::make_unique<EndpointRoute>(endpoint));
+    s->server_->addHandler(path, s->routes_.back().get());
   }
   std::vector<int> ports = s->server_->getListeningPorts();
   s->port_ = ports.empty() ? 0 : ports.front();

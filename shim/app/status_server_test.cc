@@ -15,8 +15,10 @@
 namespace kscore::app {
 namespace {
 
-// GET path on 127.0.0.1:port; the whole answer (status line, headers, body).
-std::string Get(int port, const std::string& path) {
+// GET path (or POST `body` to it) on 127.0.0.1:port; the whole answer
+// (status line, headers, body).
+std::string Get(int port, const std::string& path,
+                const std::string* body = nullptr) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -26,8 +28,14 @@ std::string Get(int port, const std::string& path) {
     close(fd);
     return "connect failed";
   }
-  const std::string req = absl::StrCat(
-      "GET ", path, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string req =
+      body == nullptr
+          ? absl::StrCat("GET ", path,
+                         " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+          : absl::StrCat("POST ", path,
+                         " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                         "Content-Length: ",
+                         body->size(), "\r\n\r\n", *body);
   if (write(fd, req.data(), req.size()) < 0) {
     close(fd);
     return "write failed";
@@ -95,6 +103,33 @@ TEST(StatusServerTest, ConfigzIsJsonWhenGiven) {
   EXPECT_THAT(got, ::testing::HasSubstr("Content-Type: application/json\r\n"));
   EXPECT_THAT(got, ::testing::HasSubstr("X-Content-Type-Options: nosniff\r\n"));
   EXPECT_THAT(got, ::testing::EndsWith(R"({"componentconfig":{}})"));
+}
+
+// Endpoints get the method, the query and the body, and answer with their
+// own status and content type.
+TEST(StatusServerTest, EndpointsSeeQueryAndBody) {
+  StatusServer::Handlers h;
+  h.not_ready = [] { return std::string(); };
+  h.metrics = [] { return std::string(); };
+  h.endpoints.push_back(
+      {"/debug/echo", [](const StatusServer::Request& r) {
+         return StatusServer::Reply{
+             r.body == "bad" ? 400 : 200,
+             absl::StrCat(r.method, " ", r.query, " ", r.body)};
+       }});
+  auto server = StatusServer::Start("127.0.0.1:0", h);
+  ASSERT_TRUE(server.ok());
+  const int port = (*server)->port();
+  std::string got = Get(port, "/debug/echo?name=a%2Fb&namespace=x");
+  EXPECT_THAT(got, ::testing::StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(got, ::testing::HasSubstr("Content-Type: application/json\r\n"));
+  EXPECT_THAT(got, ::testing::EndsWith("GET name=a%2Fb&namespace=x "));
+  const std::string body = R"({"kind":"Pod"})";
+  EXPECT_THAT(Get(port, "/debug/echo", &body),
+              ::testing::EndsWith(R"(POST  {"kind":"Pod"})"));
+  const std::string bad = "bad";
+  EXPECT_THAT(Get(port, "/debug/echo", &bad),
+              ::testing::StartsWith("HTTP/1.1 400 Bad Request"));
 }
 
 }  // namespace

@@ -66,6 +66,7 @@ std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
   h.set_detail(pb::DETAIL_TOTALS);
   h.set_config_hash(profile.config_hash);
   if (plan.prepared != nullptr) *h.mutable_cluster() = plan.prepared->cluster;
+  h.set_explain_top(plan.explain_top);
   return h.SerializeAsString();
 }
 
@@ -99,6 +100,7 @@ absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
   CyclePlan out;
   out.pod = in.cache->PodFor(*in.pod, in.profile->pod_data);
   out.node_labels = in.profile->NeedsNodeLabels(out.pod);
+  out.explain_top = in.explain_top;
   if (!in.profile->plans) return out;
   absl::StatusOr<pb::PlanResponse> plan;
   if (in.plans != nullptr) {
@@ -165,6 +167,12 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
   }
   if (ev.plugins.empty() && !resp.plugins().empty()) {
     ev.plugins.assign(resp.plugins().begin(), resp.plugins().end());
+    ev.weights.assign(resp.weights().begin(), resp.weights().end());
+  }
+  if (!resp.replica().empty() &&
+      std::find(ev.replicas.begin(), ev.replicas.end(), resp.replica()) ==
+          ev.replicas.end()) {
+    ev.replicas.push_back(resp.replica());
   }
   if (ev.cycle_state.empty()) ev.cycle_state = resp.cycle_state();
   const size_t before = ev.feasible.size();
@@ -186,6 +194,10 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
     for (const std::string& why : r.status().reasons()) {
       ev.fit_error.AddReason(why);
     }
+    if (ev.keep_rejections) {
+      ev.rejections.push_back({ev.names[at], r.status().plugin(),
+                               absl::StrJoin(r.status().reasons(), ", ")});
+    }
   }
   for (; next < end; ++next) ev.feasible.push_back(next);
   const size_t got = ev.feasible.size() - before;
@@ -198,6 +210,17 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
   }
   ev.raw.insert(ev.raw.end(), resp.raw().begin(), resp.raw().end());
   if (single) ev.totals.assign(resp.totals().begin(), resp.totals().end());
+  if (single) {
+    for (const pb::NodeScore& ns : resp.scores()) {
+      const size_t at = base + static_cast<size_t>(ns.index());
+      if (ns.index() < 0 || at >= end) continue;  // not ours to explain
+      ev.explained.push_back(
+          {at,
+           ns.total(),
+           {ns.raw().begin(), ns.raw().end()},
+           {ns.normalized().begin(), ns.normalized().end()}});
+    }
+  }
   return std::nullopt;
 }
 
@@ -281,6 +304,7 @@ std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
   ev.raw.clear();
   ev.totals.clear();
   ev.cycle_state.clear();
+  ev.explained.clear();
   ev.filtered_only = false;
   return CollectResponse(**results.front(), 0, ev.names.size(), true, ev);
 }
@@ -299,6 +323,7 @@ std::optional<Failure> Normalize(const CycleInput& in, const CyclePlan& plan,
   if (plan.prepared != nullptr) *req.mutable_cluster() = plan.prepared->cluster;
   *req.mutable_cycle_state() = ev.cycle_state;
   req.set_config_hash(in.profile->config_hash);
+  req.set_explain_top(in.explain_top);
   for (const std::string& p : ev.plugins) req.add_plugins(p);
   req.mutable_raw()->Add(ev.raw.begin(), ev.raw.end());
   absl::StatusOr<pb::NormalizeScoreResponse> norm = scorer.NormalizeScore(req);
@@ -309,6 +334,22 @@ std::optional<Failure> Normalize(const CycleInput& in, const CyclePlan& plan,
                                        ev.feasible.size(), " nodes"));
   }
   ev.totals.assign(norm->totals().begin(), norm->totals().end());
+  // The breakdown of a single call normalised its batch alone: this one is
+  // the cycle's.
+  ev.explained.clear();
+  for (const pb::NodeScore& ns : norm->scores()) {
+    const auto at = static_cast<size_t>(ns.index());
+    if (ns.index() < 0 || at >= ev.feasible.size()) continue;
+    ev.explained.push_back({ev.feasible[at],
+                            ns.total(),
+                            {ns.raw().begin(), ns.raw().end()},
+                            {ns.normalized().begin(), ns.normalized().end()}});
+  }
+  if (!norm->replica().empty() &&
+      std::find(ev.replicas.begin(), ev.replicas.end(), norm->replica()) ==
+          ev.replicas.end()) {
+    ev.replicas.push_back(norm->replica());
+  }
   return std::nullopt;
 }
 
@@ -377,7 +418,11 @@ bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
   return resp.status().code() == pb::CODE_SUCCESS && resp.rejected().empty();
 }
 
-CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
+namespace {
+
+// RunCycle's work; `ev` holds the evaluation once the cycle gets that far.
+CycleResult RunCycleWith(const CycleInput& in, scorer_client::Scorer& scorer,
+                         std::optional<Evaluation>& evaluation) {
   const cache::PodInfo& pod = *in.pod;
   // A quantity the shim could not read (malformed, negative) leaves the pod
   // pending with a message its owner can act on: placing it by the other
@@ -401,7 +446,8 @@ CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
       EvaluateNominatedNode(in, *plan, nominated, scorer)) {
     return {.node = std::move(nominated)};
   }
-  Evaluation ev(w.all_nodes);
+  Evaluation& ev = evaluation.emplace(w.all_nodes);
+  ev.keep_rejections = in.explain_top != 0 && in.explain_rejections;
   CycleResult result;
   std::optional<Failure> f = EvaluateBatches(in, w, *plan, scorer, ev);
   if (!f.has_value()) {
@@ -431,6 +477,118 @@ CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
     spdlog::debug("pod {} -> node {} among {} feasible of {} nodes; top: {}",
                   pod.key, result.node, ev.feasible.size(), w.all_nodes,
                   ExplainChoice(ev));
+  }
+  return result;
+}
+
+}  // namespace
+
+std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
+                                     const CycleResult& result) {
+  auto e = std::make_shared<Explanation>();
+  const cache::PodInfo& pod = *in.pod;
+  e->namespace_ = pod.namespace_;
+  e->name = pod.name;
+  e->uid = pod.uid;
+  e->profile = pod.scheduler_name;
+  e->time = absl::Now();
+  e->all_nodes = ev != nullptr ? ev->all_nodes : in.cache->NodeCount();
+  e->node = result.node;
+  if (result.failure.has_value()) {
+    e->message = result.failure->message;
+    e->error = result.failure->kind == Failure::Kind::kError;
+  }
+  if (result.preemption.has_value()) {
+    e->preemption_node = result.preemption->node;
+    e->preemption_victims = result.preemption->victims.size();
+  }
+  if (in.profile != nullptr && in.explain_rejections) {
+    e->filter_plugins = in.profile->filter_plugins;
+  }
+  if (ev == nullptr) {  // the nominated node fit, or the cycle never ran
+    e->nominated = !result.node.empty();
+    return e;
+  }
+  e->evaluated = ev->processed;
+  e->feasible = ev->feasible.size();
+  e->reasons.assign(ev->fit_error.reasons().begin(),
+                    ev->fit_error.reasons().end());
+  std::sort(
+      e->reasons.begin(), e->reasons.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+      });
+  e->plugins = ev->plugins;
+  e->weights = ev->weights;
+  e->replicas = ev->replicas;
+  e->rejections = ev->rejections;
+  const size_t k_plugins = ev->plugins.size();
+  // The feasible node `f`'s raw scores (ev->raw is node after node).
+  auto raw_of = [&](size_t f) {
+    if (ev->raw.size() < (f + 1) * k_plugins) return std::vector<int64_t>();
+    return std::vector<int64_t>(
+        ev->raw.begin() + static_cast<std::ptrdiff_t>(f * k_plugins),
+        ev->raw.begin() + static_cast<std::ptrdiff_t>((f + 1) * k_plugins));
+  };
+  if (!ev->explained.empty()) {
+    for (const Evaluation::Explained& x : ev->explained) {
+      e->top.push_back({ev->names[x.node], x.total, x.raw, x.normalized});
+    }
+  } else if (ev->totals.size() == ev->feasible.size()) {
+    // A scorer that does not explain: totals and raw scores only.
+    std::vector<size_t> order(ev->feasible.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const size_t k =
+        in.explain_top < 0
+            ? order.size()
+            : std::min<size_t>(order.size(),
+                               static_cast<size_t>(in.explain_top));
+    std::partial_sort(
+        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k),
+        order.end(), [&](size_t a, size_t b) {
+          return ev->totals[a] != ev->totals[b] ? ev->totals[a] > ev->totals[b]
+                                                : a < b;
+        });
+    for (size_t j = 0; j < k; ++j) {
+      const size_t f = order[j];
+      e->top.push_back(
+          {ev->names[ev->feasible[f]], ev->totals[f], raw_of(f), {}});
+    }
+  }
+  if (!ev->totals.empty()) {
+    const int64_t best =
+        *std::max_element(ev->totals.begin(), ev->totals.end());
+    const auto tied = static_cast<size_t>(
+        std::count(ev->totals.begin(), ev->totals.end(), best));
+    if (tied > 1) e->tied_best = tied;
+  }
+  // The chosen node first: it may tie with better-ranked ones, or (more
+  // ties than the top shows) be missing, its breakdown then unknown.
+  if (!result.node.empty()) {
+    auto it = std::find_if(
+        e->top.begin(), e->top.end(),
+        [&](const Explanation::NodeScore& n) { return n.node == result.node; });
+    if (it != e->top.end()) {
+      std::rotate(e->top.begin(), it, it + 1);
+    } else {
+      for (size_t f = 0; f < ev->feasible.size(); ++f) {
+        if (ev->names[ev->feasible[f]] != result.node) continue;
+        e->top.insert(e->top.begin(),
+                      {result.node,
+                       f < ev->totals.size() ? ev->totals[f] : 0,
+                       raw_of(f),
+                       {}});
+        break;
+      }
+    }
+  }
+  return e;
+}
+
+CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
+  std::optional<Evaluation> ev;
+  CycleResult result = RunCycleWith(in, scorer, ev);
+  if (in.explain_top != 0) {
+    result.explanation = Explain(in, ev.has_value() ? &*ev : nullptr, result);
   }
   return result;
 }

@@ -23,6 +23,7 @@
 #include "google/protobuf/map.h"
 #include "scorer/framework/fit_error.h"
 #include "shim/cache/cache.h"
+#include "shim/scheduler/explain.h"
 #include "shim/scheduler/profiles.h"
 #include "shim/scorer_client/scorer.h"
 
@@ -82,6 +83,8 @@ struct CycleResult {
   // On failure: the pod's nomination, and with kSet what to preempt.
   Nominating nominating = Nominating::kClear;
   std::optional<Preemption> preemption{};
+  // With CycleInput::explain_top: what the cycle saw and why it decided.
+  std::shared_ptr<Explanation> explanation{};
 
   bool ok() const { return !failure.has_value(); }
 };
@@ -118,6 +121,12 @@ struct CycleInput {
   PlanCache* plans = nullptr;      // when null, every cycle asks Plan
   // PostFilter's request stops adding nodes past this many victim pods.
   size_t max_victim_pods = 20000;
+  // Not 0: fill CycleResult::explanation, with the per-plugin breakdown of
+  // this many best nodes (negative: every feasible node), which the scorer
+  // adds to the answers it gives anyway.
+  int32_t explain_top = 0;
+  // With explain_top: also each rejected node's plugin and message.
+  bool explain_rejections = false;
 };
 
 // What a cycle sends beyond the candidates: the pod message for the
@@ -129,11 +138,13 @@ struct CyclePlan {
   // Every request of the cycle carries Node.labels: the profile's rule for
   // this pod (ProfileInfo::NeedsNodeLabels), or the plan asks for them.
   bool node_labels = false;
+  int32_t explain_top = 0;  // CycleInput::explain_top
 };
 
 // The bytes every request of a cycle starts with: profile, pod, detail
-// (DETAIL_TOTALS), the configuration hash the cycle is planned with and the
-// plan's answers. Fields appended later override (protobuf merging).
+// (DETAIL_TOTALS), the configuration hash the cycle is planned with, the
+// plan's answers and explain_top. Fields appended later override (protobuf
+// merging).
 std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
                         const CyclePlan& plan);
 
@@ -181,6 +192,21 @@ struct Evaluation {
   std::vector<size_t> potential;
   std::vector<std::string> potential_before;
   pb::Code pre_filter_code = pb::CODE_SUCCESS;
+
+  // For explanations (CycleInput::explain_top): the plugins' weights, the
+  // scorer's breakdown of the best nodes (`node` indexes `names`), the
+  // replicas that answered, and (explain_rejections) each rejected node.
+  std::vector<int32_t> weights;
+  struct Explained {
+    size_t node = 0;
+    int64_t total = 0;
+    std::vector<int64_t> raw;
+    std::vector<int64_t> normalized;
+  };
+  std::vector<Explained> explained;
+  std::vector<std::string> replicas;
+  bool keep_rejections = false;
+  std::vector<Explanation::Rejection> rejections;
 };
 
 // Sends the window's candidates in batches of in.batch_size, more rounds
@@ -214,6 +240,10 @@ std::optional<Failure> Normalize(const CycleInput& in, const CyclePlan& plan,
 size_t SelectHost(absl::Span<const int64_t> totals, std::mt19937_64& rng);
 // The -v=4 "why": the top three nodes with their totals and raw scores.
 std::string ExplainChoice(const Evaluation& ev);
+// The Explanation of a cycle (CycleInput::explain_top) from its outcome and,
+// when it got that far, its Evaluation.
+std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
+                                     const CycleResult& result);
 
 // A scorer call that failed: the transport's failure is "scorer
 // unavailable: ...", the scorer's own error (a plugin's Error, a rejected

@@ -537,5 +537,136 @@ TEST(RunCyclePlanTest, PlanAsksForNodeLabels) {
   }
 }
 
+// The explanation takes the scorer's breakdown of the best nodes, puts the
+// chosen node first and sums the filter reasons; without explain_top the
+// cycle asks for none and explains nothing.
+TEST(RunCycleExplainTest, ScorerBreakdownChosenNodeFirst) {
+  cache::Cache cache;
+  AddNodes(cache, 4);
+  FakeScorer scorer;
+  scorer.plugins = {"A", "B"};
+  scorer.rejected = {{NodeName(0), "node(s) were too small"}};
+  scorer.raw = {{NodeName(1), 3}, {NodeName(2), 7}, {NodeName(3), 7}};
+  scorer.tamper = [](pb::EvaluateResponse& resp) {
+    resp.add_weights(1);
+    resp.add_weights(2);
+    resp.set_replica("scorer-a:50051");
+    for (int index : {2, 3}) {  // the two best, as the scorer sorts them
+      pb::NodeScore* ns = resp.add_scores();
+      ns->set_index(index);
+      ns->set_total(14);
+      ns->add_raw(7);
+      ns->add_raw(7);
+      ns->add_normalized(index == 2 ? 5 : 1);
+      ns->add_normalized(index == 2 ? 1 : 3);
+    }
+  };
+  const cache::PodInfo pod = Pod();
+  ProfileInfo profile;
+  profile.filter_plugins = {"F1", "F2"};
+  std::mt19937_64 rng(7);
+  CycleResult plain = RunCycle(
+      {.pod = &pod, .profile = &profile, .cache = &cache, .rng = &rng}, scorer);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain.explanation, nullptr);
+  EXPECT_EQ(scorer.evaluated.back().explain_top(), 0);
+
+  for (int run = 0; run < 8; ++run) {  // either tied node may be chosen
+    CycleResult r = RunCycle({.pod = &pod,
+                              .profile = &profile,
+                              .cache = &cache,
+                              .rng = &rng,
+                              .explain_top = 2},
+                             scorer);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(scorer.evaluated.back().explain_top(), 2);
+    ASSERT_NE(r.explanation, nullptr);
+    const Explanation& e = *r.explanation;
+    EXPECT_EQ(e.name, "p");
+    EXPECT_EQ(e.node, r.node);
+    EXPECT_EQ(e.all_nodes, 4u);
+    EXPECT_EQ(e.evaluated, 4u);
+    EXPECT_EQ(e.feasible, 3u);
+    EXPECT_THAT(e.plugins, ElementsAre("A", "B"));
+    EXPECT_THAT(e.weights, ElementsAre(1, 2));
+    EXPECT_THAT(e.replicas, ElementsAre("scorer-a:50051"));
+    EXPECT_THAT(e.reasons, ElementsAre(std::make_pair(
+                               std::string("node(s) were too small"), 1)));
+    EXPECT_EQ(e.tied_best, 2u);
+    EXPECT_TRUE(e.rejections.empty());  // not asked for
+    ASSERT_EQ(e.top.size(), 2u);
+    EXPECT_EQ(e.top[0].node, r.node);
+    const bool second = r.node == NodeName(2);
+    EXPECT_THAT(e.top[0].normalized,
+                second ? ElementsAre(5, 1) : ElementsAre(1, 3));
+    EXPECT_EQ(e.top[1].node, second ? NodeName(3) : NodeName(2));
+  }
+}
+
+// A scorer that does not explain (older than explain_top): the top nodes
+// from the totals, raw scores only; explain_rejections keeps each rejected
+// node's plugin and message.
+TEST(RunCycleExplainTest, WithoutTheScorersBreakdownTotalsAndRaw) {
+  cache::Cache cache;
+  AddNodes(cache, 4);
+  FakeScorer scorer;
+  scorer.rejected = {{NodeName(1), "node(s) had untolerated taint"}};
+  scorer.raw = {{NodeName(0), 1}, {NodeName(2), 9}, {NodeName(3), 4}};
+  const cache::PodInfo pod = Pod();
+  ProfileInfo profile;
+  std::mt19937_64 rng(7);
+  CycleResult r = RunCycle({.pod = &pod,
+                            .profile = &profile,
+                            .cache = &cache,
+                            .rng = &rng,
+                            .explain_top = -1,
+                            .explain_rejections = true},
+                           scorer);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.node, NodeName(2));
+  const Explanation& e = *r.explanation;
+  ASSERT_EQ(e.top.size(), 3u);
+  EXPECT_EQ(e.top[0].node, NodeName(2));
+  EXPECT_EQ(e.top[0].total, 9);
+  EXPECT_THAT(e.top[0].raw, ElementsAre(9));
+  EXPECT_TRUE(e.top[0].normalized.empty());
+  EXPECT_EQ(e.top[1].node, NodeName(3));
+  EXPECT_EQ(e.top[2].node, NodeName(0));
+  EXPECT_EQ(e.tied_best, 0u);
+  ASSERT_EQ(e.rejections.size(), 1u);
+  EXPECT_EQ(e.rejections[0].node, NodeName(1));
+  EXPECT_EQ(e.rejections[0].message, "node(s) had untolerated taint");
+}
+
+// A pod no node takes: pending, with FitError's message and its reasons.
+TEST(RunCycleExplainTest, PendingWithTheReasonHistogram) {
+  cache::Cache cache;
+  AddNodes(cache, 3);
+  FakeScorer scorer;
+  scorer.rejected = {{NodeName(0), "Insufficient cpu"},
+                     {NodeName(1), "Insufficient cpu"},
+                     {NodeName(2), "node(s) were unschedulable"}};
+  const cache::PodInfo pod = Pod();
+  ProfileInfo profile;
+  std::mt19937_64 rng(7);
+  CycleResult r = RunCycle({.pod = &pod,
+                            .profile = &profile,
+                            .cache = &cache,
+                            .rng = &rng,
+                            .explain_top = 5},
+                           scorer);
+  ASSERT_FALSE(r.ok());
+  const Explanation& e = *r.explanation;
+  EXPECT_EQ(e.node, "");
+  EXPECT_FALSE(e.error);
+  EXPECT_EQ(e.message, r.failure->message);
+  EXPECT_THAT(e.message, ::testing::StartsWith("0/3 nodes are available"));
+  EXPECT_THAT(e.reasons,
+              ElementsAre(std::make_pair(std::string("Insufficient cpu"), 2),
+                          std::make_pair(
+                              std::string("node(s) were unschedulable"), 1)));
+  EXPECT_TRUE(e.top.empty());
+}
+
 }  // namespace
 }  // namespace kscore::scheduler

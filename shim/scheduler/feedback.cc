@@ -98,6 +98,22 @@ void Feedback::SetNominatedNode(const std::string& namespace_,
               absl::StrCat("nominated node of ", namespace_, "/", name));
 }
 
+void Feedback::Annotate(const cache::PodInfo& pod, nlohmann::json annotations) {
+  nlohmann::json patch = {
+      {"metadata", {{"annotations", std::move(annotations)}}}};
+  Writer::Request req;
+  req.method = "PATCH";
+  req.path =
+      absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/", pod.name);
+  req.body = {patch.dump(), "application/merge-patch+json"};
+  req.accept = "application/json";
+  writer_->Send(Writer::Lane::kFeedback, std::move(req),
+                [what = absl::StrCat("score annotations of ", pod.key)](
+                    const absl::StatusOr<kube::Response>& r) {
+                  Writer::LogIfFailed(r, what);
+                });
+}
+
 void Feedback::PatchStatus(const std::string& namespace_,
                            const std::string& name, nlohmann::json status,
                            std::string what) {

@@ -42,6 +42,9 @@ class Feedback {
   // node <node>", regarding the victim, related to the preemptor.
   void Preempted(const kube::ObjectRef& victim, const cache::PodInfo& preemptor,
                  const std::string& node);
+  // Merges `annotations` (name -> value) into the pod's metadata (a merge
+  // patch of the pod, on the feedback lane): --record-scores.
+  void Annotate(const cache::PodInfo& pod, nlohmann::json annotations);
   // Writes event series' counts when due (EventRecorder); call periodically.
   void Tick() { recorder_.Tick(); }
 

@@ -117,6 +117,9 @@ std::string Profiles::Adopt(
           points.end()) {
         info->post_filter = true;
       }
+      if (std::find(points.begin(), points.end(), "Filter") != points.end()) {
+        info->filter_plugins.push_back(plugin.name());
+      }
       if (plugin.events().empty() &&
           std::find(plugin.extension_points().begin(),
                     plugin.extension_points().end(),

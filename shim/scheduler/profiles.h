@@ -40,6 +40,9 @@ struct ProfileInfo {
   // A plugin runs at PostFilter (DefaultPreemption): a pod no node took
   // asks the scorer where to preempt (Preempt).
   bool post_filter = false;
+  // The Filter plugins, in the order they run (explanations name the ones
+  // a node passed).
+  std::vector<std::string> filter_plugins = {};
 
   // Whether requests for this pod must carry node labels.
   bool NeedsNodeLabels(const pb::Pod& pod) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/kube/write_bodies.h"
 #include "spdlog/spdlog.h"
@@ -26,7 +27,8 @@ Scheduler::Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
           [profiles](const std::string& name) {
             return profiles->Serves(name);
           },
-          [queue](const std::string& key) { queue->Activate(key); }) {}
+          [queue](const std::string& key) { queue->Activate(key); }),
+      decisions_(static_cast<size_t>(std::max(0, options.explain_decisions))) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -75,6 +77,17 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   absl::StatusOr<std::shared_ptr<const ProfileInfo>> profile =
       profiles_->Lookup(pod.scheduler_name);
   if (!profile.ok()) {
+    if (decisions_.capacity() > 0) {
+      auto e = std::make_shared<Explanation>();
+      e->namespace_ = pod.namespace_;
+      e->name = pod.name;
+      e->uid = pod.uid;
+      e->profile = pod.scheduler_name;
+      e->time = absl::Now();
+      e->message = std::string(profile.status().message());
+      e->error = true;
+      Record(std::move(e), qp);
+    }
     Fail(std::move(qp), std::string(profile.status().message()), false, start,
          "error");
     return;
@@ -88,9 +101,13 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
        .rng = &rng,
        .plans = &plans_,
        .max_victim_pods = static_cast<size_t>(
-           std::max(0, options_.preemption_max_victim_pods))},
+           std::max(0, options_.preemption_max_victim_pods)),
+       .explain_top = ExplainTop(),
+       .explain_rejections = options_.record_scores},
       *scorer_);
   if (r.next_start.has_value()) next_start_.store(*r.next_start);
+  std::shared_ptr<const Explanation> record;
+  if (r.explanation != nullptr) record = Record(std::move(r.explanation), qp);
   if (!r.ok()) {
     if (r.failure->stale_profiles) profiles_->Invalidate(r.failure->message);
     const bool unschedulable = r.failure->kind == Failure::Kind::kUnschedulable;
@@ -109,13 +126,68 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
     queue_->Done(pod.key);
     return;
   }
-  Bind(std::move(qp), std::move(r.node), start);
+  Bind(std::move(qp), std::move(r.node), start,
+       options_.record_scores ? std::move(record) : nullptr);
+}
+
+int32_t Scheduler::ExplainTop() const {
+  if (options_.record_scores) return -1;  // every feasible node
+  if (decisions_.capacity() == 0) return 0;
+  return std::max(1, options_.explain_top);
+}
+
+std::shared_ptr<const Explanation> Scheduler::Record(
+    std::shared_ptr<Explanation> e,
+    const queue::SchedulingQueue::QueuedPod& qp) {
+  e->attempts = qp.attempts;
+  if (decisions_.capacity() > 0) {
+    if (options_.record_scores) {
+      decisions_.Add(std::make_shared<const Explanation>(
+          Trimmed(*e, static_cast<size_t>(std::max(1, options_.explain_top)))));
+    } else {
+      decisions_.Add(e);
+    }
+  }
+  return e;
+}
+
+absl::StatusOr<std::shared_ptr<const Explanation>> Scheduler::WhatIf(
+    const cache::PodInfo& pod) {
+  if (!profiles_->Serves(pod.scheduler_name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.schedulerName: \"", pod.scheduler_name,
+                     "\" is not a profile of this scheduler (it serves: ",
+                     absl::StrJoin(profiles_->served(), ", "), ")"));
+  }
+  absl::StatusOr<std::shared_ptr<const ProfileInfo>> profile =
+      profiles_->Lookup(pod.scheduler_name);
+  if (!profile.ok()) return profile.status();
+  std::mt19937_64 rng(std::random_device{}());
+  CycleResult r = RunCycle(
+      {.pod = &pod,
+       .profile = profile->get(),
+       .cache = cache_,
+       .batch_size = static_cast<size_t>(std::max(1, options_.batch_size)),
+       .start = next_start_.load(),
+       .rng = &rng,
+       .plans = &plans_,
+       .max_victim_pods = static_cast<size_t>(
+           std::max(0, options_.preemption_max_victim_pods)),
+       .explain_top = std::max(1, options_.explain_top)},
+      *scorer_);
+  if (r.failure.has_value() && r.failure->stale_profiles) {
+    profiles_->Invalidate(r.failure->message);
+  }
+  r.explanation->what_if = true;
+  return std::shared_ptr<const Explanation>(std::move(r.explanation));
 }
 
 void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
-                     absl::Time start) {
-  auto b = std::make_shared<PendingBind>(PendingBind{
-      std::move(qp), std::move(node), start, std::chrono::steady_clock::now()});
+                     absl::Time start,
+                     std::shared_ptr<const Explanation> record) {
+  auto b = std::make_shared<PendingBind>(
+      PendingBind{std::move(qp), std::move(node), start,
+                  std::chrono::steady_clock::now(), std::move(record)});
   const cache::PodInfo& pod = *b->qp.info;
   Writer::Request req;
   req.method = "POST";
@@ -150,6 +222,10 @@ void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
     }
     spdlog::info("bound pod {} to node {}", pod.key, node);
     feedback_->Scheduled(pod, node);
+    if (b.record != nullptr) {
+      feedback_->Annotate(pod, SimulatorAnnotations(*b.record));
+      b.record.reset();
+    }
     queue_->Done(pod.key, pod.uid);
     return;
   }

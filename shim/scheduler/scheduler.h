@@ -15,6 +15,7 @@
 #include "shim/cache/cache.h"
 #include "shim/queue/scheduling_queue.h"
 #include "shim/scheduler/cycle.h"
+#include "shim/scheduler/explain.h"
 #include "shim/scheduler/feedback.h"
 #include "shim/scheduler/metrics.h"
 #include "shim/scheduler/preemption_executor.h"
@@ -36,6 +37,14 @@ class Scheduler {
     // A Preempt request stops adding nodes past this many victim pods
     // (--preemption-max-victim-pods).
     int preemption_max_victim_pods = 20000;
+    // The last decisions kept for `kubectl kscore explain`, one per pod
+    // (--explain-decisions; 0: none), each with this many best nodes'
+    // per-plugin breakdown.
+    int explain_decisions = 1000;
+    int explain_top = 5;
+    // kube-scheduler-simulator's result annotations on each scheduled pod
+    // (--record-scores): the scorer then explains every feasible node.
+    bool record_scores = false;
   };
 
   Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
@@ -52,6 +61,15 @@ class Scheduler {
   void ScheduleOne(queue::SchedulingQueue::QueuedPod qp, std::mt19937_64& rng);
   void ScheduleOne(queue::SchedulingQueue::QueuedPod qp);
 
+  // The last decisions (kubectl kscore explain).
+  const DecisionLog& decisions() const { return decisions_; }
+  // A dry cycle for `pod` against the current snapshot (kubectl kscore
+  // what-if): where it would go and why. Nothing is assumed, bound, queued
+  // or written, and no decision is logged. InvalidArgument for a pod of a
+  // profile this scheduler does not serve; the scorer's refusal otherwise.
+  absl::StatusOr<std::shared_ptr<const Explanation>> WhatIf(
+      const cache::PodInfo& pod);
+
  private:
   // Requeues the pod with its FailedScheduling event and condition, and
   // sets its nomination (upstream's handleSchedulingFailure): in the cache
@@ -67,10 +85,20 @@ class Scheduler {
     absl::Time start;  // of the scheduling attempt
     // Of the binding, for the Bind extension point's duration: monotonic.
     std::chrono::steady_clock::time_point bind_start;
+    // With record_scores: what to write on the pod once bound.
+    std::shared_ptr<const Explanation> record;
   };
   // Sends the binding through the writer's bindings lane.
   void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
-            absl::Time start);
+            absl::Time start,
+            std::shared_ptr<const Explanation> record = nullptr);
+  // Logs a cycle's explanation (trimmed when it holds every node); returns
+  // it whole for record_scores.
+  std::shared_ptr<const Explanation> Record(
+      std::shared_ptr<Explanation> e,
+      const queue::SchedulingQueue::QueuedPod& qp);
+  // The breakdown each cycle asks the scorer for (CycleInput::explain_top).
+  int32_t ExplainTop() const;
   // The binding's outcome (on the client's I/O thread), then the next one.
   void Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r);
 
@@ -85,6 +113,7 @@ class Scheduler {
   PreemptionExecutor preemption_;
   // Plans by pod template, shared by the workers.
   PlanCache plans_;
+  DecisionLog decisions_;
   std::atomic<size_t> next_start_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;

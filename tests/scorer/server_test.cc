@@ -34,6 +34,7 @@ using ::kscore::testing::MakeNode;
 using ::kscore::testing::MakePod;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -509,6 +510,74 @@ TEST_F(ScorerServerTest, EvaluateTotalsSayWhatTheFullAnswerSays) {
   st = stub_->Evaluate(Ctx().get(), req, &raw_only);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(st.error_message(), HasSubstr("detail: unknown value 7"));
+}
+
+// explain_top adds the best nodes' whole NodeScore to the compact answer,
+// best first, each with its index in the request, and names the replica.
+TEST_F(ScorerServerTest, EvaluateExplainsTheBestNodesWhenAsked) {
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  *req.mutable_pod() =
+      MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
+  AddNodes(req.mutable_nodes());
+  *req.mutable_nodes()->Add() = MakeNode().Name("n4").Unschedulable().Obj();
+  req.mutable_nodes()->SwapElements(1, 3);  // n1 n4 n3 n2: n4 rejected
+  req.set_detail(pb::DETAIL_TOTALS);
+  pb::EvaluateResponse plain;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &plain).ok());
+  EXPECT_EQ(plain.scores_size(), 0);
+  EXPECT_EQ(plain.replica(), "");
+
+  req.set_explain_top(2);
+  pb::EvaluateResponse resp;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  EXPECT_THAT(resp.replica(), EndsWith(absl::StrCat(":", port_)));
+  EXPECT_THAT(resp.totals(), ElementsAreArray(plain.totals()));
+  ASSERT_EQ(resp.scores_size(), 2);
+  const std::vector<int> feasible = {0, 2, 3};  // request indices
+  int64_t best = 0;
+  for (int64_t t : plain.totals()) best = std::max(best, t);
+  EXPECT_EQ(resp.scores(0).total(), best);
+  EXPECT_GE(resp.scores(0).total(), resp.scores(1).total());
+  const int k = resp.plugins_size();
+  for (const pb::NodeScore& ns : resp.scores()) {
+    const auto at = std::find(feasible.begin(), feasible.end(), ns.index());
+    ASSERT_NE(at, feasible.end()) << ns.index();
+    const int f = static_cast<int>(at - feasible.begin());
+    EXPECT_EQ(ns.node_name(), req.nodes(ns.index()).name());
+    EXPECT_EQ(ns.total(), plain.totals(f));
+    ASSERT_EQ(ns.raw_size(), k);
+    ASSERT_EQ(ns.normalized_size(), k);
+    int64_t sum = 0;
+    for (int p = 0; p < k; ++p) {
+      EXPECT_EQ(ns.raw(p), plain.raw(f * k + p));
+      sum += ns.normalized(p) * resp.weights(p);
+    }
+    EXPECT_EQ(sum, ns.total()) << ns.node_name();
+  }
+
+  req.set_explain_top(-1);  // every feasible node
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  EXPECT_EQ(resp.scores_size(), 3);
+
+  // NormalizeScore explains over its raw nodes, indexed in them.
+  req.set_skip_normalize(true);
+  req.set_explain_top(0);
+  pb::EvaluateResponse raw_only;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &raw_only).ok());
+  pb::NormalizeScoreRequest norm;
+  norm.set_profile("concentrate-scheduler");
+  *norm.mutable_pod() = req.pod();
+  *norm.mutable_cycle_state() = raw_only.cycle_state();
+  *norm.mutable_plugins() = raw_only.plugins();
+  *norm.mutable_raw() = raw_only.raw();
+  norm.set_explain_top(1);
+  pb::NormalizeScoreResponse norm_resp;
+  ASSERT_TRUE(stub_->NormalizeScore(Ctx().get(), norm, &norm_resp).ok());
+  ASSERT_EQ(norm_resp.scores_size(), 1);
+  EXPECT_EQ(norm_resp.scores(0).total(), best);
+  EXPECT_EQ(norm_resp.totals(norm_resp.scores(0).index()), best);
+  EXPECT_THAT(norm_resp.replica(), EndsWith(absl::StrCat(":", port_)));
 }
 
 TEST_F(ScorerServerTest, RejectEverythingRejectsEveryNodeNamingConcentrate) {
