@@ -128,6 +128,10 @@ esac
 INIT="${INIT:-0}"
 [[ "${INIT}" =~ ^[0-9]+$ ]] || die "--init takes a count, not '${INIT}'"
 ((SWEEP == 0)) || [[ "${SHAPE}" == basic ]] || die "--sweep runs the basic shape only"
+IFS=, read -r -a RUNLIST <<<"${RUNS}"
+for r in "${RUNLIST[@]}"; do
+  [[ "${r}" =~ ^([a-f]|[bcd]100)$ ]] || die "--runs takes a..f, b100, c100, d100 (comma-separated), not '${r}'"
+done
 
 WORK="${KSCORE_BENCH_DIR:-/tmp/kscore-bench}"
 RESULTS="${ROOT}/bench/results"
@@ -429,10 +433,6 @@ micro() {
 # ------------------------------------------------------------------ main
 main() {
   IFS=, read -r -a RUNLIST <<<"${RUNS}"
-  local r
-  for r in "${RUNLIST[@]}"; do
-    [[ "${r}" =~ ^([a-f]|[bcd]100)$ ]] || die "--runs takes a..f, b100, c100, d100 (comma-separated), not '${r}'"
-  done
   results=()
   host_info="commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- scorer shim proto 2>/dev/null || echo " + uncommitted changes in scorer/shim"), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r)"
   # What else was running (CPU over one second, second frame of top).
