@@ -274,6 +274,8 @@ def table(args):
                    + (f", (e)/(a) = {e['throughput'] / a['throughput']:.2f} (the most any scheduler could gain here)"
                       if a and a["throughput"] else "") + ".")
         out.append("")
+    if not (a and c):  # e.g. --runs b,c,d,b100,c100,d100: no (a) to compare (c) with
+        late = [f"no run {x} in this command" for x, y in (("(a)", a), ("(c)", c)) if not y]
     out.append("throughput ratio shim/kube-scheduler: "
                + (f"n/a ({'; '.join(late)})" if late else f"{ratio:.2f}"))
     print("\n".join(out))

@@ -58,6 +58,7 @@ class TableTest(unittest.TestCase):
                     json.dump(r, f)
             out = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "table", *files],
                                  check=True, capture_output=True, text=True).stdout
+        self.last_line = out.splitlines()[-1]
         return {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
                 for line in out.splitlines() if line.startswith("| (") and line.count("|") == 10}
 
@@ -75,6 +76,10 @@ class TableTest(unittest.TestCase):
         rows = self.table([b, b100])
         self.assertEqual(rows["(b100) kube-scheduler, Concentrate, all nodes scored"][5:],
                          ["1.50", "8.50", "50%"])
+
+    def test_ratio_line_without_a(self):
+        self.table([run_json("b", [{"n1": 10}]), run_json("c", [{"n1": 10}])])
+        self.assertEqual(self.last_line, "throughput ratio shim/kube-scheduler: n/a (no run (a) in this command)")
 
     def test_no_section_without_b(self):
         rows = self.table([run_json("c100", [{"n1": 10}])])
