@@ -19,7 +19,12 @@ NAMES = {
     "d": "(d) shim + {k} scorers, Concentrate",
     "e": "(e) floor: trivial binder",
     "f": "(f) floor + Scheduled events",
+    "b100": "(b100) kube-scheduler, Concentrate, all nodes scored",
+    "c100": "(c100) shim + 1 scorer, Concentrate, all nodes scored",
+    "d100": "(d100) shim + {k} scorers, Concentrate, all nodes scored",
 }
+# The runs with the Concentrate profile, compared with (b) in their own section (basic shape).
+CONCENTRATE = ("b", "c", "d", "b100", "c100", "d100")
 # spread / antiaffinity: (c) and (d) run kube-scheduler's stock default profile too.
 STOCK_NAMES = {
     "c": "(c) shim + 1 scorer, stock profile (kscore-default)",
@@ -96,9 +101,24 @@ def histogram(per_node):
     return collections.Counter(per_node.values())
 
 
+def concentration(group_nodes):
+    """How tightly the app groups were packed, from kbench's `group_nodes` (per group, its
+    pods per node): the mean number of distinct nodes a group landed on, the mean number of
+    its pods on its fullest node, and the share of groups entirely on one node. A group of
+    10 packed perfectly is 1 node, 10 on the fullest, on one node."""
+    groups = [g for g in group_nodes if g]
+    if not groups:
+        return {}
+    return {
+        "nodes_per_group": statistics.mean(len(g) for g in groups),
+        "max_on_one_node": statistics.mean(max(g.values()) for g in groups),
+        "groups_on_one_node": sum(1 for g in groups if len(g) == 1) / len(groups),
+    }
+
+
 MEDIAN_FIELDS = ("throughput", "sched_cpu_s", "apiserver_cpu_s",
                  "etcd_cpu_s", "wire_bytes", "wire_bytes_per_pod", "nodes_per_group",
-                 "groups_on_one_node")
+                 "groups_on_one_node", "max_on_one_node")
 
 
 def merge(reps):
@@ -132,6 +152,9 @@ def table(args):
     groups = collections.defaultdict(list)
     for f in args.files:
         r = json.load(open(f))
+        # kbench's own nodes_per_group and groups_on_one_node are the same figures; runs
+        # recorded before group_nodes existed keep them, without max_on_one_node.
+        r.update(concentration(r.get("group_nodes") or []))
         groups[(r["run"], r["nodes"])].append(r)
     runs = [merge(reps) for reps in groups.values()]
     by = {(r["run"], r["nodes"]): r for r in runs}
@@ -214,21 +237,24 @@ def table(args):
             out.append(f"- {name} at {r['nodes']} nodes: {text}constraint not checked.")
             continue
         out.append(f"- {name} at {r['nodes']} nodes: {text}constraint {verdict}: {check}.")
-    # Placement agreement of (b) and (c): pods-per-node histograms.
+    # Placement agreement of (b) and (c), and of (b100) and (c100): pods-per-node histograms.
     for n in sorted({r["nodes"] for r in runs}):
-        b, c = by.get(("b", n)), by.get(("c", n))
-        if not (b and c):
-            continue
-        hb, hc = histogram(b["per_node"]), histogram(c["per_node"])
-        keys = sorted(set(hb) | set(hc))
-        moved = sum(abs(hb.get(k, 0) - hc.get(k, 0)) for k in keys) // 2
-        used = max(len(b["per_node"]), 1)
-        verdict = "agree" if moved <= max(1, used // 20) else "DIFFER"
-        out.append(f"Placements (b) vs (c) at {n} nodes: {verdict}. Pods-per-node histogram "
-                   f"(pods on a node: nodes) (b) {dict(sorted(hb.items()))} vs (c) {dict(sorted(hc.items()))}; "
-                   f"groups of 10 entirely on one node: (b) {b['groups_on_one_node']:.0%}, "
-                   f"(c) {c['groups_on_one_node']:.0%}.")
-    out.append("")
+        for kb, kc in (("b", "c"), ("b100", "c100")):
+            b, c = by.get((kb, n)), by.get((kc, n))
+            if not (b and c):
+                continue
+            hb, hc = histogram(b["per_node"]), histogram(c["per_node"])
+            keys = sorted(set(hb) | set(hc))
+            moved = sum(abs(hb.get(k, 0) - hc.get(k, 0)) for k in keys) // 2
+            used = max(len(b["per_node"]), 1)
+            verdict = "agree" if moved <= max(1, used // 20) else "DIFFER"
+            out.append(f"Placements ({kb}) vs ({kc}) at {n} nodes: {verdict}. Pods-per-node histogram "
+                       f"(pods on a node: nodes) ({kb}) {dict(sorted(hb.items()))} vs ({kc}) "
+                       f"{dict(sorted(hc.items()))}; groups of 10 entirely on one node: "
+                       f"({kb}) {b['groups_on_one_node']:.0%}, ({kc}) {c['groups_on_one_node']:.0%}.")
+            out.append("")
+    if shape == "basic":
+        out.extend(concentrate_section(runs, by, names, args.scorers))
     sizes = sorted({r["nodes"] for r in runs})
     if args.png and len(sizes) > 1:
         plotted = plot(runs, sizes, args)
@@ -248,9 +274,41 @@ def table(args):
                    + (f", (e)/(a) = {e['throughput'] / a['throughput']:.2f} (the most any scheduler could gain here)"
                       if a and a["throughput"] else "") + ".")
         out.append("")
+    if not (a and c):  # e.g. --runs b,c,d,b100,c100,d100: no (a) to compare (c) with
+        late = [f"no run {x} in this command" for x, y in (("(a)", a), ("(c)", c)) if not y]
     out.append("throughput ratio shim/kube-scheduler: "
                + (f"n/a ({'; '.join(late)})" if late else f"{ratio:.2f}"))
     print("\n".join(out))
+
+
+def concentrate_section(runs, by, names, scorers):
+    """The Concentrate runs side by side with (b) at the same node count: speed, cost and how
+    well each packed the app groups (hack/bench.sh's b100, c100, d100 score every node)."""
+    rows = sorted((r for r in runs if r["run"] in CONCENTRATE),
+                  key=lambda r: (r["nodes"], CONCENTRATE.index(r["run"])))
+    if not any(r["run"] != "b" and by.get(("b", r["nodes"])) for r in rows):
+        return []
+    out = ["Concentrate against (b), same command: app groups of 10; a group packed perfectly is "
+           "on 1 node with 10 pods on its fullest node. `x (b)` is throughput over (b)'s. Scheduler "
+           "CPU per pod is the scheduler processes' CPU over the pods bound (shim and scorers summed).",
+           "",
+           "| run | nodes | pods/s | x (b) | p99 ms | sched CPU ms/pod | nodes/group "
+           "| pods on fullest node/group | groups on one node |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        b = by.get(("b", r["nodes"]))
+        timed_out = r.get("timed_out") or (b and b.get("timed_out"))
+        name = names.get(r["run"], r["run"]).format(k=scorers) + (" TIMED OUT" if r.get("timed_out") else "")
+        tput = "–" if r.get("timed_out") else f"{r['throughput']:.1f}"
+        vs = "–" if timed_out or not (b and b["throughput"]) else f"{r['throughput'] / b['throughput']:.2f}"
+        cpu = f"{1000 * r['sched_cpu_s'] / r['bound']:.2f}" if r.get("bound") else "–"
+        npg = f"{r['nodes_per_group']:.2f}" if "nodes_per_group" in r else "–"
+        top = f"{r['max_on_one_node']:.2f}" if "max_on_one_node" in r else "–"
+        one = f"{r['groups_on_one_node']:.0%}" if "groups_on_one_node" in r else "–"
+        out.append(f"| {name} | {r['nodes']} | {tput} | {vs} | {r.get('latency_ms', {}).get('p99', 0):.0f} "
+                   f"| {cpu} | {npg} | {top} | {one} |")
+    out.append("")
+    return out
 
 
 def plot(runs, sizes, args):
@@ -261,7 +319,7 @@ def plot(runs, sizes, args):
     except ImportError:
         return None
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for key in "abcdef":
+    for key in NAMES:
         pts = sorted((r["nodes"], r["throughput"]) for r in runs if r["run"] == key)
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",

@@ -5,7 +5,8 @@
 # `app` label (requests 100m / 500Mi each), measured until every pod is bound.
 #
 # Usage:
-#   hack/bench.sh [--shape S] [--nodes N] [--pods M] [--init I] [--scorers K] [--runs a,b,c,d,e[,f]]
+#   hack/bench.sh [--shape S] [--nodes N] [--pods M] [--init I] [--scorers K]
+#                 [--runs a,b,c,d,e[,f][,b100,c100,d100]]
 #                 [--repeat R] [--no-micro]
 #   hack/bench.sh --sweep [--scorers K]     N in 100, 1000, 5000 with M = 2N; writes a PNG
 # --repeat R runs the whole list R times, interleaved, and reports medians (default 2; 1 for
@@ -57,6 +58,16 @@
 #   f  (only when asked for) the floor plus the Scheduled event per pod that kube-scheduler
 #      and the shim write, through client-go's events broadcaster: what this API server takes
 #      from a scheduler that writes what kube-scheduler writes
+#   b100, c100, d100  (only when asked for; basic shape) b, c and d with the Concentrate
+#      profile plus `percentageOfNodesToScore: 100`: every feasible node is scored for every
+#      pod. Without it both schedulers stop filtering once they have found an adaptive share of
+#      the nodes feasible (50 - N/125 percent, at least 5% and 100 nodes), from a start that
+#      rotates from pod to pod: at 5000 nodes Concentrate sees 500 of them per pod, often
+#      not those already running the pod's group, and packs each app group weakly. Here scoring
+#      cost, not the API server, limits the scheduler. Example:
+#        hack/bench.sh --nodes 5000 --pods 10000 --runs b,c,d,b100,c100,d100 --repeat 1
+#      The table adds a section comparing every Concentrate run with (b): pods/s, p99, CPU
+#      per pod and how concentrated each app group of 10 ended up.
 # Every scheduler gets clientConnection qps 5000 / burst 5000 and the same admin kubeconfig
 # (system:masters: API Priority and Fairness exempt, so no max-in-flight throttling either).
 # The cluster runs without kwok (KSCORE_NO_KWOK=1): no kubelets, no pod status writes, no
@@ -117,6 +128,10 @@ esac
 INIT="${INIT:-0}"
 [[ "${INIT}" =~ ^[0-9]+$ ]] || die "--init takes a count, not '${INIT}'"
 ((SWEEP == 0)) || [[ "${SHAPE}" == basic ]] || die "--sweep runs the basic shape only"
+IFS=, read -r -a RUNLIST <<<"${RUNS}"
+for r in "${RUNLIST[@]}"; do
+  [[ "${r}" =~ ^([a-f]|[bcd]100)$ ]] || die "--runs takes a..f, b100, c100, d100 (comma-separated), not '${r}'"
+done
 
 WORK="${KSCORE_BENCH_DIR:-/tmp/kscore-bench}"
 RESULTS="${ROOT}/bench/results"
@@ -271,6 +286,8 @@ profiles:
 - schedulerName: default-scheduler
 EOF
   { cat examples/config/concentrate.yaml; echo "${cc}"; } >"${WORK}/concentrate.yaml"
+  # b100, c100, d100: the same profile, every feasible node scored.
+  { cat "${WORK}/concentrate.yaml"; echo "percentageOfNodesToScore: 100"; } >"${WORK}/concentrate-all.yaml"
   # spread / antiaffinity: kube-scheduler's stock default profile under another name, for
   # the shim and the scorers (runs c, d).
   cat >"${WORK}/kscore-default.yaml" <<EOF
@@ -286,19 +303,22 @@ EOF
 # run_one LETTER N M [TAG] → RAW/LETTER-N[TAG].json (kbench result + process figures)
 run_one() {
   local r="$1" n="$2" m="$3" t="${4:-}" sched procs=() metrics="" port addrs=() i
+  # b100, c100, d100: run b, c or d with every feasible node scored.
+  local conc="${WORK}/concentrate.yaml"
+  [[ "${r}" == *100 ]] && conc="${WORK}/concentrate-all.yaml"
   case "${r}" in
-    a|b)
+    a|b|b100)
       sched=default-scheduler; local cfg="${WORK}/default.yaml"
-      [[ "${r}" == b ]] && { sched=concentrate-scheduler; cfg="${WORK}/concentrate.yaml"; }
+      [[ "${r}" == b* ]] && { sched=concentrate-scheduler; cfg="${conc}"; }
       port="$(free_port)"
       start "ks-${r}" "${BIN}/kube-scheduler" --config "${cfg}" --bind-address 127.0.0.1 --secure-port "${port}" --v=1
       procs=("ks-${r}")
       wait_until 60 curl -fsk "https://127.0.0.1:${port}/readyz" || die "kube-scheduler (${r}) not ready; ${RAW}/ks-${r}.log"
       ;;
-    c|d)
-      sched=concentrate-scheduler; local cfg="${WORK}/concentrate.yaml"
+    c|d|c100|d100)
+      sched=concentrate-scheduler; local cfg="${conc}"
       [[ "${SHAPE}" != basic ]] && { sched=kscore-default; cfg="${WORK}/kscore-default.yaml"; }
-      local k=1; [[ "${r}" == d ]] && k="${SCORERS}"
+      local k=1; [[ "${r}" == d* ]] && k="${SCORERS}"
       for i in $(seq 1 "${k}"); do
         port="$(free_port)"
         start "scorer-${r}${i}" "${SCORER_BIN}" --config "${cfg}" --listen "127.0.0.1:${port}"
@@ -426,8 +446,8 @@ main() {
     for ((rep = 1; rep <= REPEAT; rep++)); do
       tag=""; ((REPEAT > 1)) && tag="-rep${rep}"
       for r in "${RUNLIST[@]}"; do
-        if [[ "${r}" == b && "${SHAPE}" != basic ]]; then
-          log "skipping run b: the Concentrate profile has no place in the ${SHAPE} shape (stock default profile on both sides)"
+        if [[ "${r}" == b* || "${r}" == *100 ]] && [[ "${SHAPE}" != basic ]]; then
+          log "skipping run ${r}: the Concentrate profile has no place in the ${SHAPE} shape (stock default profile on both sides)"
           continue
         fi
         if [[ "${r}" == [ef] && "${SHAPE}" == preemption ]]; then

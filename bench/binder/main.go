@@ -195,11 +195,14 @@ type result struct {
 	PerNode       map[string]int     `json:"per_node"`
 	NodesPerGroup float64            `json:"nodes_per_group"` // mean distinct nodes per app group
 	GroupsOnOne   float64            `json:"groups_on_one_node"`
-	StartUnixNano int64              `json:"start_unix_nano"`
-	EndUnixNano   int64              `json:"end_unix_nano"`
-	TimedOut      bool               `json:"timed_out"`
-	Shape         string             `json:"shape"`
-	Namespace     string             `json:"namespace"`
+	// basic shape: the placement of each app group, in group order: {node: pods of the group
+	// there}. bench/report.py reads the groups' concentration from it.
+	GroupNodes    []map[string]int `json:"group_nodes,omitempty"`
+	StartUnixNano int64            `json:"start_unix_nano"`
+	EndUnixNano   int64            `json:"end_unix_nano"`
+	TimedOut      bool             `json:"timed_out"`
+	Shape         string           `json:"shape"`
+	Namespace     string           `json:"namespace"`
 	// spread and antiaffinity: whether the placement honours the shape's constraint, read
 	// back from the API server once every pod is bound (see checkShape).
 	Check   string         `json:"check,omitempty"`
@@ -652,7 +655,7 @@ wait:
 	var last time.Time
 	lat := []float64{}
 	per := map[string]int{}
-	groups := map[int]map[string]bool{}
+	groups := map[int]map[string]int{}
 	for i := range names {
 		if boundAt[i].IsZero() {
 			continue
@@ -667,9 +670,9 @@ wait:
 		}
 		g := i / *group
 		if groups[g] == nil {
-			groups[g] = map[string]bool{}
+			groups[g] = map[string]int{}
 		}
-		groups[g][boundOn[i]] = true
+		groups[g][boundOn[i]]++
 	}
 	sort.Float64s(lat)
 	r := result{Scheduler: *sched, Pods: *pods, Bound: len(lat), Nodes: len(nodes.Items),
@@ -691,6 +694,11 @@ wait:
 	if len(groups) > 0 {
 		r.NodesPerGroup = float64(sum) / float64(len(groups))
 		r.GroupsOnOne = float64(one) / float64(len(groups))
+		for g := 0; g <= (*pods-1) / *group; g++ {
+			if groups[g] != nil { // a group none of whose pods was bound (timed out) is left out
+				r.GroupNodes = append(r.GroupNodes, groups[g])
+			}
+		}
 	}
 	if preempt { // also after a timeout: a scheduler that does not preempt deletes none
 		after, terminating := countPods(ctx, cs, sh.initNS)
