@@ -1,6 +1,7 @@
 #include "shim/app/cluster_events.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -55,7 +56,7 @@ void ClusterEvents::OnPodUpdate(const PodPtr& before, const PodPtr& pod) {
   }
   if (!was_nominated.empty() &&
       cache_->NominatedNode(pod->key) != was_nominated) {
-    NominationWent(*pod, was_nominated);
+    PodLeftNode(*pod, was_nominated, pod->priority);
   }
   if (!serves_(pod->scheduler_name)) return;  // not ours to schedule
   SetGated(pod->key, pod->gated && !pod->deleting);
@@ -80,17 +81,20 @@ size_t ClusterEvents::gated() const {
   return gated_.size();
 }
 
-// Upstream treats a nominated pod as assigned for pods of its priority or
-// lower: when the nomination goes (the pod deleted, or nominated elsewhere),
-// those pods see an assigned pod's delete.
-void ClusterEvents::NominationWent(const cache::PodInfo& pod,
-                                   const std::string& node) {
+// An assigned pod's delete for the pods waiting: `pod` no longer holds room
+// on `node`. The store may keep only part of the pod; `node` is what it
+// held. Upstream treats a nominated pod as assigned for pods of its
+// priority or lower (`max_priority`): when the nomination goes (the pod
+// deleted, or nominated elsewhere), those pods see this event.
+void ClusterEvents::PodLeftNode(const cache::PodInfo& pod,
+                                const std::string& node,
+                                std::optional<int32_t> max_priority) {
   auto gone = std::make_shared<cache::PodInfo>(pod);
   gone->pod.set_node_name(node);
   queue_->MoveAllToActiveOrBackoff(
       framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
                            framework::action::kDelete),
-      {nullptr, nullptr, std::move(gone), nullptr}, pod.priority);
+      {nullptr, nullptr, std::move(gone), nullptr}, max_priority);
 }
 
 void ClusterEvents::OnPodDelete(const PodPtr& pod) {
@@ -101,17 +105,8 @@ void ClusterEvents::OnPodDelete(const PodPtr& pod) {
       was_assigned ? "" : cache_->NominatedNode(pod->key);
   cache_->RemovePod(pod->key);
   queue_->Delete(pod->key);
-  if (!nominated.empty()) NominationWent(*pod, nominated);
-  // Room was freed.
-  if (was_assigned) {
-    // The store may keep only part of the pod; its node is what it held.
-    auto gone = std::make_shared<cache::PodInfo>(*pod);
-    gone->pod.set_node_name(node);
-    queue_->MoveAllToActiveOrBackoff(
-        framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
-                             framework::action::kDelete),
-        {nullptr, nullptr, std::move(gone), nullptr});
-  }
+  if (!nominated.empty()) PodLeftNode(*pod, nominated, pod->priority);
+  if (was_assigned) PodLeftNode(*pod, node, std::nullopt);  // room freed
 }
 
 void ClusterEvents::OnNode(const NodePtr& node) {

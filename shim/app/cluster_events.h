@@ -2,6 +2,7 @@
 #define KSCORE_SHIM_APP_CLUSTER_EVENTS_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,8 @@ class ClusterEvents {
   size_t gated() const;
 
  private:
-  void NominationWent(const cache::PodInfo& pod, const std::string& node);
+  void PodLeftNode(const cache::PodInfo& pod, const std::string& node,
+                   std::optional<int32_t> max_priority);
   void SetGated(const std::string& key, bool gated);
 
   cache::Cache* cache_;
