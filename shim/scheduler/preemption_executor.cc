@@ -123,6 +123,13 @@ void PreemptionExecutor::Delete(const PodPtr& preemptor,
       });
 }
 
+bool PreemptionExecutor::AnyVictimLive(const Running& r) const {
+  for (const std::string& victim : r.victims) {
+    if (cache_->HoldsLivePod(victim)) return true;
+  }
+  return false;
+}
+
 void PreemptionExecutor::Answered(const std::string& preemptor, bool ok) {
   {
     absl::MutexLock lock(&mu_);
@@ -134,11 +141,7 @@ void PreemptionExecutor::Answered(const std::string& preemptor, bool ok) {
     // move the pod. Otherwise the victims' deletion events may have come
     // already, while the pod waited on these answers, and moved it to no
     // avail; unless the cache still holds a victim, whose event will come.
-    if (!it->second.failed) {
-      for (const std::string& victim : it->second.victims) {
-        if (cache_->HoldsLivePod(victim)) return;
-      }
-    }
+    if (!it->second.failed && AnyVictimLive(it->second)) return;
     running_.erase(it);
   }
   activate_(preemptor);
@@ -148,10 +151,7 @@ bool PreemptionExecutor::Preempting(const std::string& key) const {
   absl::MutexLock lock(&mu_);
   auto it = running_.find(key);
   if (it == running_.end()) return false;
-  if (it->second.outstanding > 0) return true;
-  for (const std::string& victim : it->second.victims) {
-    if (cache_->HoldsLivePod(victim)) return true;
-  }
+  if (it->second.outstanding > 0 || AnyVictimLive(it->second)) return true;
   running_.erase(it);
   return false;
 }

@@ -66,6 +66,8 @@ class PreemptionExecutor {
   };
   void Delete(const PodPtr& preemptor, const std::string& node,
               const Preemption::Victim& victim);
+  // The cache still holds one of r's victims, not being deleted.
+  bool AnyVictimLive(const Running& r) const;
   // A victim's calls are answered (`ok`: deleted, or already gone).
   void Answered(const std::string& preemptor, bool ok);
 
