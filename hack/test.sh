@@ -6,6 +6,8 @@
 #   hack/test.sh --sanitize ASan+UBSan build (build-asan/): ctest and the
 #                           shim's end-to-end test; then a TSan build
 #                           (build-tsan/) runs the shim's threaded tests
+# Stages after ctest: clang-format, the reference's go test, the oracle, each
+# fuzz target for KSCORE_FUZZ_SECONDS (10) s, then the end-to-end tests.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=hack/lib/deps.sh
@@ -62,6 +64,9 @@ run "ctest (unit + gRPC)" ctest --test-dir "$root/build" --output-on-failure -j2
 run "clang-format" "$root/hack/format.sh" --check
 run "reference go test" bash -c "cd '$root/reference' && go test ./... -count=1"
 run "oracle (kube-scheduler's plugins vs kscore)" "$root/tests/oracle/run.sh"
+# Every libFuzzer target for a short while (clang, ASan+UBSan; build-fuzz/).
+run "fuzz (each target ${KSCORE_FUZZ_SECONDS:-10} s)" "$root/hack/fuzz.sh" \
+  "${KSCORE_FUZZ_SECONDS:-10}"
 
 if ! $only_unit; then
   for t in "$root"/tests/e2e/*.sh; do
