@@ -27,7 +27,7 @@ if [ ${#targets[@]} -eq 0 ]; then targets=("${all[@]}"); fi
 start=$(date +%s)
 KSCORE_NINJA_TARGETS="$(printf 'fuzz_%s ' "${targets[@]}")" \
   KSCORE_WERROR=OFF CI='' kscore_build "$root" "$build" \
-  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ \
   -DKSCORE_FUZZ=ON -DKSCORE_SANITIZE=address,undefined
 echo "fuzz: build took $(($(date +%s) - start)) s" >&2
 
@@ -61,10 +61,10 @@ for t in "${targets[@]}"; do
     ls -1 "$crashes" >&2 || true
   fi
   # libFuzzer's last status line: "#N DONE cov: C ft: F corp: ... exec/s: E".
-  line="$(grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -1 || true)"
-  runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
-  eps="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)"
-  cov="$(grep -oE 'cov: [0-9]+' <<<"$line" | tail -1)"
+  line="$(grep -E '^#[0-9]+[[:space:]]+(DONE|INITED|NEW|REDUCE|pulse)' "$log" | tail -1 || true)"
+  runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)"
+  eps="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1 || true)"
+  cov="$(grep -oE 'cov: [0-9]+' <<<"$line" | tail -1 || true)"
   summary+=("$(printf '%-17s %-5s runs %-9s exec/s %-6s %s' "$t" "$status" \
     "${runs:-?}" "${eps:-?}" "${cov:-cov: ?}")")
 done

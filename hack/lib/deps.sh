@@ -9,6 +9,7 @@ KSCORE_DEB_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev nlohmann-json3-dev prometheus-cpp-dev libjemalloc-dev
   clang-format clang-tidy openssl python3 curl ca-certificates
+  clang libclang-rt-14-dev  # hack/fuzz.sh: clang and its libFuzzer, ASan, UBSan
 )
 
 kscore_install_deps() {
