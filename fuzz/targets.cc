@@ -49,9 +49,27 @@ void CheckOk(const absl::Status& s, absl::string_view what) {
 }
 
 // What the shim sends the scorer must pass the scorer's checks of the wire
-// numbers: a pod or node the shim decoded is one it will put in a request.
+// numbers. A pod the shim would send (nothing noted invalid) passes them
+// whole; any pod, bound ones included, counts on its node only what a node
+// may hold: requests that are not negative, ports that are ports.
+void NotNegative(const pb::Resources& r, absl::string_view what) {
+  bool bad = r.milli_cpu() < 0 || r.memory() < 0 || r.ephemeral_storage() < 0 ||
+             r.pods() < 0;
+  for (const pb::ScalarResource& s : r.scalar()) bad = bad || s.value() < 0;
+  if (bad) Broken(absl::StrCat(what, " negative: ", r.ShortDebugString()));
+}
+
 void CheckPodInfo(const cache::PodInfo& info) {
-  CheckOk(framework::CheckPodNumbers(info.pod, "pod"), "decoded pod");
+  if (info.invalid.empty()) {
+    CheckOk(framework::CheckPodNumbers(info.pod, "pod"), "decoded pod");
+  }
+  NotNegative(info.requests, "requests");
+  NotNegative(info.non_zero, "non-zero requests");
+  for (const pb::HostPort& hp : info.host_ports) {
+    if (hp.port() < 0 || hp.port() > 65535) {
+      Broken(absl::StrCat("host port ", hp.port()));
+    }
+  }
   kube::Identity id = cache::PodCodec().identity(info);
   if (id.key.empty() && !info.name.empty()) Broken("pod without key");
 }
