@@ -5,14 +5,21 @@
 // with hack/test.sh --sanitize).
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "fuzz/targets.h"
+#include "grpcpp/server_context.h"
+#include "grpcpp/test/default_reactor_test_peer.h"
 #include "gtest/gtest.h"
+#include "kscore/scorer/v1/scorer.pb.h"
 #include "nlohmann/json.hpp"
+#include "scorer/framework/profile_set.h"
+#include "scorer/plugins/registry.h"
+#include "scorer/server/scorer_service.h"
 #include "shim/cache/objects.h"
 #include "shim/kube/protobuf_codec.h"
 
@@ -86,6 +93,38 @@ TEST(SeedsTest, RecordedObjectsDecode) {
   ASSERT_TRUE(gone.ok()) << gone.status();
   EXPECT_EQ(gone->type, kube::WatchEvent::Type::kError);
   EXPECT_EQ(gone->object.value("code", 0), 410);
+}
+
+// Found by fuzz_scorer_normalize (fuzz/regressions/scorer_normalize/
+// no-plugins-one-node): NormalizeScore with no plugins and a node read the
+// node's total past the end of an empty vector (a crash of the scorer). Each
+// node's total is 0 then.
+TEST(ScorerRegressionTest, NormalizeScoreWithoutPluginsTotalsZero) {
+  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
+      framework::ParseProfileSet(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: concentrate-scheduler
+)",
+                                 plugins::DefaultRegistry());
+  ASSERT_TRUE(set.ok()) << set.status();
+  server::ScorerService service(set->get(), server::ServiceOptions{});
+  scorer::v1::NormalizeScoreRequest req;
+  ASSERT_TRUE(req.ParseFromString(
+      ReadAll(fs::path(KSCORE_SOURCE_DIR) /
+              "fuzz/regressions/scorer_normalize/no-plugins-one-node")));
+  ASSERT_EQ(req.plugins_size(), 0);
+  ASSERT_EQ(req.scores_size(), 1);
+  scorer::v1::NormalizeScoreResponse resp;
+  grpc::CallbackServerContext ctx;
+  grpc::testing::DefaultReactorTestPeer peer(&ctx);
+  service.NormalizeScore(&ctx, &req, &resp);
+  ASSERT_TRUE(peer.test_status_set());
+  ASSERT_TRUE(peer.test_status().ok()) << peer.test_status().error_message();
+  ASSERT_EQ(resp.scores_size(), 1);
+  EXPECT_EQ(resp.scores(0).node_name(), "node");
+  EXPECT_EQ(resp.scores(0).total(), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzInputsTest,
