@@ -11,6 +11,8 @@
 # The default run (CI) also builds the scorer side with ASan+UBSan (the
 # scorer binary and its tests: about 21 CPU-minutes cold) and runs those
 # tests there; KSCORE_TEST_ASAN=0 skips that stage.
+# Stages after ctest: clang-format, the reference's go test, the oracle, each
+# fuzz target for KSCORE_FUZZ_SECONDS (10) s, then the end-to-end tests.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=hack/lib/deps.sh
@@ -82,6 +84,9 @@ fi
 run "clang-format" "$root/hack/format.sh" --check
 run "reference go test" bash -c "cd '$root/reference' && go test ./... -count=1"
 run "oracle (kube-scheduler's plugins vs kscore)" "$root/tests/oracle/run.sh"
+# Every libFuzzer target for a short while (clang, ASan+UBSan; build-fuzz/).
+run "fuzz (each target ${KSCORE_FUZZ_SECONDS:-10} s)" "$root/hack/fuzz.sh" \
+  "${KSCORE_FUZZ_SECONDS:-10}"
 
 if ! $only_unit; then
   for t in "$root"/tests/e2e/*.sh; do

@@ -14,6 +14,7 @@ KSCORE_BUILD_PACKAGES=(
 KSCORE_DEB_PACKAGES=(
   "${KSCORE_BUILD_PACKAGES[@]}"
   clang-format clang-tidy openssl python3 curl ca-certificates
+  clang libclang-rt-14-dev  # hack/fuzz.sh: clang and its libFuzzer, ASan, UBSan
 )
 
 kscore_install_deps() {  # kscore_install_deps [build]: "build" for the compilers and libraries only

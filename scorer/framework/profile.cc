@@ -808,7 +808,8 @@ absl::StatusOr<ScoreTable> Profile::ScoreUntimed(
 absl::Status Profile::NormalizeScoreUntimed(const CycleState& state,
                                             const pb::Pod& pod,
                                             ScoreTable& t) const {
-  size_t n = t.raw.empty() ? 0 : t.raw.front().size();
+  // Every node gets a total, with no plugin too (then 0).
+  size_t n = t.raw.empty() ? t.nodes.size() : t.raw.front().size();
   t.normalized = t.raw;
   t.total.assign(n, 0);
   for (size_t k = 0; k < t.plugins.size(); ++k) {

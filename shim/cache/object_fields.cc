@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "scorer/framework/pod_resources.h"
 #include "scorer/framework/scalar_resources.h"
+#include "scorer/framework/wire_numbers.h"
 #include "shim/cache/quantity.h"
 
 namespace kscore::cache::fields {
@@ -91,8 +92,16 @@ bool NoteInvalid(const absl::Status& error, std::string* invalid) {
 }
 
 void AddPort(int64_t host_port, absl::string_view protocol,
-             absl::string_view host_ip, pb::Container* out) {
+             absl::string_view host_ip, absl::string_view container, int index,
+             std::string* invalid, pb::Container* out) {
   if (host_port <= 0) return;
+  if (host_port > 65535) {
+    NoteInvalid(absl::InvalidArgumentError(absl::StrCat(
+                    container, ".ports[", index,
+                    "].hostPort: must be a port in 1..65535, got ", host_port)),
+                invalid);
+    return;
+  }
   pb::ContainerPort* port = out->add_ports();
   port->set_host_port(static_cast<int32_t>(host_port));
   port->set_protocol(protocol.empty() ? "TCP" : std::string(protocol));
@@ -253,6 +262,14 @@ absl::Status FinishPod(PodInfo* p) {
   p->requests = std::move(r.requests);
   p->non_zero = std::move(r.non_zero);
   HostPorts(p);
+  // What the API server validates and the decoders pass through (spread
+  // constraints' maxSkew, terms' weights...): a pod the scorer would refuse
+  // is reported unschedulable with the scorer's reason instead of sent.
+  if (p->invalid.empty()) {
+    if (absl::Status s = framework::CheckPodNumbers(pod, "pod"); !s.ok()) {
+      p->invalid = std::string(s.message());
+    }
+  }
   return absl::OkStatus();
 }
 

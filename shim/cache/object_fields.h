@@ -27,9 +27,14 @@ absl::Status AddResource(absl::string_view path, absl::string_view name,
 // and true returned (the entry is left out); without, false.
 bool NoteInvalid(const absl::Status& error, std::string* invalid);
 
-// A container port: only host ports (> 0) are kept, TCP by default.
+// A container port: only host ports (> 0) are kept, TCP by default. One
+// above 65535 (the API server admits none) is noted in `invalid`, named
+// `<container>.ports[<index>].hostPort`, and left out like a bad quantity:
+// a bound pod's ports count on its node, and the scorer refuses a node
+// whose ports are not ports.
 void AddPort(int64_t host_port, absl::string_view protocol,
-             absl::string_view host_ip, pb::Container* out);
+             absl::string_view host_ip, absl::string_view container, int index,
+             std::string* invalid, pb::Container* out);
 
 // A node selector requirement without its values (the caller adds them).
 pb::NodeSelectorRequirement* AddRequirement(

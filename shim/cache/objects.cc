@@ -110,11 +110,14 @@ absl::Status Container(const json& c, const std::string& path,
     if (NonEmptyArray(At(m, "bindMountOptions")))
       out->set_bind_mount_options(true);
   }
-  for (const json& p : At(c, "ports")) {
-    const json& hp = At(p, "hostPort");
-    if (!hp.is_number_integer()) continue;
-    fields::AddPort(hp.get<int64_t>(), Str(p, "protocol"), Str(p, "hostIP"),
-                    out);
+  int i = 0;
+  for (const json& port : At(c, "ports")) {
+    const json& hp = At(port, "hostPort");
+    if (hp.is_number_integer()) {
+      fields::AddPort(hp.get<int64_t>(), Str(port, "protocol"),
+                      Str(port, "hostIP"), path, i, &p->invalid, out);
+    }
+    ++i;
   }
   return absl::OkStatus();
 }

@@ -88,8 +88,10 @@ absl::Status Container(const k8s::Container& c, const std::string& path,
   for (const k8s::VolumeMount& m : c.volume_mounts()) {
     if (m.bind_mount_options_size() > 0) out->set_bind_mount_options(true);
   }
-  for (const k8s::ContainerPort& p : c.ports()) {
-    fields::AddPort(p.host_port(), p.protocol(), p.host_ip(), out);
+  for (int i = 0; i < c.ports_size(); ++i) {
+    const k8s::ContainerPort& port = c.ports(i);
+    fields::AddPort(port.host_port(), port.protocol(), port.host_ip(), path, i,
+                    &p->invalid, out);
   }
   return absl::OkStatus();
 }

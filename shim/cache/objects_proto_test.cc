@@ -716,6 +716,31 @@ TEST(PodFromProtoTest, QuantitiesAsFromJson) {
   ExpectSamePod(*j, *p);
 }
 
+// Found by fuzz_pod_proto (fuzz/regressions/pod_proto/
+// host-port-out-of-range): a host port beyond 65535 is left out and the pod
+// noted invalid, as the JSON decoder does.
+TEST(PodFromProtoTest, HostPortsBeyond65535AsFromJson) {
+  absl::StatusOr<PodInfo> j = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c", "ports": [
+      {"containerPort": 80, "hostPort": 1034256}]}]}})"));
+  absl::StatusOr<PodInfo> p = PodFromProto(Bytes<k8s::Pod>(R"pb(
+    metadata { namespace: "ns" name: "p" }
+    spec {
+      containers {
+        name: "c"
+        ports { host_port: 1034256 }
+      }
+    })pb"));
+  ASSERT_TRUE(j.ok()) << j.status();
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->invalid,
+            "spec.containers[0].ports[0].hostPort: must be a port in "
+            "1..65535, got 1034256");
+  EXPECT_TRUE(p->host_ports.empty());
+  ExpectSamePod(*j, *p);
+}
+
 TEST(NodeFromProtoTest, SameAsFromJson) {
   const std::vector<Case> cases = {
       {"everything the plugins read",

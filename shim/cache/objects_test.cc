@@ -384,6 +384,39 @@ TEST(PodFromJsonTest, NegativeQuantitiesAreInvalid) {
                   ->invalid.empty());
 }
 
+// Found by fuzz_pod_proto / fuzz_pod_json (inputs in fuzz/regressions/): a
+// host port beyond 65535 was kept (and in JSON cut to 32 bits: 2^32 + 80
+// claimed port 80), and a bound pod's ports count on its node, which the
+// scorer then refused whole. It is left out and the pod noted invalid.
+TEST(PodFromJsonTest, HostPortsBeyond65535AreInvalid) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c", "ports": [
+      {"containerPort": 80, "hostPort": 8080},
+      {"containerPort": 80, "hostPort": 4294967376}]}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->invalid,
+            "spec.containers[0].ports[1].hostPort: must be a port in "
+            "1..65535, got 4294967376");
+  ASSERT_EQ(p->host_ports.size(), 1u);
+  EXPECT_EQ(p->host_ports[0].port(), 8080);
+}
+
+// What the API server validates and the decoder passes through: a pod the
+// scorer would refuse (here maxSkew 0, found by fuzz_pod_json) is noted
+// invalid with the scorer's reason rather than sent.
+TEST(PodFromJsonTest, PodsTheScorerWouldRefuseAreInvalid) {
+  absl::StatusOr<PodInfo> p = PodFromJson(nlohmann::json::parse(R"({
+    "metadata": {"namespace": "ns", "name": "p"},
+    "spec": {"containers": [{"name": "c"}],
+             "topologySpreadConstraints": [{"maxSkew": 0, "topologyKey": "zone",
+                                            "whenUnsatisfiable": "DoNotSchedule"}]}})"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->invalid,
+            "pod.topology_spread_constraints[0].max_skew: must be at least 1, "
+            "got 0");
+}
+
 // Beyond int64 a quantity saturates; two of them add up to the limit, not
 // to a small or negative request.
 TEST(PodFromJsonTest, HugeQuantitiesSaturate) {

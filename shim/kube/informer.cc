@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "shim/kube/json_text.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::kube {
@@ -34,7 +35,7 @@ NextStep AfterWatch(const absl::Status& watch_status, bool progressed) {
 
 absl::Status WatchErrorStatus(const nlohmann::json& status_object) {
   long code = 500;
-  std::string message = status_object.dump();
+  std::string message = JsonText(status_object);
   if (status_object.is_object()) {
     const auto c = status_object.find("code");
     if (c != status_object.end() && c->is_number_integer())

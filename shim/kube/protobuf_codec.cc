@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kscore/k8s/k8s_subset.pb.h"
+#include "shim/kube/json_text.h"
 
 namespace kscore::kube {
 namespace {
@@ -110,7 +111,7 @@ std::string ErrorBodyText(absl::string_view body) {
   if (!raw.ok() || !status.ParseFromString(*raw)) {
     return "(undecodable protobuf error body)";
   }
-  return StatusJson(status).dump();
+  return JsonText(StatusJson(status));
 }
 
 }  // namespace kscore::kube

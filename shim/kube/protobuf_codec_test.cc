@@ -133,6 +133,34 @@ TEST(ProtobufCodecTest, ErrorBodiesReadAsText) {
   EXPECT_EQ(ErrorBodyText("plain text"), "plain text");
 }
 
+// Found by fuzz_watch_frame: proto2 strings are not checked for UTF-8, and
+// the Status's JSON text threw on a byte that is not, ending the reflector's
+// thread (and the shim). Each such byte reads as U+FFFD, as in Go. The
+// inputs are fuzz/regressions/watch_frame/error-*-not-utf8.
+TEST(ProtobufCodecTest, StatusesWithInvalidUtf8ReadAsText) {
+  k8s::Status status;
+  status.set_code(410);
+  status.set_reason("\xff");
+  status.set_message("too old resource version");
+  k8s::WatchEvent error;
+  error.set_type("ERROR");
+  error.mutable_object()->set_raw(
+      Envelope(status.SerializeAsString(), "Status"));
+  absl::StatusOr<WatchEvent> ev = DecodeWatchFrame(error.SerializeAsString());
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  absl::Status st = WatchErrorStatus(ev->object);
+  EXPECT_EQ(HttpStatusOf(st), 410);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("too old"));
+  ev->object.erase("message");  // the whole Status is the message then
+  EXPECT_THAT(std::string(WatchErrorStatus(ev->object).message()),
+              HasSubstr("\"reason\":\"\xef\xbf\xbd\""));
+
+  status.set_code(403);
+  status.set_message("pods is \xff forbidden");
+  EXPECT_THAT(ErrorBodyText(Envelope(status.SerializeAsString(), "Status")),
+              HasSubstr("pods is \xef\xbf\xbd forbidden"));
+}
+
 TEST(WriteBodiesTest, BindingEnvelopeCarriesTypeAndTarget) {
   WriteBody b = BindingBody(true, "default", "web-1", "u-1", "node-7");
   EXPECT_EQ(b.content_type, kProtobufContentType);
