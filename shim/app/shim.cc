@@ -257,6 +257,7 @@ Shim::~Shim() {
   pods_.Stop();
   nodes_.Stop();
   hints_.Stop();
+  scorer_->StopWatching();
 }
 
 scheduler::Profiles::Options Shim::ProfileOptions() {
@@ -348,6 +349,17 @@ absl::Status Shim::StartLeaderElection() {
 }
 
 absl::Status Shim::Start() {
+  // Pods that failed only because the scorer or the API server did not
+  // answer are tried again as soon as it does (not after their backoff).
+  scorer_->WhenReachable([this] {
+    spdlog::info("scorer reachable again; retrying the pods waiting for it");
+    queue_.ServiceAnswered(queue::SchedulingQueue::Service::kScorer);
+  });
+  client_->SetOnReachable([this] {
+    spdlog::info(
+        "API server reachable again; retrying the pods waiting for it");
+    queue_.ServiceAnswered(queue::SchedulingQueue::Service::kApiServer);
+  });
   StatusServer::Handlers h;
   h.not_ready = [this]() -> std::string {
     bool synced = nodes_.HasSynced() && pods_.HasSynced() &&

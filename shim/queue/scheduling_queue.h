@@ -1,6 +1,7 @@
 #ifndef KSCORE_SHIM_QUEUE_SCHEDULING_QUEUE_H_
 #define KSCORE_SHIM_QUEUE_SCHEDULING_QUEUE_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -77,6 +78,13 @@ class SchedulingQueue {
   static constexpr absl::string_view kUnschedulableTimeout =
       "UnschedulableTimeout";
   static constexpr absl::string_view kPopFromBackoffQ = "PopFromBackoffQ";
+  // Not kube-scheduler's: a service answers again (ServiceAnswered).
+  static constexpr absl::string_view kScorerAvailable = "ScorerAvailable";
+  static constexpr absl::string_view kApiServerAvailable = "APIServerAvailable";
+
+  // What a cycle may fail to reach.
+  enum class Service { kScorer, kApiServer };
+  static constexpr size_t kServices = 2;
 
   struct QueuedPod {
     std::shared_ptr<const cache::PodInfo> info;
@@ -88,6 +96,8 @@ class SchedulingQueue {
     // (empty after an error), and what the profile's plugins register.
     std::vector<std::string> unschedulable_plugins;
     std::shared_ptr<const PluginEvents> plugin_events;
+    // ServiceAnswered calls per service before its Pop.
+    std::array<uint64_t, kServices> answers = {};
   };
 
   // The unschedulable pods whose rejectors registered `event` only with
@@ -123,6 +133,15 @@ class SchedulingQueue {
   // down, bind error) back off. A cluster event that came while the pod was
   // in flight and that its rejectors register sends it to backoff.
   void Requeue(QueuedPod pod, bool unschedulable);
+  // The cycle failed only because `service` did not answer (the scorer
+  // unreachable, the API server down): the pod backs off as after an
+  // error, parked for `service`, and goes back to active as soon as
+  // ServiceAnswered(service), without waiting for the rest of its backoff.
+  // If the service answered while the pod was in flight, it is active at
+  // once.
+  void RequeueUnreachable(QueuedPod pod, Service service);
+  // `service` answers again: the pods parked for it are active at once.
+  void ServiceAnswered(Service service);
 
   // A cluster event (node added/updated, pod deleted...): the unschedulable
   // pods it may make fit go to backoff or active, the others stay.
@@ -173,6 +192,8 @@ class SchedulingQueue {
     absl::Time unschedulable_since;
     std::shared_ptr<const cache::PodInfo> pending_update;  // while in flight
     bool deleted_in_flight = false;
+    // In backoff after failing to reach this service (RequeueUnreachable).
+    std::optional<Service> parked;
   };
 
   void ActivateLocked(Entry& e, absl::string_view event)
@@ -186,6 +207,12 @@ class SchedulingQueue {
   void LeaveBackoffLocked(const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static BackoffKey BackoffKeyOf(const Entry& e);
   QueuedPod PopLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A pod's cycle is over without a binding: its entry, holding `pod` (and
+  // the update that came meanwhile), or null when it was deleted in flight
+  // (then dropped). `moved` is told whether an event since its Pop may
+  // make it schedulable (only asked when `unschedulable`).
+  Entry* ReturnLocked(QueuedPod pod, bool unschedulable, bool* moved)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The pod popped at `cycle` is back: events older than every pod still
   // in flight are dropped.
   void LeaveFlightLocked(uint64_t cycle) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -214,6 +241,7 @@ class SchedulingQueue {
   // (events_lost_upto_) is retried as if one of them mattered.
   static constexpr size_t kMaxRecentEvents = 4096;
   uint64_t events_lost_upto_ ABSL_GUARDED_BY(mu_) = 0;
+  std::array<uint64_t, kServices> answers_ ABSL_GUARDED_BY(mu_) = {};
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -64,8 +64,8 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   absl::StatusOr<std::shared_ptr<const ProfileInfo>> profile =
       profiles_->Lookup(pod.scheduler_name);
   if (!profile.ok()) {
-    Fail(std::move(qp), std::string(profile.status().message()), false, start,
-         "error");
+    Fail(std::move(qp), std::string(profile.status().message()), Cause::kError,
+         start, "error");
     return;
   }
   CycleResult r = RunCycle(
@@ -90,7 +90,10 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
       nominated = r.preemption->node;
       preemption_.Preempt(qp.info, *r.preemption);
     }
-    Fail(std::move(qp), r.failure->message, unschedulable, start,
+    const Cause cause = unschedulable            ? Cause::kUnschedulable
+                        : r.failure->unreachable ? Cause::kScorerUnreachable
+                                                 : Cause::kError;
+    Fail(std::move(qp), r.failure->message, cause, start,
          unschedulable ? "unschedulable" : "error", r.nominating, nominated);
     return;
   }
@@ -158,15 +161,18 @@ void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
       r.ok() ? absl::StrCat("HTTP ", r->status, ": ",
                             kube::ErrorBodyText(r->body).substr(0, 300))
              : std::string(r.status().message());
-  Fail(std::move(qp), absl::StrCat("Binding rejected: ", why), false, start,
-       "error");
+  // No answer from the API server (refused, reset, timed out): the pod is
+  // bound as soon as the server answers again.
+  Fail(std::move(qp), absl::StrCat("Binding rejected: ", why),
+       r.ok() ? Cause::kError : Cause::kApiServerUnreachable, start, "error");
 }
 
 void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp,
-                     const std::string& message, bool unschedulable,
-                     absl::Time start, const char* result,
-                     Nominating nominating, const std::string& nominated_node) {
+                     const std::string& message, Cause cause, absl::Time start,
+                     const char* result, Nominating nominating,
+                     const std::string& nominated_node) {
   auto info = qp.info;
+  const bool unschedulable = cause == Cause::kUnschedulable;
   metrics_->Attempt(result, info->scheduler_name,
                     absl::ToDoubleSeconds(absl::Now() - start));
   spdlog::info("unable to schedule pod {}: {}", info->key, message);
@@ -176,7 +182,18 @@ void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp,
     nominated = nominating == Nominating::kSet ? nominated_node : "";
     cache_->Nominate(*info, *nominated);
   }
-  queue_->Requeue(std::move(qp), unschedulable);
+  switch (cause) {
+    case Cause::kScorerUnreachable:
+      queue_->RequeueUnreachable(std::move(qp),
+                                 queue::SchedulingQueue::Service::kScorer);
+      break;
+    case Cause::kApiServerUnreachable:
+      queue_->RequeueUnreachable(std::move(qp),
+                                 queue::SchedulingQueue::Service::kApiServer);
+      break;
+    default:
+      queue_->Requeue(std::move(qp), unschedulable);
+  }
   // Deleted or bound while in flight: no nomination may outlive it.
   if (nominating == Nominating::kSet && !queue_->Contains(info->key)) {
     cache_->Nominate(*info, "");

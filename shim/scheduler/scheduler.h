@@ -57,8 +57,17 @@ class Scheduler {
   // sets its nomination (upstream's handleSchedulingFailure): in the cache
   // before the pod is back in the queue, so no later cycle misses it, and
   // in its status with the condition.
+  // Why a cycle or a binding failed, for the queue: no node fits, an
+  // error, or a service that did not answer (the pod goes back to active
+  // as soon as it answers again).
+  enum class Cause {
+    kError,
+    kUnschedulable,
+    kScorerUnreachable,
+    kApiServerUnreachable
+  };
   void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
-            bool unschedulable, absl::Time start, const char* result,
+            Cause cause, absl::Time start, const char* result,
             Nominating nominating = Nominating::kClear,
             const std::string& nominated_node = "");
   struct PendingBind {

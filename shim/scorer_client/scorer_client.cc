@@ -33,6 +33,17 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
   // headless Service gives one per scorer replica).
   args.SetServiceConfigJSON(R"({"loadBalancingConfig":[{"round_robin":{}}]})");
   args.SetMaxReceiveMessageSize(64 << 20);
+  // A scorer back from an outage is reached within max_reconnect_backoff,
+  // not after gRPC's default backoff that grows to two minutes.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(
+                  options.initial_reconnect_backoff)));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+              static_cast<int>(
+                  absl::ToInt64Milliseconds(options.max_reconnect_backoff)));
+  args.SetInt(
+      GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+      static_cast<int>(absl::ToInt64Milliseconds(options.min_connect_timeout)));
   std::vector<std::string> targets;
   if (absl::StrContains(options.target, ",") &&
       !absl::StrContains(options.target, ":///") &&
@@ -63,6 +74,69 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
   return c;
 }
 
+ScorerClient::~ScorerClient() { StopWatching(); }
+
+void ScorerClient::StopWatching() {
+  stop_watch_ = true;
+  if (watcher_.joinable()) watcher_.join();
+}
+
+void ScorerClient::WhenReachable(std::function<void()> reachable) {
+  reachable_ = std::move(reachable);
+  watcher_ = std::thread([this] { WatchChannels(); });
+}
+
+void ScorerClient::Reached(const grpc::Status& status) {
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    unreachable_.store(true);
+  } else if (unreachable_.load(std::memory_order_relaxed) &&
+             unreachable_.exchange(false) && reachable_) {
+    reachable_();
+  }
+}
+
+void ScorerClient::WatchChannels() {
+  // Each channel's next state change is asked for with a short deadline,
+  // so that the destructor's stop is seen within it.
+  constexpr absl::Duration kPoll = absl::Milliseconds(250);
+  grpc::CompletionQueue cq;
+  for (size_t i = 0; i < channels_.size(); ++i) {
+    channels_[i]->NotifyOnStateChange(
+        channels_[i]->GetState(/*try_to_connect=*/false),
+        absl::ToChronoTime(absl::Now() + kPoll), &cq,
+        reinterpret_cast<void*>(i));
+  }
+  size_t watching = channels_.size();
+  while (watching > 0) {
+    void* tag = nullptr;
+    bool changed = false;
+    if (!cq.Next(&tag, &changed)) break;
+    if (stop_watch_) {
+      --watching;
+      continue;
+    }
+    const auto i = reinterpret_cast<size_t>(tag);
+    // An idle channel (its connection lost under a policy that waits for
+    // the next call) is asked to connect: the scorer is wanted back.
+    const grpc_connectivity_state now =
+        channels_[i]->GetState(/*try_to_connect=*/true);
+    // READY after a call failed to reach the scorer; checked at each
+    // wake-up, not only on the change, for a call that failed just as the
+    // channel became ready.
+    if (now == GRPC_CHANNEL_READY && unreachable_.exchange(false) &&
+        reachable_) {
+      reachable_();
+    }
+    channels_[i]->NotifyOnStateChange(
+        now, absl::ToChronoTime(absl::Now() + kPoll), &cq, tag);
+  }
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+}
+
 size_t ScorerClient::NextReplica() {
   return next_.fetch_add(1) % stubs_.size();
 }
@@ -80,6 +154,7 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
     st = stubs_[NextReplica()]->ListProfiles(Context().get(),
                                              pb::ListProfilesRequest(), &resp);
     stats_.calls++;
+    Reached(st);
     if (st.ok()) return resp;
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
@@ -140,6 +215,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
     std::vector<int> retry;
     for (size_t k = 0; k < pending.size(); ++k) {
       Call& call = calls[k];
+      Reached(call.status);
       if (call.status.ok()) {
         stats_.response_bytes += call.response.Length();
         auto* resp =
@@ -173,6 +249,7 @@ absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->NormalizeScore(Context().get(), request, &resp);
+    Reached(st);
     if (st.ok()) return resp;
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
@@ -188,6 +265,7 @@ absl::StatusOr<pb::PlanResponse> ScorerClient::Plan(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->Plan(Context().get(), request, &resp);
+    Reached(st);
     if (st.ok()) return resp;
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
@@ -204,6 +282,7 @@ absl::StatusOr<pb::QueueingHintResponse> ScorerClient::QueueingHint(
     stats_.hint_calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->QueueingHint(Context().get(), request, &resp);
+    Reached(st);
     if (st.ok()) return resp;
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
@@ -219,6 +298,7 @@ absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->Preempt(Context().get(), request, &resp);
+    Reached(st);
     if (st.ok()) return resp;
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
