@@ -134,8 +134,8 @@ class Client {
   }
 
   // Called (on whichever thread saw it) when the API server answers again
-  // after a request could not reach it: pods parked for the API server go
-  // back to the active queue then. Set once, before the first request.
+  // after a request could not reach it: the shim sends its unanswered
+  // bindings again then. Set once, before the first request.
   virtual void SetOnReachable(std::function<void()> on_reachable) {
     (void)on_reachable;
   }

@@ -56,7 +56,7 @@ void SchedulingQueue::LeaveBackoffLocked(const Entry& e) {
 void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
   if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
   LeaveBackoffLocked(e);
-  e.parked.reset();
+  e.parked = false;
   e.where = Where::kActive;
   e.pod.timestamp = options_.now();
   active_.insert({-e.pod.info->priority, e.pod.timestamp, e.pod.info->key});
@@ -66,7 +66,7 @@ void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
 void SchedulingQueue::BackoffOrActivateLocked(Entry& e,
                                               absl::string_view event) {
   absl::Time until = e.pod.timestamp + BackoffFor(e.pod.attempts);
-  e.parked.reset();
+  e.parked = false;
   if (e.pod.attempts > 0 && until > options_.now()) {
     if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
     LeaveBackoffLocked(e);
@@ -148,7 +148,7 @@ SchedulingQueue::QueuedPod SchedulingQueue::PopLocked(Entry& e) {
   if (e.pod.initial_attempt == absl::Time())
     e.pod.initial_attempt = options_.now();
   e.pod.cycle = events_seen_;
-  e.pod.answers = answers_;
+  e.pod.scorer_answers = scorer_answers_;
   in_flight_cycles_.insert(e.pod.cycle);
   return e.pod;
 }
@@ -198,7 +198,7 @@ void SchedulingQueue::Done(const std::string& key, const std::string& uid) {
   if (e.where == Where::kInFlight && e.pending_update != nullptr &&
       !uid.empty() && e.pending_update->uid != uid && !e.deleted_in_flight) {
     e.pod =
-        QueuedPod{std::move(e.pending_update), 0, {}, {}, 0, {}, nullptr, {}};
+        QueuedPod{std::move(e.pending_update), 0, {}, {}, 0, {}, nullptr, 0};
     e.pending_update = nullptr;
     ActivateLocked(e, kUnscheduledPodAdd);
     return;
@@ -258,30 +258,26 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
   BackoffOrActivateLocked(*e, kScheduleAttemptFailure);
 }
 
-void SchedulingQueue::RequeueUnreachable(QueuedPod pod, Service service) {
+void SchedulingQueue::RequeueUnreachable(QueuedPod pod) {
   absl::MutexLock lock(&mu_);
-  const auto s = static_cast<size_t>(service);
-  const bool answered = pod.answers[s] != answers_[s];
+  const bool answered = pod.scorer_answers != scorer_answers_;
   bool moved = false;
   Entry* e = ReturnLocked(std::move(pod), false, &moved);
   if (e == nullptr) return;
   if (answered) {
-    ActivateLocked(*e, service == Service::kScorer ? kScorerAvailable
-                                                   : kApiServerAvailable);
+    ActivateLocked(*e, kScorerAvailable);
     return;
   }
   BackoffOrActivateLocked(*e, kScheduleAttemptFailure);
-  if (e->where == Where::kBackoff) e->parked = service;
+  e->parked = e->where == Where::kBackoff;
 }
 
-void SchedulingQueue::ServiceAnswered(Service service) {
+void SchedulingQueue::ScorerAnswered() {
   absl::MutexLock lock(&mu_);
-  ++answers_[static_cast<size_t>(service)];
-  const absl::string_view label =
-      service == Service::kScorer ? kScorerAvailable : kApiServerAvailable;
+  ++scorer_answers_;
   for (auto& [key, e] : entries_) {
-    if (e.where == Where::kBackoff && e.parked == service) {
-      ActivateLocked(e, label);
+    if (e.where == Where::kBackoff && e.parked) {
+      ActivateLocked(e, kScorerAvailable);
     }
   }
 }

@@ -1,7 +1,6 @@
 #ifndef KSCORE_SHIM_QUEUE_SCHEDULING_QUEUE_H_
 #define KSCORE_SHIM_QUEUE_SCHEDULING_QUEUE_H_
 
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -96,8 +95,8 @@ class SchedulingQueue {
     // (empty after an error), and what the profile's plugins register.
     std::vector<std::string> unschedulable_plugins;
     std::shared_ptr<const PluginEvents> plugin_events;
-    // ServiceAnswered calls per service before its Pop.
-    std::array<uint64_t, kServices> answers = {};
+    // ScorerAnswered calls before its Pop.
+    uint64_t scorer_answers = 0;
   };
 
   // The unschedulable pods whose rejectors registered `event` only with
@@ -133,15 +132,14 @@ class SchedulingQueue {
   // down, bind error) back off. A cluster event that came while the pod was
   // in flight and that its rejectors register sends it to backoff.
   void Requeue(QueuedPod pod, bool unschedulable);
-  // The cycle failed only because `service` did not answer (the scorer
-  // unreachable, the API server down): the pod backs off as after an
-  // error, parked for `service`, and goes back to active as soon as
-  // ServiceAnswered(service), without waiting for the rest of its backoff.
-  // If the service answered while the pod was in flight, it is active at
-  // once.
-  void RequeueUnreachable(QueuedPod pod, Service service);
-  // `service` answers again: the pods parked for it are active at once.
-  void ServiceAnswered(Service service);
+  // The cycle failed only because the scorer did not answer (UNAVAILABLE):
+  // the pod backs off as after an error, parked, and goes back to active
+  // as soon as ScorerAnswered(), without waiting for the rest of its
+  // backoff (which grew while the scorer was away). If the scorer answered
+  // while the pod was in flight, it is active at once.
+  void RequeueUnreachable(QueuedPod pod);
+  // The scorer answers again: the parked pods are active at once.
+  void ScorerAnswered();
 
   // A cluster event (node added/updated, pod deleted...): the unschedulable
   // pods it may make fit go to backoff or active, the others stay.
@@ -192,8 +190,8 @@ class SchedulingQueue {
     absl::Time unschedulable_since;
     std::shared_ptr<const cache::PodInfo> pending_update;  // while in flight
     bool deleted_in_flight = false;
-    // In backoff after failing to reach this service (RequeueUnreachable).
-    std::optional<Service> parked;
+    // In backoff after failing to reach the scorer (RequeueUnreachable).
+    bool parked = false;
   };
 
   void ActivateLocked(Entry& e, absl::string_view event)
@@ -241,7 +239,7 @@ class SchedulingQueue {
   // (events_lost_upto_) is retried as if one of them mattered.
   static constexpr size_t kMaxRecentEvents = 4096;
   uint64_t events_lost_upto_ ABSL_GUARDED_BY(mu_) = 0;
-  std::array<uint64_t, kServices> answers_ ABSL_GUARDED_BY(mu_) = {};
+  uint64_t scorer_answers_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
