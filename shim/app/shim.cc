@@ -355,6 +355,7 @@ absl::Status Shim::Start() {
   // no answer are sent again as soon as the API server answers.
   scorer_->WhenReachable([this] {
     spdlog::info("scorer reachable again; retrying the pods waiting for it");
+    profiles_.ScorerAnswered();
     queue_.ScorerAnswered();
   });
   client_->SetOnReachable([this] {

@@ -77,13 +77,8 @@ class SchedulingQueue {
   static constexpr absl::string_view kUnschedulableTimeout =
       "UnschedulableTimeout";
   static constexpr absl::string_view kPopFromBackoffQ = "PopFromBackoffQ";
-  // Not kube-scheduler's: a service answers again (ServiceAnswered).
+  // Not kube-scheduler's: the scorer answers again (ScorerAnswered).
   static constexpr absl::string_view kScorerAvailable = "ScorerAvailable";
-  static constexpr absl::string_view kApiServerAvailable = "APIServerAvailable";
-
-  // What a cycle may fail to reach.
-  enum class Service { kScorer, kApiServer };
-  static constexpr size_t kServices = 2;
 
   struct QueuedPod {
     std::shared_ptr<const cache::PodInfo> info;

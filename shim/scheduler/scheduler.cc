@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/kube/write_bodies.h"
@@ -64,7 +65,11 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   absl::StatusOr<std::shared_ptr<const ProfileInfo>> profile =
       profiles_->Lookup(pod.scheduler_name);
   if (!profile.ok()) {
-    Fail(std::move(qp), std::string(profile.status().message()), Cause::kError,
+    // Refused because the scorer did not answer: the pod waits for it to
+    // answer again, as after a cycle that could not reach it.
+    Fail(std::move(qp), std::string(profile.status().message()),
+         absl::IsUnavailable(profile.status()) ? Cause::kScorerUnreachable
+                                               : Cause::kError,
          start, "error");
     return;
   }

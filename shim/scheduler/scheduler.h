@@ -61,19 +61,14 @@ class Scheduler {
   static constexpr absl::Duration kBindRetry = absl::Seconds(1);
 
  private:
+  // Why a cycle or a binding failed, for the queue: no node fits, an
+  // error, or a scorer that did not answer (the pod goes back to active as
+  // soon as it answers again).
+  enum class Cause { kError, kUnschedulable, kScorerUnreachable };
   // Requeues the pod with its FailedScheduling event and condition, and
   // sets its nomination (upstream's handleSchedulingFailure): in the cache
   // before the pod is back in the queue, so no later cycle misses it, and
   // in its status with the condition.
-  // Why a cycle or a binding failed, for the queue: no node fits, an
-  // error, or a scorer that did not answer (the pod goes back to active as
-  // soon as it answers again).
-  enum class Cause {
-    kError,
-    kUnschedulable,
-    kScorerUnreachable,
-    kApiServerUnreachable
-  };
   void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
             Cause cause, absl::Time start, const char* result,
             Nominating nominating = Nominating::kClear,

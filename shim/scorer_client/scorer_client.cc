@@ -87,8 +87,12 @@ void ScorerClient::WhenReachable(std::function<void()> reachable) {
 }
 
 void ScorerClient::Reached(const grpc::Status& status) {
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+  const grpc::StatusCode code = status.error_code();
+  if (code == grpc::StatusCode::UNAVAILABLE) {
     unreachable_.store(true);
+  } else if (code == grpc::StatusCode::DEADLINE_EXCEEDED ||
+             code == grpc::StatusCode::CANCELLED) {
+    // No answer either way: a slow scorer is not an unreachable one.
   } else if (unreachable_.load(std::memory_order_relaxed) &&
              unreachable_.exchange(false) && reachable_) {
     reachable_();
@@ -154,11 +158,14 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
     st = stubs_[NextReplica()]->ListProfiles(Context().get(),
                                              pb::ListProfilesRequest(), &resp);
     stats_.calls++;
-    Reached(st);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 
@@ -169,6 +176,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
       n, absl::UnknownError("not run"));
   std::vector<int> pending(n);
   for (size_t i = 0; i < n; ++i) pending[i] = static_cast<int>(i);
+  bool answered = false;
   for (int attempt = 0; attempt < options_.attempts && !pending.empty();
        ++attempt) {
     // The calling thread drives its own completion queue: it sends the
@@ -215,7 +223,6 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
     std::vector<int> retry;
     for (size_t k = 0; k < pending.size(); ++k) {
       Call& call = calls[k];
-      Reached(call.status);
       if (call.status.ok()) {
         stats_.response_bytes += call.response.Length();
         auto* resp =
@@ -225,6 +232,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
                 &call.response, resp);
         if (call.status.ok()) {
           results[pending[k]] = resp;
+          answered = true;
           continue;
         }
       }
@@ -238,6 +246,15 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
     }
     pending = std::move(retry);
   }
+  // A batch that another replica answered did reach the scorer; one that
+  // failed on every attempt did not.
+  if (answered) Reached(grpc::Status::OK);
+  for (int i : pending) {
+    if (absl::IsUnavailable(results[i].status())) {
+      Reached(grpc::Status(grpc::StatusCode::UNAVAILABLE, ""));
+      break;
+    }
+  }
   return results;
 }
 
@@ -249,11 +266,14 @@ absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->NormalizeScore(Context().get(), request, &resp);
-    Reached(st);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 
@@ -265,11 +285,14 @@ absl::StatusOr<pb::PlanResponse> ScorerClient::Plan(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->Plan(Context().get(), request, &resp);
-    Reached(st);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 
@@ -282,11 +305,14 @@ absl::StatusOr<pb::QueueingHintResponse> ScorerClient::QueueingHint(
     stats_.hint_calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->QueueingHint(Context().get(), request, &resp);
-    Reached(st);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 
@@ -298,11 +324,14 @@ absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->Preempt(Context().get(), request, &resp);
-    Reached(st);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 

@@ -94,8 +94,10 @@ class ScorerClient : public Scorer {
   // raw_stubs_, which are parallel).
   size_t NextReplica();
   std::unique_ptr<grpc::ClientContext> Context() const;
-  // A call ended with `status`: remembers a failure to reach the scorer,
-  // and calls reachable_ at the first success after one.
+  // A call ended with `status` (after its retries on other replicas):
+  // remembers a failure to reach the scorer, and calls reachable_ at the
+  // first answer after one. A replica down while another answers is not
+  // the scorer unreachable.
   void Reached(const grpc::Status& status);
   // The connectivity watch: every channel's state changes, READY reported.
   void WatchChannels();
