@@ -4,8 +4,9 @@ namespace, read back from the API server and the shims' logs, checked for
 the scheduler's promises. Prints PASS:/FAIL: lines and one RESULT line
 (case, pods, recovery seconds, bound once) for the results table; exits 0.
 
-Usage: fault_ledger.py --case NAME --ns NAMESPACE --dir DIR --fault-end EPOCH
-         [--limit SECONDS] [--all-bound] [--one-attempt]
+Usage: fault_ledger.py --first-after EPOCH REGEX LOG...  (epoch of a log line)
+       fault_ledger.py --case NAME --ns NAMESPACE --dir DIR --fault-end EPOCH
+         [--limit SECONDS] [--all-bound] [--one-attempt] [--some-pending]
          [--no-bind-after NODE=EPOCH]... LOG...
 DIR holds pods.json (every namespace), nodes.json and events.json (the
 namespace's events.k8s.io events), as kubectl get -o json writes them.
@@ -57,6 +58,8 @@ def main():
     ap.add_argument("--limit", type=float, default=5.0)
     ap.add_argument("--all-bound", action="store_true")
     ap.add_argument("--one-attempt", action="store_true")
+    ap.add_argument("--some-pending", action="store_true",
+                    help="pods are expected to stay pending (more than fit): at least one must")
     ap.add_argument("--no-bind-after", action="append", default=[])
     ap.add_argument("--recovery-skip", default=None,
                     help="pods with this name prefix (created after the fault) are not timed")
@@ -154,6 +157,8 @@ def main():
             if any(c >= cpu_request(p) and k >= 1 for c, k in free.values())]
     check(not fits, f"no pending pod fits a node ({len(pending)} pending"
           + (f"; fitting: {' '.join(sorted(fits)[:5])}" if fits else "") + ")")
+    if a.some_pending:  # else "no pending pod fits" checks nothing
+        check(pending, f"some pods pending, more than fit ({len(pending)})")
     if a.all_bound:
         check(not pending, f"every pod bound ({len(mine) - len(pending)}/{len(mine)})")
     orphans = [p for p in mine if p["spec"].get("nodeName") and p["spec"]["nodeName"] not in node_names]
@@ -178,4 +183,25 @@ def main():
     return 0
 
 
-sys.exit(main())
+def first_after(after, pattern, paths):
+    """Epoch of the first log line of `paths` after `after` whose message
+    matches `pattern`, or None."""
+    rx = re.compile(pattern)
+    best = None
+    for path in paths:
+        for raw in open(path, errors="replace"):
+            m = LINE.match(raw.rstrip("\n"))
+            if m and rx.search(m.group(7)):
+                t = log_time(m)
+                if t > after and (best is None or t < best):
+                    best = t
+    return best
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--first-after":
+        # fault_ledger.py --first-after EPOCH REGEX LOG...: that line's epoch
+        t = first_after(float(sys.argv[2]), sys.argv[3], sys.argv[4:])
+        print(f"{t:.3f}" if t is not None else "")
+        sys.exit(0)
+    sys.exit(main())

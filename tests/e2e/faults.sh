@@ -25,7 +25,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
 CASES="${KSCORE_FAULT_CASES:-1 2 3 5 6 7 4}"
-PODS="${KSCORE_FAULT_PODS:-240}"
+PODS="${KSCORE_FAULT_PODS:-200}"
 LIMIT="${KSCORE_FAULT_RECOVERY_S:-5}"
 SETTLE=90  # seconds for the pods to settle after a fault, at most
 LEDGER="${ROOT}/tests/e2e/fault_ledger.py"
@@ -59,12 +59,12 @@ YAML
 # Above the default 50 qps: what is measured is the fault, not the
 # client-side rate limit (bindings and events share it).
 config "$WORK/fast.yaml" 500 1000
-# Case 7: bindings wait for the rate limiter, so pods assumed and not yet
+# Case 7: bindings wait for the rate limiter, so pods placed and not yet
 # bound are there to delete.
-config "$WORK/slow.yaml" 30 10
+config "$WORK/slow.yaml" 40 10
 
 now() { date +%s.%N; }
-pods_yaml() {  # pods_yaml NS FROM TO [PREFIX]: a List of pods PREFIX-FROM..PREFIX-TO (p-) of app NS
+pods_yaml() {  # pods_yaml NS FROM TO [PREFIX [CPU]]: pods PREFIX-FROM..PREFIX-TO (p-) of app NS asking CPU (100m)
   local i
   echo "apiVersion: v1"
   echo "kind: List"
@@ -78,11 +78,11 @@ pods_yaml() {  # pods_yaml NS FROM TO [PREFIX]: a List of pods PREFIX-FROM..PREF
     schedulerName: concentrate-scheduler
     terminationGracePeriodSeconds: 0
     containers:
-    - {name: pause, image: "pause:3.9", resources: {requests: {cpu: 100m}}}
+    - {name: pause, image: "pause:3.9", resources: {requests: {cpu: ${5:-100m}}}}
 YAML
   done
 }
-create_pods() {  # create_pods NS FROM TO [PREFIX] (retried while the API server is away)
+create_pods() {  # create_pods NS FROM TO [PREFIX [CPU]] (retried while the API server is away)
   pods_yaml "$@" >"$WORK/pods-$1-$2-${4:-p}.yaml"
   poll 60 k apply --request-timeout=10s -f "$WORK/pods-$1-$2-${4:-p}.yaml"
 }
@@ -149,9 +149,24 @@ case_end() {
   poll 60 bash -c "[ -z \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pods -n $ns -o name 2>/dev/null)\" ]" ||
     info "pods of $ns still there"
 }
+# nodes_schedulable: every node Ready, none tainted or cordoned. After the
+# API server was killed or restarted, kwok's heartbeats may have lagged
+# behind the node lifecycle controller, which then taints the nodes
+# unreachable: a case starting then would find no node.
+nodes_schedulable() {
+  k get nodes -o json | python3 -c '
+import json, sys
+nodes = json.load(sys.stdin)["items"]
+bad = [n["metadata"]["name"] for n in nodes
+       if n["spec"].get("unschedulable") or n["spec"].get("taints")
+       or not any(c["type"] == "Ready" and c["status"] == "True"
+                  for c in n["status"].get("conditions", []))]
+sys.exit(1 if bad or not nodes else 0)'
+}
 begin() {  # begin NUMBER NAME: a namespace and a scorer of its own
   NS="f$1-$2"
   info "case $1 ($2) from ${SECONDS}s"
+  poll 60 nodes_schedulable || info "nodes not all Ready and untainted: $(k get nodes --no-headers | awk '{print $1"="$2}' | tr '\n' ' ')"
   k create namespace "$NS" >/dev/null
   SCORER_PORT="$(free_port)"
   SCORER="127.0.0.1:${SCORER_PORT}"
@@ -184,11 +199,22 @@ case_scorer() {
   sleep $((30 - (SECONDS - down)))
   during="$(($(bound_in_logs "$NS" "${logs[@]}") - during))"
   check "scorer: nothing bound while every replica was down ($during)" test "$during" -eq 0
-  # The fault ends when the replicas are started again.
+  # The fault ends when the replicas are started again (both at once).
   end="$(now)"
-  scorer_up sc1 "$WORK/fast.yaml" "$SCORER_PORT"
-  scorer_up sc1b "$WORK/fast.yaml" "$p2"
+  mv "$WORK/sc1.log" "$WORK/sc1-before.log"
+  mv "$WORK/sc1b.log" "$WORK/sc1b-before.log"
+  start sc1 "$KBIN/scorer" --config "$WORK/fast.yaml" --listen "127.0.0.1:$SCORER_PORT" \
+    --metrics-bind-address "127.0.0.1:$(free_port)"
+  start sc1b "$KBIN/scorer" --config "$WORK/fast.yaml" --listen "127.0.0.1:$p2" \
+    --metrics-bind-address "127.0.0.1:$(free_port)"
   ledger 1-scorer "$NS" "$end" --all-bound -- "${logs[@]}"
+  # Where the time went: the scorer's start-up, the shim reaching it (its
+  # reconnect backoff), the parked pods' cycles and bindings.
+  local serving reached
+  serving="$(python3 "$LEDGER" --first-after "$end" "serving profiles" "$WORK/sc1.log" "$WORK/sc1b.log")"
+  reached="$(python3 "$LEDGER" --first-after "$end" "scorer reachable again" "$WORK/sh1.log")"
+  info "after the restart: first replica serving +$(python3 -c "print(f'{${serving:-0} - $end:.2f}')")s," \
+    "the shim reached it +$(python3 -c "print(f'{${reached:-0} - $end:.2f}')")s"
   case_end "$NS" sh1 sc1 sc1b
 }
 
@@ -327,32 +353,44 @@ case_restart() {
 # ------------------------------------------------------------ 7: nodes and pods go
 case_nodes() {
   begin 7 nodes
-  local n7=$((PODS + 60)) end gone cordoned t_gone t_cordon victims
-  create_pods "$NS" 1 "$n7"
+  # Pods of 200m: 20 fill a node. The first wave fills six nodes and is
+  # placed at once; its bindings wait for the rate limiter (slow.yaml).
+  local wave=120 end gone cordoned t_gone t_cordon victims placed nodes404 left
+  create_pods "$NS" 1 "$wave" p 200m
   shim_at sh7 "$WORK/slow.yaml" "$KUBECONFIG_FILE" --leader-elect=false
-  until_bound "$quarter" "$NS" "$WORK/sh7.log" || fail "nodes: the shim did not start binding"
-  # Pods placed (assumed) whose binding waits for the rate limiter or its
-  # answer are deleted; the node being filled goes; then the one filled
-  # next is cordoned.
-  victims="$(grep -o "pod $NS/[^ ]* -> node" "$WORK/sh7.log" | cut -d' ' -f2 | sort -u |
-    comm -23 - <(grep -o "bound pod $NS/[^ ]*" "$WORK/sh7.log" | cut -d' ' -f3 | sort -u) | cut -d/ -f2 | head -20)"
+  until_bound 10 "$NS" "$WORK/sh7.log" || fail "nodes: the shim did not start binding"
+  # The last 20 pods placed wait longest for their bindings: deleted now,
+  # their bindings are sent after (404), and their room must come free.
+  victims="$(grep -o "pod $NS/[^ ]* -> node" "$WORK/sh7.log" | cut -d' ' -f2 | tail -20 |
+    sort | comm -23 - <(grep -o "bound pod $NS/[^ ]*" "$WORK/sh7.log" | cut -d' ' -f3 | sort -u) |
+    cut -d/ -f2)"
   # shellcheck disable=SC2086  # one pod name a word
   [[ -n "$victims" ]] && k delete pod -n "$NS" $victims --grace-period=0 --force --wait=false >/dev/null 2>&1
-  gone="$(grep -o "bound pod $NS/[^ ]* to node [^ ]*" "$WORK/sh7.log" | tail -1 | awk '{print $NF}')"
+  # The two nodes no pod went to (the emptiest, so the most attractive to
+  # the next pods): one deleted, one cordoned.
+  placed="$(grep -o "pod $NS/[^ ]* -> node [^ ]*" "$WORK/sh7.log" | awk '{print $NF}' | sort -u)"
+  local empty
+  mapfile -t empty < <(k get nodes -o name | cut -d/ -f2 | sort | comm -23 - <(echo "$placed"))
+  ((${#empty[@]} >= 2)) || { fail "nodes: no two nodes left empty (placed on: $(echo $placed))"; return; }
+  gone="${empty[0]}" cordoned="${empty[1]}"
   k delete node "$gone" --wait=false >/dev/null
   t_gone="$(now)"
-  poll 30 bash -c "grep -o 'bound pod $NS/[^ ]* to node [^ ]*' '$WORK/sh7.log' | tail -1 | grep -qv ' $gone\$'" || true
-  cordoned="$(grep -o "bound pod $NS/[^ ]* to node [^ ]*" "$WORK/sh7.log" | tail -1 | awk '{print $NF}')"
   k cordon "$cordoned" >/dev/null
   t_cordon="$(now)"
-  info "deleted $(wc -w <<<"$victims") pods assumed and not bound, node $gone; cordoned $cordoned"
   end="$(now)"
-  ledger 7-nodes "$NS" "$end" \
+  info "deleted $(wc -w <<<"$victims") pods placed and not bound, node $gone; cordoned $cordoned"
+  # A second wave: 20 of its pods fit where the deleted pods were; the
+  # other 40 fit only on the deleted or the cordoned node, so stay pending.
+  create_pods "$NS" $((wave + 1)) $((wave + 60)) p 200m
+  ledger 7-nodes "$NS" "$end" --some-pending \
     --no-bind-after "$gone=$(python3 -c "print($t_gone + 1)")" \
     --no-bind-after "$cordoned=$(python3 -c "print($t_cordon + 1)")" -- "$WORK/sh7.log"
-  local gone_404
-  gone_404="$(grep -c "binding $NS/.*: HTTP 404" "$WORK/sh7.log" || true)"
-  info "bindings refused because the pod was deleted while its binding was in flight: $gone_404"
+  nodes404="$(grep -oE "binding $NS/p-[0-9]+ to [^ ]*: HTTP 404" "$WORK/sh7.log" | cut -d' ' -f2 | cut -d/ -f2 | sort -u)"
+  check "nodes: bindings of deleted pods were sent after the deletion (HTTP 404: $(comm -12 <(echo "$victims") <(echo "$nodes404") | wc -l) of $(wc -w <<<"$victims"))" \
+    test -n "$(comm -12 <(echo "$victims") <(echo "$nodes404"))"
+  # shellcheck disable=SC2086
+  left="$(k get pods -n "$NS" $victims --ignore-not-found -o name 2>/dev/null | wc -l)"
+  check "nodes: the deleted pods are gone ($left left)" test "$left" -eq 0
   case_end "$NS" sh7 sc7
   k uncordon "$cordoned" >/dev/null
 }
