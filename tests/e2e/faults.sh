@@ -309,9 +309,14 @@ case_leader() {
   local le=(--leader-elect=true --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s
     --leader-elect-retry-period=500ms "--leader-elect-resource-namespace=$NS")
   local end leader follower killed took
-  create_pods "$NS" 1 "$PODS"
   shim_at sh5a "$WORK/fast.yaml" "$KUBECONFIG_FILE" "${le[@]}"
   shim_at sh5b "$WORK/fast.yaml" "$KUBECONFIG_FILE" "${le[@]}"
+  # The pods come once both shims run and one leads: were both to
+  # schedule, both would see every pod at once.
+  poll 30 grep -q "waiting to become leader" "$WORK/sh5a.log" || fail "leader: sh5a did not start"
+  poll 30 grep -q "waiting to become leader" "$WORK/sh5b.log" || fail "leader: sh5b did not start"
+  poll 30 grep -q "caches synced" "$WORK/sh5a.log" "$WORK/sh5b.log" || fail "leader: no shim leads"
+  create_pods "$NS" 1 "$PODS"
   until_bound "$quarter" "$NS" "$WORK/sh5a.log" "$WORK/sh5b.log" ||
     fail "leader: no shim started binding"
   if grep -q "became leader" "$WORK/sh5a.log"; then leader=sh5a follower=sh5b; else leader=sh5b follower=sh5a; fi
