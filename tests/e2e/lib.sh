@@ -160,5 +160,6 @@ cluster_start_again() {
   # shellcheck disable=SC2016  # $$ and $@ belong to the inner shell
   setsid bash -c 'echo $$ >"$0"; exec "$@"' "${STATE}/pids/${name}.pid" "${cmd[@]}" "$@" \
     </dev/null >>"${STATE}/logs/${name}.log" 2>&1 &
+  disown $!  # killed by a later cluster_kill: no "Killed" notice from this shell
 }
 apiserver_ready() { k get --raw /readyz >/dev/null 2>&1; }
