@@ -12,10 +12,11 @@
 #   3 apistop  the API server stalled (SIGSTOP) for 20 s, then SIGCONT
 #   4 compact  etcd compacted while the shim's connections are cut: its
 #              watches get 410 Gone and relist (API server without watch cache)
-#   5 leader   two shims with leader election, the leader SIGKILLed
+#   5 leader   two shims with leader election, the pods created once both
+#              run, the leader SIGKILLed while it binds
 #   6 restart  the only shim SIGKILLed and started again
-#   7 nodes    the node being filled deleted, the next one cordoned, and pods
-#              deleted while their bindings wait to be sent
+#   7 nodes    pods deleted while their bindings wait for the rate limiter,
+#              the two empty nodes deleted and cordoned, more pods created
 #
 # KSCORE_FAULT_CASES picks cases ("1 5"); results go to stdout as a table.
 set -euo pipefail
@@ -278,7 +279,7 @@ case_compact() {
   cluster_start_again kube-apiserver --watch-cache=false
   poll 60 apiserver_ready || fail "compact: the API server did not come back"
   begin 4 compact
-  local end proxy_port kc rev relists_before
+  local end proxy_port kc rev
   proxy_port="$(free_port)"
   start proxy4 python3 "$ROOT/tests/e2e/tcp_cut.py" "$proxy_port" "${APISERVER_URL#https://}"
   kc="$WORK/proxy.kubeconfig"
@@ -389,7 +390,7 @@ case_nodes() {
   placed="$(grep -o "pod $NS/[^ ]* -> node [^ ]*" "$WORK/sh7.log" | awk '{print $NF}' | sort -u)"
   local empty
   mapfile -t empty < <(k get nodes -o name | cut -d/ -f2 | sort | comm -23 - <(echo "$placed"))
-  ((${#empty[@]} >= 2)) || { fail "nodes: no two nodes left empty (placed on: $(echo $placed))"; return; }
+  ((${#empty[@]} >= 2)) || { fail "nodes: no two nodes left empty (placed on: $(tr "\n" " " <<<"$placed"))"; return; }
   gone="${empty[0]}" cordoned="${empty[1]}"
   k delete node "$gone" --wait=false >/dev/null
   t_gone="$(now)"
