@@ -56,7 +56,8 @@ namespace {
 //   the Scheduled event; a victim's patched condition sends its deletion,
 //   the deletion its Preempted event (PreemptionExecutor).
 // - the queue flusher: every 250 ms moves pods whose backoff is over (and
-//   long-unschedulable ones) to the active queue (queue mutex), and lets the
+//   long-unschedulable ones) to the active queue (queue mutex), sends again
+//   bindings that got no answer (Scheduler's mutex of them), and lets the
 //   event recorder write ended series (its mutex).
 // - the leader elector (with leader election): renews the Lease; its
 //   callbacks open the start gate or signal the main thread.
@@ -263,6 +264,7 @@ Shim::~Shim() {
   pods_.Stop();
   nodes_.Stop();
   hints_.Stop();
+  scorer_->StopWatching();
 }
 
 scheduler::Profiles::Options Shim::ProfileOptions() {
@@ -354,6 +356,18 @@ absl::Status Shim::StartLeaderElection() {
 }
 
 absl::Status Shim::Start() {
+  // Pods that failed only because the scorer did not answer are tried
+  // again as soon as it does (not after their backoff); bindings that got
+  // no answer are sent again as soon as the API server answers.
+  scorer_->WhenReachable([this] {
+    spdlog::info("scorer reachable again; retrying the pods waiting for it");
+    profiles_.ScorerAnswered();
+    queue_.ScorerAnswered();
+  });
+  client_->SetOnReachable([this] {
+    spdlog::info("API server reachable again; sending unanswered bindings");
+    scheduler_.RetryBindings(/*all=*/true);
+  });
   StatusServer::Handlers h;
   h.not_ready = [this]() -> std::string {
     bool synced = nodes_.HasSynced() && pods_.HasSynced() &&
@@ -373,6 +387,7 @@ absl::Status Shim::Start() {
     while (!stop_flusher_.WaitForNotificationWithTimeout(
         absl::Milliseconds(250))) {
       queue_.Flush();
+      scheduler_.RetryBindings(/*all=*/false);
       feedback_.Tick();
     }
   });

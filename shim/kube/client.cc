@@ -207,6 +207,10 @@ class CurlClient final : public Client {
     return connections_opened_.load();
   }
 
+  void SetOnReachable(std::function<void()> on_reachable) override {
+    on_reachable_ = std::move(on_reachable);
+  }
+
   absl::Status Stream(
       absl::string_view path,
       const std::function<bool(absl::string_view line)>& on_line,
@@ -279,12 +283,19 @@ class CurlClient final : public Client {
     curl_multi_add_handle(multi, h);
     CURLcode rc = CURLE_OK;
     bool stopped = false;
+    bool answered = false;
     for (int running = 1; running > 0;) {
       if (stop != nullptr && stop->load()) {
         stopped = true;
         break;
       }
       if (curl_multi_perform(multi, &running) != CURLM_OK) break;
+      if (!answered) {  // a watch answers with its headers, then may idle
+        long code = 0;
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+        answered = code != 0;
+        if (answered) Reached(true);
+      }
       if (running > 0) curl_multi_poll(multi, nullptr, 0, 100, nullptr);
     }
     int left = 0;
@@ -295,6 +306,7 @@ class CurlClient final : public Client {
     if (stopped || state.aborted) {
       result = absl::OkStatus();
     } else if (rc != CURLE_OK) {
+      Reached(false);
       result = absl::UnavailableError(
           absl::StrCat("watch ", req.url(), ": ", req.CurlError(rc)));
     } else if (state.status != 200) {
@@ -403,14 +415,28 @@ class CurlClient final : public Client {
   absl::StatusOr<Response> Outcome(CURL* h, CURLcode rc, const std::string& m,
                                    const Request& req, Response resp) {
     if (rc != CURLE_OK) {
+      Reached(false);
       return absl::UnavailableError(
           absl::StrCat(m, " ", req.url(), ": ", req.CurlError(rc)));
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp.status);
+    Reached(true);
     long connects = 0;
     curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
     connections_opened_ += static_cast<uint64_t>(connects);
     return resp;
+  }
+
+  // Whether a request got an answer (any HTTP status) or none (connection
+  // refused, reset, timed out). The first answer after a miss calls
+  // on_reachable_.
+  void Reached(bool answered) {
+    if (!answered) {
+      unreachable_.store(true);
+    } else if (unreachable_.load(std::memory_order_relaxed) &&
+               unreachable_.exchange(false) && on_reachable_) {
+      on_reachable_();
+    }
   }
 
   // One DoAsync request.
@@ -587,6 +613,8 @@ class CurlClient final : public Client {
   absl::Mutex mu_;
   std::vector<CURL*> idle_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> connections_opened_{0};
+  std::atomic<bool> unreachable_{false};
+  std::function<void()> on_reachable_;
   std::unique_ptr<Async> async_ ABSL_GUARDED_BY(mu_);  // started by DoAsync
   std::string token_ ABSL_GUARDED_BY(mu_);
   absl::Time token_read_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();

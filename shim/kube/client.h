@@ -133,6 +133,13 @@ class Client {
     return Do(method, path, body, content_type);
   }
 
+  // Called (on whichever thread saw it) when the API server answers again
+  // after a request could not reach it: the shim sends its unanswered
+  // bindings again then. Set once, before the first request.
+  virtual void SetOnReachable(std::function<void()> on_reachable) {
+    (void)on_reachable;
+  }
+
   // TCP connections opened by Do so far (each one a TLS handshake for the
   // API server too): stays near the peak number of concurrent callers when
   // connections are reused.

@@ -13,6 +13,10 @@ namespace {
 
 constexpr absl::Duration kMinBackoff = absl::Milliseconds(100);
 constexpr absl::Duration kMaxBackoff = absl::Seconds(30);
+// After a request that got no answer (the API server down or restarting):
+// trying again costs it nothing, and waiting longer delays everything the
+// shim does once it is back.
+constexpr absl::Duration kMaxUnreachableBackoff = absl::Seconds(1);
 
 std::string Rv(const nlohmann::json& obj) {
   const auto meta = obj.find("metadata");
@@ -109,9 +113,13 @@ void Reflector::Run() {
       if (st.ok()) backoff = kMinBackoff;
       continue;
     }
+    const bool unreachable =
+        !st.ok() && HttpStatusOf(st) == 0 && absl::IsUnavailable(st);
+    if (unreachable) backoff = std::min(backoff, kMaxUnreachableBackoff);
     const absl::Duration wait =
         backoff * std::uniform_real_distribution<double>(1.0, 1.5)(rng_);
-    backoff = std::min(backoff * 2, kMaxBackoff);
+    backoff = std::min(backoff * 2,
+                       unreachable ? kMaxUnreachableBackoff : kMaxBackoff);
     stopping_.WaitForNotificationWithTimeout(wait);
   }
 }

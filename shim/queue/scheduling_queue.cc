@@ -56,6 +56,7 @@ void SchedulingQueue::LeaveBackoffLocked(const Entry& e) {
 void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
   if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
   LeaveBackoffLocked(e);
+  e.parked = false;
   e.where = Where::kActive;
   e.pod.timestamp = options_.now();
   active_.insert({-e.pod.info->priority, e.pod.timestamp, e.pod.info->key});
@@ -65,6 +66,7 @@ void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
 void SchedulingQueue::BackoffOrActivateLocked(Entry& e,
                                               absl::string_view event) {
   absl::Time until = e.pod.timestamp + BackoffFor(e.pod.attempts);
+  e.parked = false;
   if (e.pod.attempts > 0 && until > options_.now()) {
     if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
     LeaveBackoffLocked(e);
@@ -146,6 +148,7 @@ SchedulingQueue::QueuedPod SchedulingQueue::PopLocked(Entry& e) {
   if (e.pod.initial_attempt == absl::Time())
     e.pod.initial_attempt = options_.now();
   e.pod.cycle = events_seen_;
+  e.pod.scorer_answers = scorer_answers_;
   in_flight_cycles_.insert(e.pod.cycle);
   return e.pod;
 }
@@ -194,7 +197,8 @@ void SchedulingQueue::Done(const std::string& key, const std::string& uid) {
   if (e.where == Where::kInFlight) LeaveFlightLocked(e.pod.cycle);
   if (e.where == Where::kInFlight && e.pending_update != nullptr &&
       !uid.empty() && e.pending_update->uid != uid && !e.deleted_in_flight) {
-    e.pod = QueuedPod{std::move(e.pending_update), 0, {}, {}, 0, {}, nullptr};
+    e.pod =
+        QueuedPod{std::move(e.pending_update), 0, {}, {}, 0, {}, nullptr, 0};
     e.pending_update = nullptr;
     ActivateLocked(e, kUnscheduledPodAdd);
     return;
@@ -217,33 +221,65 @@ bool SchedulingQueue::MovedInFlightLocked(const QueuedPod& pod,
   return false;
 }
 
-void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
-  absl::MutexLock lock(&mu_);
+SchedulingQueue::Entry* SchedulingQueue::ReturnLocked(QueuedPod pod,
+                                                      bool unschedulable,
+                                                      bool* moved) {
   auto it = entries_.find(pod.info->key);
-  if (it == entries_.end()) return;
+  if (it == entries_.end()) return nullptr;
   Entry& e = it->second;
   // Something that may make it fit happened while this pod was being
   // scheduled: retry after backoff instead of waiting for another event.
-  const bool moved =
-      unschedulable && MovedInFlightLocked(pod, e.pending_update.get());
+  *moved = unschedulable && MovedInFlightLocked(pod, e.pending_update.get());
   if (e.where == Where::kInFlight) LeaveFlightLocked(pod.cycle);
   if (e.deleted_in_flight) {
     entries_.erase(it);
-    return;
+    return nullptr;
   }
   e.pod = std::move(pod);
   if (e.pending_update != nullptr) e.pod.info = std::move(e.pending_update);
   e.pending_update = nullptr;
   e.pod.timestamp = options_.now();
   if (!unschedulable) e.pod.unschedulable_plugins.clear();
+  return &e;
+}
+
+void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
+  absl::MutexLock lock(&mu_);
+  bool moved = false;
+  Entry* e = ReturnLocked(std::move(pod), unschedulable, &moved);
+  if (e == nullptr) return;
   if (unschedulable && !moved) {
-    e.where = Where::kUnschedulable;
-    unschedulable_.insert(e.pod.info->key);
-    e.unschedulable_since = options_.now();
+    e->where = Where::kUnschedulable;
+    unschedulable_.insert(e->pod.info->key);
+    e->unschedulable_since = options_.now();
     Incoming("unschedulable", kScheduleAttemptFailure);
     return;
   }
-  BackoffOrActivateLocked(e, kScheduleAttemptFailure);
+  BackoffOrActivateLocked(*e, kScheduleAttemptFailure);
+}
+
+void SchedulingQueue::RequeueUnreachable(QueuedPod pod) {
+  absl::MutexLock lock(&mu_);
+  const bool answered = pod.scorer_answers != scorer_answers_;
+  bool moved = false;
+  Entry* e = ReturnLocked(std::move(pod), false, &moved);
+  if (e == nullptr) return;
+  if (answered) {
+    ActivateLocked(*e, kScorerAvailable);
+    return;
+  }
+  BackoffOrActivateLocked(*e, kScheduleAttemptFailure);
+  e->parked = e->where == Where::kBackoff;
+}
+
+void SchedulingQueue::ScorerAnswered() {
+  absl::MutexLock lock(&mu_);
+  ++scorer_answers_;
+  for (auto& [key, e] : entries_) {
+    if (e.where == Where::kBackoff && e.parked) {
+      ActivateLocked(e, kScorerAvailable);
+    }
+  }
 }
 
 void SchedulingQueue::MoveAllToActiveOrBackoff(

@@ -78,6 +78,8 @@ class SchedulingQueue {
       "UnschedulableTimeout";
   static constexpr absl::string_view kPopFromBackoffQ = "PopFromBackoffQ";
   static constexpr absl::string_view kForceActivate = "ForceActivate";
+  // Not kube-scheduler's: the scorer answers again (ScorerAnswered).
+  static constexpr absl::string_view kScorerAvailable = "ScorerAvailable";
 
   struct QueuedPod {
     std::shared_ptr<const cache::PodInfo> info;
@@ -89,6 +91,8 @@ class SchedulingQueue {
     // (empty after an error), and what the profile's plugins register.
     std::vector<std::string> unschedulable_plugins;
     std::shared_ptr<const PluginEvents> plugin_events;
+    // ScorerAnswered calls before its Pop.
+    uint64_t scorer_answers = 0;
   };
 
   // The unschedulable pods whose rejectors registered `event` only with
@@ -124,6 +128,14 @@ class SchedulingQueue {
   // down, bind error) back off. A cluster event that came while the pod was
   // in flight and that its rejectors register sends it to backoff.
   void Requeue(QueuedPod pod, bool unschedulable);
+  // The cycle failed only because the scorer did not answer (UNAVAILABLE):
+  // the pod backs off as after an error, parked, and goes back to active
+  // as soon as ScorerAnswered(), without waiting for the rest of its
+  // backoff (which grew while the scorer was away). If the scorer answered
+  // while the pod was in flight, it is active at once.
+  void RequeueUnreachable(QueuedPod pod);
+  // The scorer answers again: the parked pods are active at once.
+  void ScorerAnswered();
 
   // A cluster event (node added/updated, pod deleted...): the unschedulable
   // pods it may make fit go to backoff or active, the others stay.
@@ -182,6 +194,8 @@ class SchedulingQueue {
     absl::Time unschedulable_since;
     std::shared_ptr<const cache::PodInfo> pending_update;  // while in flight
     bool deleted_in_flight = false;
+    // In backoff after failing to reach the scorer (RequeueUnreachable).
+    bool parked = false;
   };
 
   void ActivateLocked(Entry& e, absl::string_view event)
@@ -195,6 +209,12 @@ class SchedulingQueue {
   void LeaveBackoffLocked(const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static BackoffKey BackoffKeyOf(const Entry& e);
   QueuedPod PopLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A pod's cycle is over without a binding: its entry, holding `pod` (and
+  // the update that came meanwhile), or null when it was deleted in flight
+  // (then dropped). `moved` is told whether an event since its Pop may
+  // make it schedulable (only asked when `unschedulable`).
+  Entry* ReturnLocked(QueuedPod pod, bool unschedulable, bool* moved)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The pod popped at `cycle` is back: events older than every pod still
   // in flight are dropped.
   void LeaveFlightLocked(uint64_t cycle) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -223,6 +243,7 @@ class SchedulingQueue {
   // (events_lost_upto_) is retried as if one of them mattered.
   static constexpr size_t kMaxRecentEvents = 4096;
   uint64_t events_lost_upto_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t scorer_answers_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 

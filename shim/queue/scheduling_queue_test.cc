@@ -394,5 +394,86 @@ TEST_F(QueueTest, HintedRegistrationsAskBeforeMoving) {
   EXPECT_EQ(asked.size(), 2u);
 }
 
+// A pod that failed only because the scorer did not answer backs off, and
+// is active again as soon as the scorer answers: not after its backoff,
+// which grew while the scorer was away. Other errors keep their backoff.
+TEST_F(QueueTest, UnreachableServiceParksUntilItAnswers) {
+  std::vector<std::string> incoming;
+  auto o = Opts();
+  o.on_incoming = [&](absl::string_view queue, absl::string_view event) {
+    incoming.push_back(absl::StrCat(queue, "/", event));
+  };
+  SchedulingQueue q(o);
+  q.AddOrUpdate(Pod("scorer"));
+  q.AddOrUpdate(Pod("error"));
+  auto fail = [&](const SchedulingQueue::QueuedPod& p) {
+    if (p.info->name == "scorer") q.RequeueUnreachable(p);
+    if (p.info->name == "error") q.Requeue(p, /*unschedulable=*/false);
+  };
+  for (int attempt = 1; attempt <= 5; ++attempt) {
+    std::vector<SchedulingQueue::QueuedPod> popped;
+    while (auto p = q.Pop(absl::ZeroDuration())) popped.push_back(*p);
+    ASSERT_EQ(popped.size(), 2u) << "attempt " << attempt;
+    for (const auto& p : popped) fail(p);
+    if (attempt < 5) {
+      now_ += q.BackoffFor(attempt);
+      q.Flush();
+    }
+  }
+  EXPECT_EQ(q.sizes().backoff, 2u);  // 10 s each now
+  incoming.clear();
+  q.ScorerAnswered();
+  auto back = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->info->name, "scorer");
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+  EXPECT_THAT(incoming, ::testing::ElementsAre("active/ScorerAvailable"));
+  // The other error waits for its backoff.
+  q.ScorerAnswered();
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+  now_ += absl::Seconds(10);
+  q.Flush();
+  auto error = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->info->name, "error");
+}
+
+// The scorer answered while the pod's cycle ran (after its Pop): when the
+// pod comes back unreachable it is active at once, not parked for an
+// answer that already came.
+TEST_F(QueueTest, AnsweredWhileInFlightGoesActive) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("p"));
+  auto qp = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(qp.has_value());
+  q.ScorerAnswered();
+  q.RequeueUnreachable(*qp);
+  EXPECT_EQ(q.sizes().active, 1u);
+  auto again = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(again.has_value());
+  // No answer since this Pop: parked.
+  q.RequeueUnreachable(*again);
+  EXPECT_EQ(q.sizes().backoff, 1u);
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+}
+
+// Parked pods are still pending pods: deleted, they are gone; an
+// unschedulable pod never counts as parked.
+TEST_F(QueueTest, ParkedPodsAreDeletedAndUnschedulableOnesStay) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("parked"));
+  q.AddOrUpdate(Pod("unsched"));
+  auto a = q.Pop(absl::ZeroDuration());
+  auto b = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(a && b);
+  q.RequeueUnreachable(a->info->name == "parked" ? *a : *b);
+  q.Requeue(a->info->name == "parked" ? *b : *a, /*unschedulable=*/true);
+  q.Delete("ns/parked");
+  q.ScorerAnswered();
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+  EXPECT_EQ(q.sizes().unschedulable, 1u);
+  EXPECT_FALSE(q.Contains("ns/parked"));
+}
+
 }  // namespace
 }  // namespace kscore::queue

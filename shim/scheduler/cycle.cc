@@ -142,7 +142,13 @@ Window PlanWindow(int32_t percentage, size_t all_nodes, size_t start) {
 
 Failure ScorerFailure(const absl::Status& s) {
   if (TransportFailure(s.code())) {
-    return Failure::Error(absl::StrCat("scorer unavailable: ", s.message()));
+    Failure f =
+        Failure::Error(absl::StrCat("scorer unavailable: ", s.message()));
+    // No answer at all (no connection, or it broke): the pod waits for the
+    // scorer to answer again, not for its backoff (SchedulingQueue's
+    // RequeueUnreachable). A timeout may be a slow scorer: it backs off.
+    f.unreachable = absl::IsUnavailable(s);
+    return f;
   }
   Failure f = Failure::Error(std::string(s.message()));
   f.stale_profiles = absl::IsFailedPrecondition(s);

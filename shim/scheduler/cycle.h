@@ -44,13 +44,16 @@ struct Failure {
   // kUnschedulable: the plugins that rejected the pod (kube-scheduler's
   // UnschedulablePlugins, every call's together), sorted.
   std::vector<std::string> plugins = {};
+  // kError: the scorer could not be reached (UNAVAILABLE), no other cause.
+  bool unreachable = false;
 
   static Failure Unschedulable(std::string m,
                                std::vector<std::string> plugins = {}) {
-    return {Kind::kUnschedulable, std::move(m), false, std::move(plugins)};
+    return {Kind::kUnschedulable, std::move(m), false, std::move(plugins),
+            false};
   }
   static Failure Error(std::string m) {
-    return {Kind::kError, std::move(m), false, {}};
+    return {Kind::kError, std::move(m), false, {}, false};
   }
 };
 
@@ -246,8 +249,8 @@ std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
                                      const CycleResult& result);
 
 // A scorer call that failed: the transport's failure is "scorer
-// unavailable: ...", the scorer's own error (a plugin's Error, a rejected
-// request) keeps the scorer's wording.
+// unavailable: ..." (unreachable when UNAVAILABLE), the scorer's own error (a
+// plugin's Error, a rejected request) keeps the scorer's wording.
 Failure ScorerFailure(const absl::Status& s);
 
 // Upstream's evaluateNominatedNode: the pod's nominated node alone, through

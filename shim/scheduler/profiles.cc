@@ -35,7 +35,10 @@ absl::StatusOr<std::shared_ptr<const ProfileInfo>> Profiles::Lookup(
       (!refusal_.empty() && options_.now() - last_check_ >= options_.recheck)) {
     CheckLocked();
   }
-  if (!refusal_.empty()) return absl::FailedPreconditionError(refusal_);
+  if (!refusal_.empty()) {
+    return unreachable_ ? absl::UnavailableError(refusal_)
+                        : absl::FailedPreconditionError(refusal_);
+  }
   auto it = known_.find(name);
   if (it == known_.end()) {
     return absl::FailedPreconditionError(
@@ -54,15 +57,24 @@ void Profiles::Invalidate(const std::string& why) {
   checked_ = false;
 }
 
+void Profiles::ScorerAnswered() {
+  absl::MutexLock lock(&mu_);
+  // Refused only because the scorer did not answer: the next Lookup asks
+  // again at once, not after `recheck`.
+  if (unreachable_) checked_ = false;
+}
+
 void Profiles::CheckLocked() {
   checked_ = true;
   last_check_ = options_.now();
   std::vector<pb::ListProfilesResponse> answers;
   std::string refusal;
+  bool unreachable = false;
   for (int i = 0; i < std::max(1, options_.probes); ++i) {
     absl::StatusOr<pb::ListProfilesResponse> r = list_();
     if (!r.ok()) {
       refusal = absl::StrCat("scorer unavailable: ", r.status().message());
+      unreachable = absl::IsUnavailable(r.status());
       break;
     }
     answers.push_back(*std::move(r));
@@ -77,6 +89,7 @@ void Profiles::CheckLocked() {
     spdlog::error("not scheduling: {}", refusal);
   }
   refusal_ = std::move(refusal);
+  unreachable_ = unreachable;
   if (options_.on_check) options_.on_check(refusal_);
 }
 

@@ -74,10 +74,14 @@ class Profiles {
   bool Serves(absl::string_view name) const;
   const std::vector<std::string>& served() const { return options_.served; }
 
-  // The facts for a profile, or FailedPrecondition/Unavailable saying why
-  // its pods cannot be scheduled now.
+  // The facts for a profile, or an error saying why its pods cannot be
+  // scheduled now: Unavailable when the scorer did not answer (the pods
+  // wait for it to answer again), else FailedPrecondition.
   absl::StatusOr<std::shared_ptr<const ProfileInfo>> Lookup(
       absl::string_view name);
+  // The scorer answers again: a refusal because it did not answer is
+  // checked again at the next Lookup, without waiting for `recheck`.
+  void ScorerAnswered();
 
   // Drops what was learnt: the next Lookup asks the scorer again.
   void Invalidate(const std::string& why);
@@ -95,6 +99,8 @@ class Profiles {
   absl::Time last_check_ ABSL_GUARDED_BY(mu_);
   // Why every profile is refused ("" when the last check succeeded).
   std::string refusal_ ABSL_GUARDED_BY(mu_);
+  // The refusal is that the scorer did not answer (UNAVAILABLE).
+  bool unreachable_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, std::shared_ptr<const ProfileInfo>, std::less<>> known_
       ABSL_GUARDED_BY(mu_);
   std::string serving_ ABSL_GUARDED_BY(mu_);  // the scorer's profile names

@@ -101,6 +101,7 @@ TEST(ProfilesTest, RefusesWhatItCannotTrust) {
     std::string name;
     std::vector<absl::StatusOr<pb::ListProfilesResponse>> script;
     std::string want;
+    absl::StatusCode code = absl::StatusCode::kFailedPrecondition;
   } cases[] = {
       {"replicas disagree",
        {Answer("h1", {"s"}), Answer("h2", {"s"})},
@@ -110,9 +111,14 @@ TEST(ProfilesTest, RefusesWhatItCannotTrust) {
        {Answer("h1", {"a", "b"}), Answer("h1", {"a", "b"})},
        "profile \"s\" is not served by the scorer (its configuration has "
        "schedulerNames [a, b])"},
+      // Unavailable: the pods wait for the scorer to answer again.
       {"scorer down",
        {absl::UnavailableError("connection refused")},
-       "scorer unavailable: connection refused"},
+       "scorer unavailable: connection refused",
+       absl::StatusCode::kUnavailable},
+      {"scorer too slow",
+       {absl::DeadlineExceededError("deadline exceeded")},
+       "scorer unavailable: deadline exceeded"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -120,9 +126,31 @@ TEST(ProfilesTest, RefusesWhatItCannotTrust) {
     f.scorer.script.assign(c.script.begin(), c.script.end());
     auto info = f.profiles.Lookup("s");
     ASSERT_FALSE(info.ok());
-    EXPECT_EQ(info.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(info.status().code(), c.code);
     EXPECT_THAT(std::string(info.status().message()), HasSubstr(c.want));
   }
+}
+
+// Refused because the scorer did not answer: once it answers again
+// (ScorerAnswered), the next Lookup asks at once, not after `recheck`.
+// Other refusals keep their recheck period.
+TEST(ProfilesTest, AScorerThatAnswersAgainIsAskedAtOnce) {
+  Fixture f({"s"});
+  f.scorer.script = {absl::UnavailableError("connection refused")};
+  ASSERT_EQ(f.profiles.Lookup("s").status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(f.scorer.calls, 1);
+  f.profiles.ScorerAnswered();
+  f.scorer.script = {Answer("h1", {"s"}), Answer("h1", {"s"})};
+  EXPECT_TRUE(f.profiles.Lookup("s").ok());
+  EXPECT_EQ(f.scorer.calls, 3);
+
+  Fixture g({"s"});
+  g.scorer.script = {Answer("h1", {"s"}), Answer("h2", {"s"})};
+  ASSERT_FALSE(g.profiles.Lookup("s").ok());
+  g.profiles.ScorerAnswered();
+  ASSERT_FALSE(g.profiles.Lookup("s").ok());
+  EXPECT_EQ(g.scorer.calls, 2);  // not asked again within `recheck`
 }
 
 TEST(ProfilesTest, RechecksWhileRefusedAndAfterInvalidate) {

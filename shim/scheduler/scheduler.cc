@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "shim/kube/protobuf_codec.h"
@@ -88,8 +89,12 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
       e->error = true;
       Record(std::move(e), qp);
     }
-    Fail(std::move(qp), std::string(profile.status().message()), false, start,
-         "error");
+    // Refused because the scorer did not answer: the pod waits for it to
+    // answer again, as after a cycle that could not reach it.
+    Fail(std::move(qp), std::string(profile.status().message()),
+         absl::IsUnavailable(profile.status()) ? Cause::kScorerUnreachable
+                                               : Cause::kError,
+         start, "error");
     return;
   }
   CycleResult r = RunCycle(
@@ -118,7 +123,10 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
       nominated = r.preemption->node;
       preemption_.Preempt(qp.info, *r.preemption);
     }
-    Fail(std::move(qp), r.failure->message, unschedulable, start,
+    const Cause cause = unschedulable            ? Cause::kUnschedulable
+                        : r.failure->unreachable ? Cause::kScorerUnreachable
+                                                 : Cause::kError;
+    Fail(std::move(qp), r.failure->message, cause, start,
          unschedulable ? "unschedulable" : "error", r.nominating, nominated);
     return;
   }
@@ -185,9 +193,30 @@ absl::StatusOr<std::shared_ptr<const Explanation>> Scheduler::WhatIf(
 void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
                      absl::Time start,
                      std::shared_ptr<const Explanation> record) {
-  auto b = std::make_shared<PendingBind>(
+  Send(std::make_shared<PendingBind>(
       PendingBind{std::move(qp), std::move(node), start,
-                  std::chrono::steady_clock::now(), std::move(record)});
+                  std::chrono::steady_clock::now(), std::move(record), false}));
+}
+
+void Scheduler::RetryBindings(bool all) {
+  std::vector<std::shared_ptr<PendingBind>> due;
+  {
+    absl::MutexLock lock(&unanswered_mu_);
+    const absl::Time now = absl::Now();
+    auto keep = unanswered_.begin();
+    for (auto& entry : unanswered_) {
+      if (all || entry.first <= now) {
+        due.push_back(std::move(entry.second));
+      } else {
+        *keep++ = std::move(entry);
+      }
+    }
+    unanswered_.erase(keep, unanswered_.end());
+  }
+  for (auto& b : due) Send(std::move(b));
+}
+
+void Scheduler::Send(std::shared_ptr<PendingBind> b) {
   const cache::PodInfo& pod = *b->qp.info;
   Writer::Request req;
   req.method = "POST";
@@ -197,10 +226,12 @@ void Scheduler::Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
                                pod.uid, b->node);
   writer_->Send(
       Writer::Lane::kBindings, std::move(req),
-      [this, b](const absl::StatusOr<kube::Response>& r) { Bound(*b, r); });
+      [this, b](const absl::StatusOr<kube::Response>& r) { Bound(b, r); });
 }
 
-void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
+void Scheduler::Bound(const std::shared_ptr<PendingBind>& pending,
+                      const absl::StatusOr<kube::Response>& r) {
+  PendingBind& b = *pending;
   queue::SchedulingQueue::QueuedPod& qp = b.qp;
   const std::string& node = b.node;
   const absl::Time start = b.start;
@@ -229,8 +260,34 @@ void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
     queue_->Done(pod.key, pod.uid);
     return;
   }
+  if (!r.ok()) {
+    // No answer (refused, reset, timed out): the binding may have been made.
+    // Forgetting the pod now would free its room to the next cycles before
+    // the informer shows where it is, and a node could be overcommitted. It
+    // stays assumed, and the same binding is sent again: at once when the
+    // API server answers again, else every kBindRetry.
+    metrics_->binds->Add({{"result", "error"}}).Increment();
+    spdlog::info("binding {} to {}: {}; sending it again", pod.key, node,
+                 std::string(r.status().message()));
+    b.unanswered = true;
+    absl::MutexLock lock(&unanswered_mu_);
+    unanswered_.emplace_back(absl::Now() + kBindRetry, pending);
+    return;
+  }
+  if (r->status == 409 && b.unanswered) {
+    // An earlier attempt was made after all (or another scheduler bound the
+    // pod): it stays counted where assumed until the informer says where it
+    // is (UpsertAssignedPod replaces the assumed copy).
+    metrics_->binds->Add({{"result", "conflict"}}).Increment();
+    spdlog::info(
+        "binding {} to {}: HTTP 409 after an unanswered attempt; taken as "
+        "bound",
+        pod.key, node);
+    queue_->Done(pod.key, pod.uid);
+    return;
+  }
   cache_->ForgetPod(pod.key);
-  if (r.ok() && (r->status == 404 || r->status == 409)) {
+  if (r->status == 404 || r->status == 409) {
     // Already bound (by us before a restart, or by someone else), or gone:
     // the informer brings the truth; retry only if the pod is still pending.
     metrics_->binds->Add({{"result", "conflict"}}).Increment();
@@ -241,19 +298,18 @@ void Scheduler::Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r) {
     return;
   }
   metrics_->binds->Add({{"result", "error"}}).Increment();
-  std::string why =
-      r.ok() ? absl::StrCat("HTTP ", r->status, ": ",
-                            kube::ErrorBodyText(r->body).substr(0, 300))
-             : std::string(r.status().message());
-  Fail(std::move(qp), absl::StrCat("Binding rejected: ", why), false, start,
-       "error");
+  std::string why = absl::StrCat("HTTP ", r->status, ": ",
+                                 kube::ErrorBodyText(r->body).substr(0, 300));
+  Fail(std::move(qp), absl::StrCat("Binding rejected: ", why), Cause::kError,
+       start, "error");
 }
 
 void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp,
-                     const std::string& message, bool unschedulable,
-                     absl::Time start, const char* result,
-                     Nominating nominating, const std::string& nominated_node) {
+                     const std::string& message, Cause cause, absl::Time start,
+                     const char* result, Nominating nominating,
+                     const std::string& nominated_node) {
   auto info = qp.info;
+  const bool unschedulable = cause == Cause::kUnschedulable;
   metrics_->Attempt(result, info->scheduler_name,
                     absl::ToDoubleSeconds(absl::Now() - start));
   spdlog::info("unable to schedule pod {}: {}", info->key, message);
@@ -263,7 +319,13 @@ void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp,
     nominated = nominating == Nominating::kSet ? nominated_node : "";
     cache_->Nominate(*info, *nominated);
   }
-  queue_->Requeue(std::move(qp), unschedulable);
+  switch (cause) {
+    case Cause::kScorerUnreachable:
+      queue_->RequeueUnreachable(std::move(qp));
+      break;
+    default:
+      queue_->Requeue(std::move(qp), unschedulable);
+  }
   // Deleted or bound while in flight: no nomination may outlive it.
   if (nominating == Nominating::kSet && !queue_->Contains(info->key)) {
     cache_->Nominate(*info, "");

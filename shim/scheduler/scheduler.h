@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shim/cache/cache.h"
 #include "shim/queue/scheduling_queue.h"
@@ -70,13 +72,23 @@ class Scheduler {
   absl::StatusOr<std::shared_ptr<const Explanation>> WhatIf(
       const cache::PodInfo& pod);
 
+  // Sends again the bindings that got no answer from the API server (all of
+  // them when `all`, e.g. when it answers again; else those whose retry is
+  // due, every kBindRetry). Call periodically.
+  void RetryBindings(bool all);
+  static constexpr absl::Duration kBindRetry = absl::Seconds(1);
+
  private:
+  // Why a cycle or a binding failed, for the queue: no node fits, an
+  // error, or a scorer that did not answer (the pod goes back to active as
+  // soon as it answers again).
+  enum class Cause { kError, kUnschedulable, kScorerUnreachable };
   // Requeues the pod with its FailedScheduling event and condition, and
   // sets its nomination (upstream's handleSchedulingFailure): in the cache
   // before the pod is back in the queue, so no later cycle misses it, and
   // in its status with the condition.
   void Fail(queue::SchedulingQueue::QueuedPod qp, const std::string& message,
-            bool unschedulable, absl::Time start, const char* result,
+            Cause cause, absl::Time start, const char* result,
             Nominating nominating = Nominating::kClear,
             const std::string& nominated_node = "");
   struct PendingBind {
@@ -87,11 +99,14 @@ class Scheduler {
     std::chrono::steady_clock::time_point bind_start;
     // With record_scores: what to write on the pod once bound.
     std::shared_ptr<const Explanation> record;
+    // An earlier attempt got no answer: it may have been made.
+    bool unanswered = false;
   };
   // Sends the binding through the writer's bindings lane.
   void Bind(queue::SchedulingQueue::QueuedPod qp, std::string node,
             absl::Time start,
             std::shared_ptr<const Explanation> record = nullptr);
+  void Send(std::shared_ptr<PendingBind> b);
   // Logs a cycle's explanation (trimmed when it holds every node); returns
   // it whole for record_scores.
   std::shared_ptr<const Explanation> Record(
@@ -100,7 +115,8 @@ class Scheduler {
   // The breakdown each cycle asks the scorer for (CycleInput::explain_top).
   int32_t ExplainTop() const;
   // The binding's outcome (on the client's I/O thread), then the next one.
-  void Bound(PendingBind& b, const absl::StatusOr<kube::Response>& r);
+  void Bound(const std::shared_ptr<PendingBind>& b,
+             const absl::StatusOr<kube::Response>& r);
 
   Options options_;
   Profiles* profiles_;
@@ -117,6 +133,10 @@ class Scheduler {
   std::atomic<size_t> next_start_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
+  // Bindings that got no answer, assumed still, with when to send again.
+  absl::Mutex unanswered_mu_;
+  std::vector<std::pair<absl::Time, std::shared_ptr<PendingBind>>> unanswered_
+      ABSL_GUARDED_BY(unanswered_mu_);
 };
 
 }  // namespace kscore::scheduler

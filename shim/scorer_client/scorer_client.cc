@@ -33,6 +33,17 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
   // headless Service gives one per scorer replica).
   args.SetServiceConfigJSON(R"({"loadBalancingConfig":[{"round_robin":{}}]})");
   args.SetMaxReceiveMessageSize(64 << 20);
+  // A scorer back from an outage is reached within max_reconnect_backoff,
+  // not after gRPC's default backoff that grows to two minutes.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(
+                  options.initial_reconnect_backoff)));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+              static_cast<int>(
+                  absl::ToInt64Milliseconds(options.max_reconnect_backoff)));
+  args.SetInt(
+      GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+      static_cast<int>(absl::ToInt64Milliseconds(options.min_connect_timeout)));
   std::vector<std::string> targets;
   if (absl::StrContains(options.target, ",") &&
       !absl::StrContains(options.target, ":///") &&
@@ -63,6 +74,73 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
   return c;
 }
 
+ScorerClient::~ScorerClient() { StopWatching(); }
+
+void ScorerClient::StopWatching() {
+  stop_watch_ = true;
+  if (watcher_.joinable()) watcher_.join();
+}
+
+void ScorerClient::WhenReachable(std::function<void()> reachable) {
+  reachable_ = std::move(reachable);
+  watcher_ = std::thread([this] { WatchChannels(); });
+}
+
+void ScorerClient::Reached(const grpc::Status& status) {
+  const grpc::StatusCode code = status.error_code();
+  if (code == grpc::StatusCode::UNAVAILABLE) {
+    unreachable_.store(true);
+  } else if (code == grpc::StatusCode::DEADLINE_EXCEEDED ||
+             code == grpc::StatusCode::CANCELLED) {
+    // No answer either way: a slow scorer is not an unreachable one.
+  } else if (unreachable_.load(std::memory_order_relaxed) &&
+             unreachable_.exchange(false) && reachable_) {
+    reachable_();
+  }
+}
+
+void ScorerClient::WatchChannels() {
+  // Each channel's next state change is asked for with a short deadline,
+  // so that the destructor's stop is seen within it.
+  constexpr absl::Duration kPoll = absl::Milliseconds(250);
+  grpc::CompletionQueue cq;
+  for (size_t i = 0; i < channels_.size(); ++i) {
+    channels_[i]->NotifyOnStateChange(
+        channels_[i]->GetState(/*try_to_connect=*/false),
+        absl::ToChronoTime(absl::Now() + kPoll), &cq,
+        reinterpret_cast<void*>(i));
+  }
+  size_t watching = channels_.size();
+  while (watching > 0) {
+    void* tag = nullptr;
+    bool changed = false;
+    if (!cq.Next(&tag, &changed)) break;
+    if (stop_watch_) {
+      --watching;
+      continue;
+    }
+    const auto i = reinterpret_cast<size_t>(tag);
+    // An idle channel (its connection lost under a policy that waits for
+    // the next call) is asked to connect: the scorer is wanted back.
+    const grpc_connectivity_state now =
+        channels_[i]->GetState(/*try_to_connect=*/true);
+    // READY after a call failed to reach the scorer; checked at each
+    // wake-up, not only on the change, for a call that failed just as the
+    // channel became ready.
+    if (now == GRPC_CHANNEL_READY && unreachable_.exchange(false) &&
+        reachable_) {
+      reachable_();
+    }
+    channels_[i]->NotifyOnStateChange(
+        now, absl::ToChronoTime(absl::Now() + kPoll), &cq, tag);
+  }
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+}
+
 size_t ScorerClient::NextReplica() {
   return next_.fetch_add(1) % stubs_.size();
 }
@@ -80,10 +158,14 @@ absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
     st = stubs_[NextReplica()]->ListProfiles(Context().get(),
                                              pb::ListProfilesRequest(), &resp);
     stats_.calls++;
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 
@@ -94,6 +176,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
       n, absl::UnknownError("not run"));
   std::vector<int> pending(n);
   for (size_t i = 0; i < n; ++i) pending[i] = static_cast<int>(i);
+  bool answered = false;
   for (int attempt = 0; attempt < options_.attempts && !pending.empty();
        ++attempt) {
     // The calling thread drives its own completion queue: it sends the
@@ -149,6 +232,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
                 &call.response, resp);
         if (call.status.ok()) {
           results[pending[k]] = resp;
+          answered = true;
           continue;
         }
       }
@@ -162,6 +246,15 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
     }
     pending = std::move(retry);
   }
+  // A batch that another replica answered did reach the scorer; one that
+  // failed on every attempt did not.
+  if (answered) Reached(grpc::Status::OK);
+  for (int i : pending) {
+    if (absl::IsUnavailable(results[i].status())) {
+      Reached(grpc::Status(grpc::StatusCode::UNAVAILABLE, ""));
+      break;
+    }
+  }
   return results;
 }
 
@@ -173,10 +266,14 @@ absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->NormalizeScore(Context().get(), request, &resp);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 
@@ -188,10 +285,14 @@ absl::StatusOr<pb::PlanResponse> ScorerClient::Plan(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->Plan(Context().get(), request, &resp);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 
@@ -204,10 +305,14 @@ absl::StatusOr<pb::QueueingHintResponse> ScorerClient::QueueingHint(
     stats_.hint_calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->QueueingHint(Context().get(), request, &resp);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 
@@ -219,10 +324,14 @@ absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
     stats_.calls++;
     stats_.request_bytes += request.ByteSizeLong();
     st = stubs_[NextReplica()]->Preempt(Context().get(), request, &resp);
-    if (st.ok()) return resp;
+    if (st.ok()) {
+      Reached(st);
+      return resp;
+    }
     stats_.failures++;
     if (!Retryable(st.error_code())) break;
   }
+  Reached(st);
   return common::ToAbslStatus(st, "scorer: ");
 }
 

@@ -2,8 +2,10 @@
 #define KSCORE_SHIM_SCORER_CLIENT_SCORER_CLIENT_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,7 +24,9 @@ namespace pb = ::kscore::scorer::v1;
 
 // The shim's side of the scorer contract: channels to the scorer replicas,
 // a deadline per call, retries on another replica when one is down, and
-// batches fanned out in parallel.
+// batches fanned out in parallel. A channel whose scorer went away tries
+// again at least every Options::max_reconnect_backoff, so a scorer that is
+// back is reached within about that long.
 class ScorerClient : public Scorer {
  public:
   struct Options {
@@ -36,6 +40,12 @@ class ScorerClient : public Scorer {
     // scorer's certificate (default: the target's host).
     common::TlsFiles tls = {};
     std::string tls_server_name = {};
+    // gRPC's reconnect backoff (its defaults: 1 s growing to 120 s), and
+    // the least time a connection attempt is given before it counts as
+    // failed (gRPC's min_reconnect_backoff, 20 s by default).
+    absl::Duration initial_reconnect_backoff = absl::Milliseconds(100);
+    absl::Duration max_reconnect_backoff = absl::Seconds(1);
+    absl::Duration min_connect_timeout = absl::Seconds(5);
   };
 
   struct Stats {
@@ -48,6 +58,16 @@ class ScorerClient : public Scorer {
 
   static absl::StatusOr<std::unique_ptr<ScorerClient>> Create(
       const Options& options);
+  // Stops the connectivity watch (WhenReachable).
+  ~ScorerClient() override;
+
+  // Calls `reachable` (on the client's own thread or a caller's) when the
+  // scorer answers again after a call could not reach it (UNAVAILABLE): a
+  // channel becomes READY, or a call succeeds after one failed so. Starts a
+  // thread that watches the channels' states; call once, before the calls.
+  void WhenReachable(std::function<void()> reachable);
+  // Ends the watch (within 250 ms): `reachable` is not called after this.
+  void StopWatching();
 
   absl::StatusOr<pb::ListProfilesResponse> ListProfiles() override;
   // All batches in parallel (the shim assembles the requests from bytes it
@@ -74,6 +94,13 @@ class ScorerClient : public Scorer {
   // raw_stubs_, which are parallel).
   size_t NextReplica();
   std::unique_ptr<grpc::ClientContext> Context() const;
+  // A call ended with `status` (after its retries on other replicas):
+  // remembers a failure to reach the scorer, and calls reachable_ at the
+  // first answer after one. A replica down while another answers is not
+  // the scorer unreachable.
+  void Reached(const grpc::Status& status);
+  // The connectivity watch: every channel's state changes, READY reported.
+  void WatchChannels();
 
   Options options_;
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
@@ -86,6 +113,10 @@ class ScorerClient : public Scorer {
   std::string evaluate_method_;  // "/kscore.scorer.v1.Scorer/Evaluate"
   std::atomic<uint64_t> next_{0};
   Stats stats_;
+  std::function<void()> reachable_;
+  std::atomic<bool> unreachable_{false};
+  std::atomic<bool> stop_watch_{false};
+  std::thread watcher_;
 };
 
 }  // namespace kscore::scorer_client

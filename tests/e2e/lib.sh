@@ -135,3 +135,31 @@ delete_app() {
   k delete deployment "$1" --wait=false >/dev/null 2>&1 || true
   poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pods -l app=$1 --no-headers 2>/dev/null | wc -l)\" -eq 0 ]" || true
 }
+
+# ------------------------------------------------------------ control-plane faults
+# The components hack/cluster.sh started (etcd, kube-apiserver, ...) can be
+# stopped, stalled and started again with the command line they ran with:
+# their pid files are in $STATE/pids, their command lines in /proc.
+cluster_pid() { cat "${STATE}/pids/$1.pid"; }
+# cluster_kill NAME SIGNAL: remembers NAME's command line, signals it and
+# waits until it is gone.
+cluster_kill() {
+  local pid
+  pid="$(cluster_pid "$1")"
+  tr '\0' '\n' <"/proc/${pid}/cmdline" >"${WORK}/$1.cmdline"
+  kill "-$2" "${pid}"
+  poll 30 bash -c "! kill -0 ${pid}"
+}
+# cluster_start_again NAME [FLAGS...]: NAME again, with the command line
+# cluster_kill saw (and FLAGS after it), in its own session, logging to
+# its log; hack/cluster.sh down stops it.
+cluster_start_again() {
+  local name="$1" cmd
+  shift
+  mapfile -t cmd <"${WORK}/${name}.cmdline"
+  # shellcheck disable=SC2016  # $$ and $@ belong to the inner shell
+  setsid bash -c 'echo $$ >"$0"; exec "$@"' "${STATE}/pids/${name}.pid" "${cmd[@]}" "$@" \
+    </dev/null >>"${STATE}/logs/${name}.log" 2>&1 &
+  disown $!  # killed by a later cluster_kill: no "Killed" notice from this shell
+}
+apiserver_ready() { k get --raw /readyz >/dev/null 2>&1; }
