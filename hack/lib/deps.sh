@@ -8,6 +8,7 @@ KSCORE_DEB_PACKAGES=(
   libabsl-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev nlohmann-json3-dev prometheus-cpp-dev libjemalloc-dev
+  libcpp-httplib-dev libssl-dev
   clang-format clang-tidy openssl python3 curl ca-certificates
 )
 

@@ -117,7 +117,7 @@ scorer_up() {  # scorer_up NAME PORT METRICS_PORT
 }
 shim_up() {  # shim_up NAME SCORER_TARGET: no --kubeconfig, no --leader-elect flag
   start "$1" "${in_cluster[@]}" build/bin/shim --config "$WORK/config.yaml" \
-    --scorer "$2" --bind-address "127.0.0.1:$(free_port)" -v 4
+    --scorer "$2" --bind-address 127.0.0.1 --secure-port "${3:-$(free_port)}" -v 4
 }
 holder() { k -n "$NS" get lease "$LEASE" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 delete_app() {
