@@ -107,7 +107,7 @@ absl::StatusOr<CertKeyPem> SelfSignedCert(absl::Time now) {
   // As client-go's cert.GenerateSelfSignedCertKey: from an hour ago (clock
   // skew), for a year.
   time_t not_before = static_cast<time_t>(absl::ToUnixSeconds(now) - 3600);
-  time_t not_after = not_before + 365 * 24 * 3600;
+  time_t not_after = not_before + time_t{365} * 24 * 3600;
   if (X509_time_adj_ex(X509_getm_notBefore(cert.get()), 0, 0, &not_before) ==
           nullptr ||
       X509_time_adj_ex(X509_getm_notAfter(cert.get()), 0, 0, &not_after) ==
