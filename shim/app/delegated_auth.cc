@@ -67,11 +67,14 @@ std::string Sha256(absl::string_view s) {
   return std::string(reinterpret_cast<const char*>(md), n);
 }
 
-// POSTs a review and returns its status object.
+// POSTs a review and returns its status object; `code` gets the answer's
+// HTTP status, or "<error>".
 absl::StatusOr<Json> PostReview(kube::Client* client, const char* path,
-                                const Json& review, absl::Duration timeout) {
+                                const Json& review, absl::Duration timeout,
+                                std::string* code) {
   absl::StatusOr<kube::Response> r = client->DoWithTimeout(
       "POST", path, review.dump(), "application/json", timeout);
+  *code = r.ok() ? absl::StrCat(r->status) : "<error>";
   if (!r.ok()) return r.status();
   if (r->status != 200 && r->status != 201) {
     return kube::HttpError(r->status, r->body);
@@ -151,8 +154,10 @@ absl::StatusOr<DelegatedAuth::Authn> DelegatedAuth::Authenticate(
                  {"kind", "TokenReview"},
                  {"spec", {{"token", std::string(token)}}}};
   ++token_reviews_;
+  std::string code;
   absl::StatusOr<Json> status =
-      PostReview(authn_, kTokenReviews, review, o_.timeout);
+      PostReview(authn_, kTokenReviews, review, o_.timeout, &code);
+  if (o_.on_review) o_.on_review(true, code);
   if (!status.ok()) return status.status();
   Authn a;
   a.authenticated = status->value("authenticated", false);
@@ -200,8 +205,10 @@ absl::StatusOr<DelegatedAuth::Authz> DelegatedAuth::Authorize(
                  {"kind", "SubjectAccessReview"},
                  {"spec", spec}};
   ++access_reviews_;
+  std::string code;
   absl::StatusOr<Json> status =
-      PostReview(authz_, kAccessReviews, review, o_.timeout);
+      PostReview(authz_, kAccessReviews, review, o_.timeout, &code);
+  if (o_.on_review) o_.on_review(false, code);
   if (!status.ok()) return status.status();
   Authz z;
   z.allowed =

@@ -57,6 +57,11 @@ class DelegatedAuth {
     absl::Duration timeout = absl::Seconds(10);  // of one review
     size_t max_cache_entries = 4096;             // each cache
     std::function<absl::Time()> now = absl::Now;
+    // Called after each review posted: `authn` (a TokenReview, else a
+    // SubjectAccessReview) and the HTTP status of the answer, "<error>"
+    // when there was none (kube-scheduler's
+    // apiserver_delegated_auth{n,z}_request_total{code}).
+    std::function<void(bool authn, const std::string& code)> on_review = {};
   };
 
   // `authn` posts TokenReviews, `authz` SubjectAccessReviews (they may be

@@ -89,9 +89,13 @@ class DelegatedAuthTest : public ::testing::Test {
     EXPECT_TRUE(paths.ok());
     o.always_allow_paths = *paths;
     o.now = [this] { return now_; };
+    o.on_review = [this](bool authn, const std::string& code) {
+      codes_.push_back((authn ? "authn " : "authz ") + code);
+    };
     return DelegatedAuth(&client_, &client_, std::move(o));
   }
   ReviewClient client_;
+  std::vector<std::string> codes_;
   absl::Time now_ = absl::FromUnixSeconds(1700000000);
 };
 
@@ -181,6 +185,9 @@ TEST_F(DelegatedAuthTest, AllowedScrapesCostOneReviewEach10s) {
   EXPECT_EQ(client_.Count("SubjectAccessReview"), 3);
   EXPECT_EQ(auth.token_reviews(), 3);
   EXPECT_EQ(auth.access_reviews(), 3);
+  EXPECT_EQ(codes_,
+            (std::vector<std::string>{"authn 201", "authz 201", "authn 201",
+                                      "authz 201", "authn 201", "authz 201"}));
   // Another path is another question.
   EXPECT_EQ(auth.Check("/configz", "get", "Bearer good")->code, 403);
   EXPECT_EQ(client_.Count("SubjectAccessReview"), 4);
@@ -197,6 +204,7 @@ TEST_F(DelegatedAuthTest, ReviewErrorsRefuseAndAreNotCached) {
   DelegatedAuth auth = Make();
   client_.fail_status = 503;
   EXPECT_EQ(auth.Check("/metrics", "get", "Bearer good")->code, 401);
+  EXPECT_EQ(codes_, std::vector<std::string>{"authn 503"});
   client_.fail_status = 0;
   // Retried at once: the outage is not remembered as a refusal.
   client_.allowed.insert(std::string(kSa) + " /metrics");

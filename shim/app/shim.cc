@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "prometheus/counter.h"
 #include "prometheus/text_serializer.h"
 #include "shim/app/cluster_events.h"
 #include "shim/app/configz.h"
@@ -377,6 +378,21 @@ absl::Status Shim::Start() {
   if (authn_client_ != nullptr) {
     DelegatedAuth::Options a;
     a.always_allow_paths = o_.always_allow_paths;
+    // kube-scheduler's names for the reviews it posts.
+    auto* authn_total =
+        &prometheus::BuildCounter()
+             .Name("apiserver_delegated_authn_request_total")
+             .Help("Number of HTTP requests partitioned by status code.")
+             .Register(*metrics_.registry);
+    auto* authz_total =
+        &prometheus::BuildCounter()
+             .Name("apiserver_delegated_authz_request_total")
+             .Help("Number of HTTP requests partitioned by status code.")
+             .Register(*metrics_.registry);
+    a.on_review = [authn_total, authz_total](bool authn,
+                                             const std::string& code) {
+      (authn ? authn_total : authz_total)->Add({{"code", code}}).Increment();
+    };
     kube::Client* authz =
         authz_client_ != nullptr ? authz_client_.get() : authn_client_.get();
     auth_ = std::make_unique<DelegatedAuth>(authn_client_.get(), authz, a);

@@ -91,6 +91,16 @@ check "after binding deploy/'s kscore-metrics-reader: 200" poll 30 is 200 /metri
 info "allowed $((SECONDS - t0)) s after the binding (a denial is cached 10 s)"
 check "  with the shim's metrics" body_has 'scheduler_pending_pods{queue="active"}'
 check "/configz stays 403 for that token (the role grants /metrics only)" is 403 /configz "$TOKEN"
+reviews() {  # reviews authn|authz: the shim's count of reviews answered 201, read by a scrape
+  code /metrics "$TOKEN" >/dev/null
+  awk -v m="apiserver_delegated_$1_request_total{code=\"201\"}" '$1 == m {printf "%d\n", $2}' "$WORK/body"
+}
+n0="$(reviews authn)" z0="$(reviews authz)"
+for _ in $(seq 10); do code /metrics "$TOKEN" >/dev/null; done
+n1="$(reviews authn)" z1="$(reviews authz)"
+info "12 scrapes: $((n1 - n0)) TokenReviews, $((z1 - z0)) SubjectAccessReviews (total so far: $n1, $z1)"
+check "12 scrapes in a row cost at most one TokenReview and one SubjectAccessReview (cached 10 s)" \
+  test "$((n1 - n0))" -le 1 -a "$((z1 - z0))" -le 1 -a "$n1" -ge 1
 k delete clusterrolebinding scraper-kscore-metrics >/dev/null
 check "after unbinding: 403 again (an allow is cached 10 s)" poll 30 is 403 /metrics "$TOKEN"
 check "the shim logged no failed review" bash -c "! grep -q 'Review failed' '$WORK/shim.log'"
