@@ -6,7 +6,9 @@
 # bearer token the API server authenticates (TokenReview) and authorizes
 # (SubjectAccessReview): 401 without a token or with a bad one, 403 for a
 # ServiceAccount without the RBAC rule, 200 once deploy/'s
-# kscore-metrics-reader ClusterRole is bound to it.
+# kscore-metrics-reader ClusterRole is bound to it; a dozen scrapes cost no
+# review (answers cached 10 s); --authentication-kubeconfig and
+# --authorization-kubeconfig name the credentials the reviews are posted with.
 # Needs build/bin/{scorer,shim}, curl and openssl.
 set -euo pipefail
 E2E_NAME=secure
@@ -105,6 +107,38 @@ k delete clusterrolebinding scraper-kscore-metrics >/dev/null
 check "after unbinding: 403 again (an allow is cached 10 s)" poll 30 is 403 /metrics "$TOKEN"
 check "the shim logged no failed review" bash -c "! grep -q 'Review failed' '$WORK/shim.log'"
 stop shim
+
+# ------------------------------------------------------------ review credentials
+# --authentication-kubeconfig / --authorization-kubeconfig: the scraper's own
+# credentials may create neither review, so the reviews fail: 401 when the
+# TokenReview does, 500 (apiserver's InternalError) when the
+# SubjectAccessReview does.
+APISERVER_URL="$(sed -n 's/^APISERVER_URL=//p' "${STATE}/env")"
+CA_FILE="$(sed -n 's/^CA_FILE=//p' "${STATE}/env")"
+weak="$WORK/scraper.kubeconfig"
+"$BIN/kubectl" --kubeconfig="$weak" config set-cluster c --server="$APISERVER_URL" \
+  --certificate-authority="$CA_FILE" --embed-certs >/dev/null
+"$BIN/kubectl" --kubeconfig="$weak" config set-credentials scraper --token="$TOKEN" >/dev/null
+"$BIN/kubectl" --kubeconfig="$weak" config set-context c --cluster=c --user=scraper >/dev/null
+"$BIN/kubectl" --kubeconfig="$weak" config use-context c >/dev/null
+for which in authentication authorization; do
+  PORT="$(free_port)" URL="https://127.0.0.1:${PORT}"
+  start "shim-$which" "$KBIN/shim" --config "$WORK/config.yaml" --kubeconfig "$KUBECONFIG_FILE" \
+    --scorer "$SCORER" --leader-elect=false --bind-address 127.0.0.1 --secure-port "$PORT" \
+    "--$which-kubeconfig" "$weak"
+  poll "$TIMEOUT" is 200 /healthz || fail "shim-$which did not serve"
+  if [[ "$which" == authentication ]]; then
+    check "--authentication-kubeconfig is used: its user may not review tokens, so a valid token gets 401" \
+      is 401 /metrics "$TOKEN"
+    check "  and the shim logs the refused TokenReview" grep -q 'TokenReview failed: HTTP 403' "$WORK/shim-$which.log"
+  else
+    check "--authorization-kubeconfig is used: its user may not review access, so a valid token gets 500" \
+      is 500 /metrics "$TOKEN"
+    check "  and the shim logs the refused SubjectAccessReview" \
+      grep -q 'SubjectAccessReview failed: HTTP 403' "$WORK/shim-$which.log"
+  fi
+  stop "shim-$which"
+done
 
 # ------------------------------------------------------------ a given certificate
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=kscore-test \
