@@ -39,7 +39,7 @@ FROM debian:12-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libabsl20220623 \
-      libcivetweb1 \
+      libcpp-httplib0.11 \
       libcurl4 \
       libfmt9 \
       libgrpc++1.51 \
@@ -48,6 +48,7 @@ RUN apt-get update \
       libprometheus-cpp-core1.0 \
       libprometheus-cpp-pull1.0 \
       libprotobuf32 \
+      libssl3 \
       libspdlog1.10 \
       libstdc++6 \
       libyaml-cpp0.7 \
@@ -59,7 +60,7 @@ COPY --from=build /out/scorer /out/shim /usr/local/bin/
 COPY examples/config/concentrate.yaml /etc/kscore/config.yaml
 # Numeric, so runAsNonRoot can check it.
 USER 65532:65532
-# scorer: gRPC 50051, /metrics 9090. shim: /healthz /readyz /metrics 10259.
+# scorer: gRPC 50051, /metrics 9090. shim: HTTPS /healthz /readyz /metrics 10259.
 EXPOSE 50051 9090 10259
 ENTRYPOINT ["/usr/local/bin/scorer"]
 CMD ["--config=/etc/kscore/config.yaml"]

@@ -327,7 +327,7 @@ run_one() {
       done
       port="$(free_port)"; metrics="http://127.0.0.1:${port}/metrics"
       start "shim-${r}" "${SHIM_BIN}" --config "${cfg}" --kubeconfig "${KC}" \
-        --scorer "$(IFS=,; echo "${addrs[*]}")" --leader-elect=false --bind-address "127.0.0.1:${port}" \
+        --scorer "$(IFS=,; echo "${addrs[*]}")" --leader-elect=false --secure-port 0 --insecure-serving-address "127.0.0.1:${port}" \
         ${KSCORE_BENCH_SHIM_FLAGS:-}
       procs+=("shim-${r}")
       wait_until 60 curl -fs "http://127.0.0.1:${port}/readyz" || die "shim (${r}) not ready; ${RAW}/shim-${r}.log"

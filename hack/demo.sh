@@ -24,7 +24,7 @@ port="$(free_port)"
 start scorer build/bin/scorer --config "$config" --listen "127.0.0.1:$port"
 poll 20 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" || { log_of scorer; exit 1; }
 start shim build/bin/shim --config "$config" --kubeconfig "$KUBECONFIG_FILE" \
-  --scorer "127.0.0.1:$port" --leader-elect=false --bind-address "127.0.0.1:$(free_port)"
+  --scorer "127.0.0.1:$port" --leader-elect=false --bind-address 127.0.0.1 --secure-port "$(free_port)"
 
 declare -A placed
 run_scenario() {  # run_scenario SCHEDULER

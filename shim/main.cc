@@ -4,6 +4,7 @@
 // and app::RunShim wires and runs the parts (shim/app/shim.cc lists its
 // threads).
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "common/program.h"
@@ -32,9 +33,31 @@ ABSL_FLAG(std::string, leader_elect_retry_period, "",
 ABSL_FLAG(std::string, leader_elect_resource_name, "",
           "Lease name (default: the first profile's schedulerName)");
 ABSL_FLAG(std::string, leader_elect_resource_namespace, "", "Lease namespace");
-ABSL_FLAG(std::string, bind_address, "0.0.0.0:10259",
-          "host:port serving /healthz, /livez, /readyz and /metrics (plain "
-          "HTTP)");
+ABSL_FLAG(std::string, bind_address, "0.0.0.0",
+          "The IP address on which to serve HTTPS (/healthz, /livez, /readyz, "
+          "/metrics, /configz) on --secure-port");
+ABSL_FLAG(int, secure_port, 10259,
+          "The port on which to serve HTTPS with authentication and "
+          "authorization; 0 serves no HTTPS");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate (chain) served on --secure-port; without it a "
+          "self-signed certificate for localhost is made in memory");
+ABSL_FLAG(std::string, tls_private_key_file, "",
+          "PEM private key of --tls-cert-file");
+ABSL_FLAG(std::string, authentication_kubeconfig, "",
+          "kubeconfig with the right to create tokenreviews."
+          "authentication.k8s.io (default: the shim's own API credentials)");
+ABSL_FLAG(std::string, authorization_kubeconfig, "",
+          "kubeconfig with the right to create subjectaccessreviews."
+          "authorization.k8s.io (default: the shim's own API credentials)");
+ABSL_FLAG(std::vector<std::string>, authorization_always_allow_paths,
+          std::vector<std::string>({"/healthz", "/readyz", "/livez"}),
+          "Paths served without authentication or authorization (a trailing "
+          "* matches a prefix)");
+ABSL_FLAG(std::string, insecure_serving_address, "",
+          "host:port on which to serve the same paths over plain HTTP "
+          "WITHOUT authentication or authorization (local tests and "
+          "benchmarks; default: none)");
 ABSL_FLAG(std::string, scorer_ca_file, "",
           "PEM CA bundle that signed the scorer's certificate: calls the "
           "scorer over TLS (default: plaintext)");
@@ -89,6 +112,17 @@ int main(int argc, char** argv) {
   flags.bind_address = absl::GetFlag(FLAGS_bind_address);
   flags.explain_decisions = absl::GetFlag(FLAGS_explain_decisions);
   flags.record_scores = absl::GetFlag(FLAGS_record_scores);
+  flags.secure_port = absl::GetFlag(FLAGS_secure_port);
+  flags.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  flags.tls_private_key_file = absl::GetFlag(FLAGS_tls_private_key_file);
+  flags.authentication_kubeconfig =
+      absl::GetFlag(FLAGS_authentication_kubeconfig);
+  flags.authorization_kubeconfig =
+      absl::GetFlag(FLAGS_authorization_kubeconfig);
+  flags.authorization_always_allow_paths =
+      absl::GetFlag(FLAGS_authorization_always_allow_paths);
+  flags.insecure_serving_address =
+      absl::GetFlag(FLAGS_insecure_serving_address);
   flags.scorer_batch_size = absl::GetFlag(FLAGS_scorer_batch_size);
   flags.scorer_timeout = absl::GetFlag(FLAGS_scorer_timeout);
   flags.bind_workers = absl::GetFlag(FLAGS_bind_workers);

@@ -1,45 +1,38 @@
 #include "shim/app/debug_handlers.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "shim/cache/objects.h"
 
 namespace kscore::app {
 namespace {
 
-StatusServer::Reply Error(int code, const std::string& message) {
-  return {code, nlohmann::json{{"error", message}}.dump()};
+HttpReply Json(int code, std::string body) {
+  HttpReply r;
+  r.code = code;
+  r.content_type = "application/json";
+  r.headers = {{"X-Content-Type-Options", "nosniff"}};
+  r.body = std::move(body);
+  return r;
 }
 
-int Hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+HttpReply Error(int code, const std::string& message) {
+  return Json(code, nlohmann::json{{"error", message}}.dump());
 }
 
-std::string Decode(absl::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && Hex(s[i + 1]) >= 0 &&
-               Hex(s[i + 2]) >= 0) {
-      out += static_cast<char>(Hex(s[i + 1]) * 16 + Hex(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
+// The value of `key` in the query; "" when absent.
+std::string QueryValue(const HttpRequest& req, const std::string& key) {
+  auto it = req.query.find(key);
+  return it == req.query.end() ? "" : it->second;
 }
 
-StatusServer::Reply Explain(scheduler::Scheduler* scheduler,
-                            const StatusServer::Request& req) {
-  if (req.method != "GET") return Error(405, "explain: use GET");
-  std::string name = QueryValue(req.query, "name");
-  std::string namespace_ = QueryValue(req.query, "namespace");
+HttpReply Explain(scheduler::Scheduler* scheduler, const HttpRequest& req) {
+  if (req.method != "GET" && req.method != "HEAD")
+    return Error(405, "explain: use GET");
+  std::string name = QueryValue(req, "name");
+  std::string namespace_ = QueryValue(req, "namespace");
   if (name.empty()) {
     return Error(400, "query: name is required (?namespace=NS&name=POD)");
   }
@@ -55,11 +48,10 @@ StatusServer::Reply Explain(scheduler::Scheduler* scheduler,
                           "dropped (the last ",
                           scheduler->decisions().capacity(), " are kept)"));
   }
-  return {200, scheduler::ExplanationJson(*e).dump()};
+  return Json(200, scheduler::ExplanationJson(*e).dump());
 }
 
-StatusServer::Reply WhatIf(scheduler::Scheduler* scheduler,
-                           const StatusServer::Request& req) {
+HttpReply WhatIf(scheduler::Scheduler* scheduler, const HttpRequest& req) {
   if (req.method != "POST") {
     return Error(405, "what-if: POST a Pod as JSON");
   }
@@ -94,35 +86,22 @@ StatusServer::Reply WhatIf(scheduler::Scheduler* scheduler,
     return Error(absl::IsInvalidArgument(e.status()) ? 400 : 503,
                  std::string(e.status().message()));
   }
-  return {200, scheduler::ExplanationJson(**e).dump()};
+  return Json(200, scheduler::ExplanationJson(**e).dump());
 }
 
 }  // namespace
 
-std::string QueryValue(const std::string& query, const std::string& key) {
-  for (absl::string_view part : absl::StrSplit(query, '&')) {
-    std::pair<absl::string_view, absl::string_view> kv =
-        absl::StrSplit(part, absl::MaxSplits('=', 1));
-    if (Decode(kv.first) == key) return Decode(kv.second);
-  }
-  return "";
-}
-
-std::vector<std::pair<std::string, StatusServer::Endpoint>> DebugEndpoints(
-    scheduler::Scheduler* scheduler) {
-  return {
-      {"/debug/kscore/explain",
-       [scheduler](const StatusServer::Request& r) {
-         return Explain(scheduler, r);
-       }},
-      {"/debug/kscore/what-if", [scheduler](const StatusServer::Request& r) {
-         try {
-           return WhatIf(scheduler, r);
-         } catch (const nlohmann::json::exception& e) {
-           // A field of the wrong type in the manifest.
-           return Error(400, absl::StrCat("pod: ", e.what()));
-         }
-       }}};
+std::map<std::string, Route> DebugRoutes(scheduler::Scheduler* scheduler) {
+  return {{"/debug/kscore/explain",
+           [scheduler](const HttpRequest& r) { return Explain(scheduler, r); }},
+          {"/debug/kscore/what-if", [scheduler](const HttpRequest& r) {
+             try {
+               return WhatIf(scheduler, r);
+             } catch (const nlohmann::json::exception& e) {
+               // A field of the wrong type in the manifest.
+               return Error(400, absl::StrCat("pod: ", e.what()));
+             }
+           }}};
 }
 
 }  // namespace kscore::app

@@ -1,11 +1,10 @@
 #ifndef KSCORE_SHIM_APP_DEBUG_HANDLERS_H_
 #define KSCORE_SHIM_APP_DEBUG_HANDLERS_H_
 
+#include <map>
 #include <string>
-#include <utility>
-#include <vector>
 
-#include "shim/app/status_server.h"
+#include "shim/app/http.h"
 #include "shim/scheduler/scheduler.h"
 
 namespace kscore::app {
@@ -15,12 +14,7 @@ namespace kscore::app {
 //   decision as JSON (404 when none is kept);
 // - POST /debug/kscore/what-if with a Pod as JSON: a dry cycle for it
 //   against the current snapshot, nothing bound.
-std::vector<std::pair<std::string, StatusServer::Endpoint>> DebugEndpoints(
-    scheduler::Scheduler* scheduler);
-
-// The value of `key` in a query string ("a=1&b=x%2Fy"), percent-decoded;
-// "" when absent.
-std::string QueryValue(const std::string& query, const std::string& key);
+std::map<std::string, Route> DebugRoutes(scheduler::Scheduler* scheduler);
 
 }  // namespace kscore::app
 

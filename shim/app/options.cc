@@ -1,10 +1,16 @@
 #include "shim/app/options.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "shim/app/serving_cert.h"
 #include "shim/kube/protobuf_codec.h"
 
 namespace kscore::app {
@@ -97,6 +103,62 @@ absl::Status ScorerTls(const Flags& flags, Options* o) {
   return absl::OkStatus();
 }
 
+// kube-scheduler's serving flags: --bind-address an IP, --secure-port,
+// the certificate and key together (checked to match), the always-allowed
+// paths, and the plain-HTTP address when asked for.
+absl::Status ApplyServing(const Flags& flags, Options* o) {
+  Serving& s = o->serving;
+  in6_addr ip{};
+  const std::string& bind = flags.bind_address;
+  if (inet_pton(AF_INET, bind.c_str(), &ip) != 1 &&
+      inet_pton(AF_INET6, bind.c_str(), &ip) != 1) {
+    std::string hint;
+    if (absl::StrContains(bind, ':') && !absl::StrContains(bind, "::")) {
+      hint =
+          " (it is the IP only, as kube-scheduler's; the port is "
+          "--secure-port, and plain HTTP is --insecure-serving-address)";
+    }
+    return FlagError(absl::StrCat("--bind-address: \"", bind,
+                                  "\" is not an IP address", hint));
+  }
+  s.bind_address = bind;
+  if (flags.secure_port < 0 || flags.secure_port > 65535) {
+    return FlagError(
+        absl::StrCat("--secure-port: must be 0 (no HTTPS) or 1-65535, not ",
+                     flags.secure_port));
+  }
+  s.secure_port = flags.secure_port;
+  if (flags.tls_cert_file.empty() != flags.tls_private_key_file.empty()) {
+    return FlagError("--tls-cert-file and --tls-private-key-file go together");
+  }
+  KSCORE_ASSIGN_OR_RETURN(
+      s.cert_pem, common::ReadPemFlag("tls-cert-file", flags.tls_cert_file));
+  KSCORE_ASSIGN_OR_RETURN(
+      s.key_pem,
+      common::ReadPemFlag("tls-private-key-file", flags.tls_private_key_file));
+  if (!s.cert_pem.empty()) {
+    KSCORE_RETURN_IF_ERROR(CheckCertKey({s.cert_pem, s.key_pem}));
+  }
+  KSCORE_ASSIGN_OR_RETURN(
+      o->always_allow_paths,
+      PathAllowList::Parse(flags.authorization_always_allow_paths));
+  o->authentication_kubeconfig = flags.authentication_kubeconfig;
+  o->authorization_kubeconfig = flags.authorization_kubeconfig;
+  const std::string& plain = flags.insecure_serving_address;
+  if (!plain.empty()) {
+    const size_t colon = plain.rfind(':');
+    int port = -1;
+    if (colon == std::string::npos ||
+        !absl::SimpleAtoi(plain.substr(colon + 1), &port) || port < 0 ||
+        port > 65535) {
+      return FlagError(absl::StrCat("--insecure-serving-address: \"", plain,
+                                    "\" is not host:port"));
+    }
+  }
+  s.insecure_address = plain;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Options> MakeOptions(const Flags& flags,
@@ -122,9 +184,6 @@ absl::StatusOr<Options> MakeOptions(const Flags& flags,
     return FlagError(
         absl::StrCat("--explain-decisions: must be at least 0, not ",
                      flags.explain_decisions));
-  }
-  if (flags.bind_address.empty()) {
-    return FlagError("--bind-address: must be host:port");
   }
   if (config.profiles.empty()) {
     return absl::FailedPreconditionError("profiles: at least one is required");
@@ -153,7 +212,7 @@ absl::StatusOr<Options> MakeOptions(const Flags& flags,
   o.preemption_max_victim_pods = flags.preemption_max_victim_pods;
   o.explain_decisions = flags.explain_decisions;
   o.record_scores = flags.record_scores;
-  o.bind_address = flags.bind_address;
+  KSCORE_RETURN_IF_ERROR(ApplyServing(flags, &o));
   for (const auto& p : config.profiles) o.served.push_back(p.scheduler_name);
   o.leader_election = config.leader_election;
   o.config = std::move(config);

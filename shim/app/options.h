@@ -10,6 +10,8 @@
 #include "absl/time/time.h"
 #include "common/tls_files.h"
 #include "scorer/framework/config.h"
+#include "shim/app/delegated_auth.h"
+#include "shim/app/status_server.h"
 
 namespace kscore::app {
 
@@ -25,7 +27,19 @@ struct Flags {
   std::string retry_period;
   std::string resource_name;
   std::string resource_namespace;
-  std::string bind_address = "0.0.0.0:10259";
+  // Serving as kube-scheduler's secure port: HTTPS on
+  // bind_address:secure_port (0 turns it off), a certificate or a
+  // self-signed one, delegated authentication and authorization.
+  std::string bind_address = "0.0.0.0";
+  int secure_port = 10259;
+  std::string tls_cert_file;
+  std::string tls_private_key_file;
+  std::string authentication_kubeconfig;  // "": the shim's own credentials
+  std::string authorization_kubeconfig;
+  std::vector<std::string> authorization_always_allow_paths = {
+      "/healthz", "/readyz", "/livez"};
+  // host:port of plain HTTP without authentication (tests, benchmarks).
+  std::string insecure_serving_address;
   int scorer_batch_size = 500;
   std::string scorer_timeout = "5s";
   int bind_workers = 64;
@@ -61,7 +75,13 @@ struct Options {
   // kube-scheduler-simulator's annotations on each scheduled pod.
   int explain_decisions = 1000;
   bool record_scores = false;
-  std::string bind_address;
+  // Where the status server listens, with the certificate's PEM read.
+  Serving serving;
+  // Kubeconfigs for TokenReviews and SubjectAccessReviews ("": the shim's
+  // own API client's configuration).
+  std::string authentication_kubeconfig;
+  std::string authorization_kubeconfig;
+  PathAllowList always_allow_paths;
   // clientConnection.contentType: Kubernetes protobuf (else JSON) for reads
   // and writes.
   bool protobuf = true;

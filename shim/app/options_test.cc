@@ -43,6 +43,14 @@ TEST(OptionsTest, DefaultsFromConfigAndFlags) {
   // Named after the first profile, never kube-scheduler's own Lease.
   EXPECT_EQ(o->lease_name, "first");
   EXPECT_EQ(o->lease_namespace, "kube-system");
+  // kube-scheduler's serving: HTTPS on 0.0.0.0:10259, self-signed, probes
+  // open; no plain HTTP.
+  EXPECT_EQ(o->serving.bind_address, "0.0.0.0");
+  EXPECT_EQ(o->serving.secure_port, 10259);
+  EXPECT_EQ(o->serving.cert_pem, "");
+  EXPECT_EQ(o->serving.insecure_address, "");
+  EXPECT_TRUE(o->always_allow_paths.Allows("/readyz"));
+  EXPECT_FALSE(o->always_allow_paths.Allows("/metrics"));
 }
 
 TEST(OptionsTest, FlagsOverrideTheConfig) {
@@ -179,6 +187,62 @@ TEST(OptionsTest, ErrorsNameTheFlagOrField) {
          return f;
        }(),
        "", "--explain-decisions: must be at least 0, not -1", 2},
+      {"bind address with a port",
+       [] {
+         Flags f = Given();
+         f.bind_address = "0.0.0.0:10259";
+         return f;
+       }(),
+       "",
+       "--bind-address: \"0.0.0.0:10259\" is not an IP address (it is the "
+       "IP only, as kube-scheduler's; the port is --secure-port",
+       2},
+      {"bind address a name",
+       [] {
+         Flags f = Given();
+         f.bind_address = "localhost";
+         return f;
+       }(),
+       "", "--bind-address: \"localhost\" is not an IP address", 2},
+      {"secure port",
+       [] {
+         Flags f = Given();
+         f.secure_port = 70000;
+         return f;
+       }(),
+       "", "--secure-port: must be 0 (no HTTPS) or 1-65535, not 70000", 2},
+      {"certificate without key",
+       [] {
+         Flags f = Given();
+         f.tls_cert_file = "/etc/hostname";
+         return f;
+       }(),
+       "", "--tls-cert-file and --tls-private-key-file go together", 2},
+      {"certificate file without PEM",
+       [] {
+         Flags f = Given();
+         f.tls_cert_file = "/etc/hostname";
+         f.tls_private_key_file = "/etc/hostname";
+         return f;
+       }(),
+       "", "--tls-cert-file: /etc/hostname holds no PEM block", 2},
+      {"always-allow path",
+       [] {
+         Flags f = Given();
+         f.authorization_always_allow_paths = {"/healthz", "/*z"};
+         return f;
+       }(),
+       "",
+       "--authorization-always-allow-paths: only trailing * allowed in "
+       "\"/*z\"",
+       2},
+      {"plain address",
+       [] {
+         Flags f = Given();
+         f.insecure_serving_address = "127.0.0.1";
+         return f;
+       }(),
+       "", "--insecure-serving-address: \"127.0.0.1\" is not host:port", 2},
       {"content type", Given(),
        "clientConnection:\n  contentType: application/yaml\n",
        "clientConnection.contentType: \"application/yaml\" is not supported",

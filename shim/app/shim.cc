@@ -12,13 +12,16 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "prometheus/counter.h"
 #include "prometheus/text_serializer.h"
 #include "shim/app/cluster_events.h"
 #include "shim/app/configz.h"
 #include "shim/app/debug_handlers.h"
+#include "shim/app/delegated_auth.h"
 #include "shim/app/status_server.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/informer_codecs.h"
@@ -61,12 +64,15 @@ namespace {
 //   event recorder write ended series (its mutex).
 // - the leader elector (with leader election): renews the Lease; its
 //   callbacks open the start gate or signal the main thread.
-// - civetweb's 4 threads: /healthz, /livez, /readyz (informers' atomics),
-//   /metrics (queue mutex, ClusterEvents' gated set, the scorer client's
-//   atomic counters, the Prometheus registry's own locks),
-//   /debug/kscore/explain (the decision log's mutex) and
-//   /debug/kscore/what-if (a dry cycle: Profiles' mutex, the cache's, and
-//   scorer calls, as the worker's cycle, nothing written).
+// - the status server's threads (8 per listener, cpp-httplib): /healthz,
+//   /livez, /readyz (informers' atomics), /metrics (queue mutex,
+//   ClusterEvents' gated set, the scorer client's atomic counters, the
+//   Prometheus registry's own locks), /debug/kscore/explain (the
+//   decision log's mutex) and /debug/kscore/what-if (a dry cycle: Profiles'
+//   mutex, the cache's, and scorer calls, as the worker's cycle, nothing
+//   written); on HTTPS each request first passes
+//   DelegatedAuth (its caches' mutex; TokenReview and SubjectAccessReview
+//   calls on the delegated-auth API client, synchronous).
 // - gRPC's threads inside the scorer client (resolver, channel).
 // The start gate's mutex is taken by the informers' and the elector's
 // threads; it calls Scheduler::Start once, which starts the worker.
@@ -123,8 +129,12 @@ constexpr int kInformers = 4 + static_cast<int>(std::size(kWorkloadKinds));
 
 class Shim {
  public:
+  // `authn` and `authz` post TokenReviews and SubjectAccessReviews for the
+  // HTTPS listener (authz null: authn does both).
   Shim(const Options& o, std::unique_ptr<kube::Client> client,
-       std::unique_ptr<scorer_client::ScorerClient> scorer);
+       std::unique_ptr<scorer_client::ScorerClient> scorer,
+       std::unique_ptr<kube::Client> authn,
+       std::unique_ptr<kube::Client> authz);
   ~Shim();
   absl::Status Start();
   // Until SIGTERM or SIGINT; then stops. The exit code.
@@ -154,6 +164,9 @@ class Shim {
   kube::Informer<cache::NamespaceInfo> namespaces_;
   std::vector<std::unique_ptr<kube::Informer<cache::WorkloadInfo>>> workloads_;
   kube::Informer<cache::PdbInfo> pdbs_;
+  std::unique_ptr<kube::Client> authn_client_;
+  std::unique_ptr<kube::Client> authz_client_;
+  std::unique_ptr<DelegatedAuth> auth_;
   std::unique_ptr<StatusServer> status_;
   std::unique_ptr<kube::LeaderElector> elector_;
   std::atomic<bool> stopping_{false};
@@ -201,7 +214,9 @@ queue::SchedulingQueue::Options QueueOptions(
 }
 
 Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
-           std::unique_ptr<scorer_client::ScorerClient> scorer)
+           std::unique_ptr<scorer_client::ScorerClient> scorer,
+           std::unique_ptr<kube::Client> authn,
+           std::unique_ptr<kube::Client> authz)
     : o_(o),
       client_(std::move(client)),
       scorer_(std::move(scorer)),
@@ -238,7 +253,9 @@ Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
       pdbs_(client_.get(),
             {cache::kPdbPath, "", "",
              events_.PdbHandlers([this] { gate_.Synced(); }), cache::PdbCodec(),
-             absl::ZeroDuration(), o.protobuf}) {
+             absl::ZeroDuration(), o.protobuf}),
+      authn_client_(std::move(authn)),
+      authz_client_(std::move(authz)) {
   for (cache::WorkloadKind kind : kWorkloadKinds) {
     workloads_.push_back(std::make_unique<kube::Informer<cache::WorkloadInfo>>(
         client_.get(),
@@ -377,11 +394,47 @@ absl::Status Shim::Start() {
   };
   h.metrics = [this] { return MetricsText(); };
   h.configz = ConfigzJson(o_);
-  h.endpoints = DebugEndpoints(&scheduler_);
+  h.routes = DebugRoutes(&scheduler_);
+  AccessCheck check;
+  if (authn_client_ != nullptr) {
+    DelegatedAuth::Options a;
+    a.always_allow_paths = o_.always_allow_paths;
+    // kube-scheduler's names for the reviews it posts.
+    auto* authn_total =
+        &prometheus::BuildCounter()
+             .Name("apiserver_delegated_authn_request_total")
+             .Help("Number of HTTP requests partitioned by status code.")
+             .Register(*metrics_.registry);
+    auto* authz_total =
+        &prometheus::BuildCounter()
+             .Name("apiserver_delegated_authz_request_total")
+             .Help("Number of HTTP requests partitioned by status code.")
+             .Register(*metrics_.registry);
+    a.on_review = [authn_total, authz_total](bool authn,
+                                             const std::string& code) {
+      (authn ? authn_total : authz_total)->Add({{"code", code}}).Increment();
+    };
+    kube::Client* authz =
+        authz_client_ != nullptr ? authz_client_.get() : authn_client_.get();
+    auth_ = std::make_unique<DelegatedAuth>(authn_client_.get(), authz, a);
+    check = [this](absl::string_view path, absl::string_view verb,
+                   absl::string_view authorization) {
+      return auth_->Check(path, verb, authorization);
+    };
+  }
   absl::StatusOr<std::unique_ptr<StatusServer>> status =
-      StatusServer::Start(o_.bind_address, std::move(h));
+      StatusServer::Start(o_.serving, std::move(h), std::move(check));
   if (!status.ok()) return status.status();
   status_ = *std::move(status);
+  if (status_->secure_port() != 0) {
+    spdlog::info("serving HTTPS on {}:{}", o_.serving.bind_address,
+                 status_->secure_port());
+  }
+  if (status_->insecure_port() != 0) {
+    spdlog::warn(
+        "serving plain HTTP without authentication or authorization on {}",
+        o_.serving.insecure_address);
+  }
   hints_.Start();
   flusher_ = std::thread([this] {
     while (!stop_flusher_.WaitForNotificationWithTimeout(
@@ -448,7 +501,44 @@ int RunShim(const Options& o) {
     spdlog::critical("{}", std::string(scorer.status().message()));
     return 2;
   }
-  Shim shim(o, *std::move(client), *std::move(scorer));
+  // The HTTPS listener's TokenReviews and SubjectAccessReviews, on clients
+  // of their own (kube-scheduler's delegated clients' 200 qps, burst 400)
+  // so that scrapes never wait behind bindings.
+  std::unique_ptr<kube::Client> authn, authz;
+  if (o.serving.secure_port != 0) {
+    auto delegated =
+        [&](const std::string& kubeconfig,
+            const char* flag) -> absl::StatusOr<std::unique_ptr<kube::Client>> {
+      absl::StatusOr<kube::RestConfig> c =
+          kubeconfig.empty() ? *rest : kube::LoadKubeconfig(kubeconfig);
+      if (!c.ok()) {
+        return absl::Status(
+            c.status().code(),
+            absl::StrCat("--", flag, ": ", c.status().message()));
+      }
+      c->qps = 200;
+      c->burst = 400;
+      return kube::NewClient(*c);
+    };
+    auto n =
+        delegated(o.authentication_kubeconfig, "authentication-kubeconfig");
+    if (!n.ok()) {
+      spdlog::critical("{}", std::string(n.status().message()));
+      return 1;
+    }
+    authn = *std::move(n);
+    if (o.authorization_kubeconfig != o.authentication_kubeconfig) {
+      auto z =
+          delegated(o.authorization_kubeconfig, "authorization-kubeconfig");
+      if (!z.ok()) {
+        spdlog::critical("{}", std::string(z.status().message()));
+        return 1;
+      }
+      authz = *std::move(z);
+    }
+  }
+  Shim shim(o, *std::move(client), *std::move(scorer), std::move(authn),
+            std::move(authz));
   if (absl::Status s = shim.Start(); !s.ok()) {
     spdlog::critical("{}", std::string(s.message()));
     return 1;

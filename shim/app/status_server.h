@@ -2,61 +2,82 @@
 #define KSCORE_SHIM_APP_STATUS_SERVER_H_
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
-#include <vector>
+#include <thread>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "shim/app/http.h"
 
-class CivetServer;
-class CivetHandler;
+namespace httplib {
+class Server;
+}
 
 namespace kscore::app {
 
-// Plain HTTP for probes and Prometheus, as kube-scheduler's secure port
-// serves them: /healthz and /livez (the process answers), /readyz (ready()
-// says why not, or "" when ready), /metrics (metrics() runs at each scrape),
-// /configz (the effective configuration as JSON, when configz is set), and
-// any further endpoints (the debug paths of kubectl kscore).
+// Where the status server listens: as kube-scheduler's secure serving,
+// HTTPS on bind_address:secure_port, every request through the access
+// check; and, only when asked (local tests, benchmarks), the same paths over
+// plain HTTP without any check.
+struct Serving {
+  std::string bind_address = "0.0.0.0";  // an IP
+  int secure_port = 10259;               // 0: no HTTPS
+  // PEM certificate chain and key; empty: a self-signed certificate for
+  // localhost made at start (SelfSignedCert).
+  std::string cert_pem;
+  std::string key_pem;
+  std::string insecure_address;  // "host:port" of plain HTTP; "": none
+};
+
+// Decides whether a request on the HTTPS listener is served: nullopt
+// serves it, a reply refuses it. Gets the path, the lower-case method and
+// the Authorization header ("" when none).
+using AccessCheck = std::function<std::optional<HttpReply>(
+    absl::string_view path, absl::string_view verb,
+    absl::string_view authorization)>;
+
+// The shim's status paths, as kube-scheduler's secure port serves them:
+// /healthz and /livez (the process answers), /readyz (not_ready() says why
+// not, or "" when ready), /metrics (metrics() runs at each scrape), /configz
+// (the effective configuration as JSON, when configz is set), and any
+// further path in `routes`. GET (and HEAD); POST too, with
+// its body, for a route that takes one.
 class StatusServer {
  public:
-  // A request to an endpoint: GET, or POST with a body (at most
-  // kMaxBodyBytes).
-  struct Request {
-    std::string method;
-    std::string query;  // after '?', undecoded
-    std::string body;
-  };
-  struct Reply {
-    int code = 200;
-    std::string body = {};
-    std::string content_type = "application/json";
-  };
-  using Endpoint = std::function<Reply(const Request&)>;
-  static constexpr size_t kMaxBodyBytes = 1 << 20;
-
   struct Handlers {
     std::function<std::string()> not_ready;  // "" when ready
     std::function<std::string()> metrics;    // the text exposition format
     std::string configz;  // /configz's JSON body; "" serves no /configz
-    // Path -> endpoint.
-    std::vector<std::pair<std::string, Endpoint>> endpoints = {};
+    std::map<std::string, Route> routes = {};  // further paths, exact
   };
 
-  // Listens on `bind_address` ("host:port"; port 0 picks a free one).
+  // Listens as `serving` says; `check` guards the HTTPS listener (an empty
+  // one lets every request through).
   static absl::StatusOr<std::unique_ptr<StatusServer>> Start(
-      const std::string& bind_address, Handlers handlers);
+      const Serving& serving, Handlers handlers, AccessCheck check);
   ~StatusServer();
 
-  int port() const { return port_; }
+  int secure_port() const { return secure_port_; }      // 0: none
+  int insecure_port() const { return insecure_port_; }  // 0: none
+  // The PEM certificate the HTTPS listener presents.
+  const std::string& cert_pem() const { return cert_pem_; }
 
  private:
   StatusServer() = default;
+  HttpReply Serve(const HttpRequest& request) const;
 
   Handlers handlers_;
-  std::unique_ptr<CivetServer> server_;
-  std::vector<std::unique_ptr<CivetHandler>> routes_;
-  int port_ = 0;
+  std::map<std::string, Route> routes_;
+  std::unique_ptr<httplib::Server> secure_;
+  std::unique_ptr<httplib::Server> insecure_;
+  std::thread secure_thread_;
+  std::thread insecure_thread_;
+  int secure_port_ = 0;
+  int insecure_port_ = 0;
+  std::string cert_pem_;
 };
 
 }  // namespace kscore::app

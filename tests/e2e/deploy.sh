@@ -5,7 +5,10 @@
 # in-cluster way (service-account token + CA, no kubeconfig) with the
 # ConfigMap's config and leader election on, schedules the seed scenario; and
 # three scorers behind one comma-separated target share the load and survive
-# one of them being SIGKILLed mid-run without losing a pod.
+# one of them being SIGKILLed mid-run without losing a pod. The shim's HTTPS
+# port works with deploy/'s RBAC alone: its probes' paths are open, and a
+# token bound to kscore-metrics-reader reads /metrics (the shim's own
+# ServiceAccount reviews the token and the access).
 # Each check prints PASS/FAIL; every wait polls with a deadline.
 set -euo pipefail
 E2E_NAME=deploy
@@ -63,6 +66,8 @@ shim_may=(
   "create leases.coordination.k8s.io -n $NS"
   "get leases.coordination.k8s.io/$LEASE -n $NS"
   "update leases.coordination.k8s.io/$LEASE -n $NS"
+  "create tokenreviews.authentication.k8s.io"
+  "create subjectaccessreviews.authorization.k8s.io"
 )
 shim_may_not=(
   "get secrets -n $NS" "get secrets -A" "update nodes" "patch nodes"
@@ -94,6 +99,20 @@ bad3=()
 for a in "${scorer_may_not[@]}"; do ! can "$SCORER_SA" $a || bad3+=("scorer can: $a"); done
 check "RBAC: the scorer may do nothing (${#scorer_may_not[@]} checks, e.g. list pods)" test "${#bad3[@]}" -eq 0
 for b in "${bad[@]}" "${bad2[@]}" "${bad3[@]}"; do info "$b"; done
+# The scraping role: a ServiceAccount may get /metrics once bound to it.
+k -n "$NS" create serviceaccount prometheus >/dev/null
+check "RBAC: a scraper may not get /metrics before it is bound" \
+  bash -c "! '$BIN/kubectl' --kubeconfig='$KUBECONFIG_FILE' auth can-i get /metrics --as=system:serviceaccount:$NS:prometheus >/dev/null 2>&1"
+k create clusterrolebinding prometheus-kscore-metrics --clusterrole=kscore-metrics-reader \
+  --serviceaccount="$NS:prometheus" >/dev/null
+check "RBAC: bound to kscore-metrics-reader it may get /metrics, not /configz" \
+  bash -c "'$BIN/kubectl' --kubeconfig='$KUBECONFIG_FILE' auth can-i get /metrics --as=system:serviceaccount:$NS:prometheus >/dev/null &&
+    ! '$BIN/kubectl' --kubeconfig='$KUBECONFIG_FILE' auth can-i get /configz --as=system:serviceaccount:$NS:prometheus >/dev/null 2>&1"
+probe() {  # probe KIND: scheme port path of the shim's probe
+  k -n "$NS" get deployment shim -o jsonpath="{.spec.template.spec.containers[0].${1}Probe.httpGet.scheme} {.spec.template.spec.containers[0].ports[?(@.name==\"https\")].containerPort} {.spec.template.spec.containers[0].${1}Probe.httpGet.path}"
+}
+check "the shim's liveness probe is HTTPS on 10259 /healthz" test "$(probe liveness)" = "HTTPS 10259 /healthz"
+check "the shim's readiness probe is HTTPS on 10259 /readyz" test "$(probe readiness)" = "HTTPS 10259 /readyz"
 check "the scorer's pods get no API token (automountServiceAccountToken: false)" \
   test "$(k -n "$NS" get pods -l app.kubernetes.io/component=scorer -o jsonpath='{range .items[*]}{.spec.volumes[*].projected}{end}')" = ""
 
@@ -115,9 +134,9 @@ scorer_up() {  # scorer_up NAME PORT METRICS_PORT
     --metrics-bind-address "127.0.0.1:$3"
   poll 20 bash -c "exec 3<>/dev/tcp/127.0.0.1/$2" || fail "$1 did not listen"
 }
-shim_up() {  # shim_up NAME SCORER_TARGET: no --kubeconfig, no --leader-elect flag
+shim_up() {  # shim_up NAME SCORER_TARGET [SECURE_PORT]: no --kubeconfig, no --leader-elect flag
   start "$1" "${in_cluster[@]}" build/bin/shim --config "$WORK/config.yaml" \
-    --scorer "$2" --bind-address "127.0.0.1:$(free_port)" -v 4
+    --scorer "$2" --bind-address 127.0.0.1 --secure-port "${3:-$(free_port)}" -v 4
 }
 holder() { k -n "$NS" get lease "$LEASE" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 delete_app() {
@@ -132,9 +151,21 @@ scheduled_events() {  # names of pods with a Scheduled event, one line per event
 
 s0_port="$(free_port)"
 scorer_up s0 "$s0_port" "$(free_port)"
-shim_up shim "127.0.0.1:${s0_port}"
+https_port="$(free_port)"
+shim_up shim "127.0.0.1:${s0_port}" "$https_port"
 check "in-cluster shim: leader of Lease $NS/$LEASE (leader election on, from the config)" \
   poll "$TIMEOUT" bash -c "grep -q 'became leader of Lease $NS/$LEASE' '$WORK/shim.log'"
+https_code() {  # https_code PATH [TOKEN]
+  local auth=()
+  [[ -n "${2:-}" ]] && auth=(-H "Authorization: Bearer $2")
+  curl -sk -o "$WORK/body" -w '%{http_code}' --max-time 10 "${auth[@]}" "https://127.0.0.1:${https_port}$1"
+}
+scrape_token="$(k -n "$NS" create token prometheus --duration=1h)"
+check "in-cluster shim: HTTPS /readyz answers the probe without a token" test "$(https_code /readyz)" = 200
+check "in-cluster shim: /metrics without a token is 401" test "$(https_code /metrics)" = 401
+check "in-cluster shim: /metrics with the bound scraper's token is 200, reviewed with deploy/'s RBAC" \
+  test "$(https_code /metrics "$scrape_token")" = 200
+check "  and holds the shim's metrics" grep -q '^scheduler_pending_pods' "$WORK/body"
 info "Lease holder: $(holder)"
 deployment spread 6 concentrate-scheduler
 if poll "$TIMEOUT" all_bound spread 6 && [[ "$(wc -w <<<"$(per_node spread)")" -eq 1 ]]; then

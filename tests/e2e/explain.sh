@@ -14,7 +14,11 @@ cluster_up --nodes 3
 SCORER_PORT="$(free_port)"
 SCORER="127.0.0.1:${SCORER_PORT}"
 SHIM_PORT="$(free_port)"
-SHIM_URL="http://127.0.0.1:${SHIM_PORT}"
+SHIM_URL="https://127.0.0.1:${SHIM_PORT}"
+# As deploy/: the API server's pod proxy carries no user credentials, so
+# the debug paths skip the shim's own authorization (RBAC on pods/proxy is
+# the gate).
+ALLOW_PATHS="/healthz,/readyz,/livez,/debug/kscore/explain,/debug/kscore/what-if"
 
 cat >"$WORK/config.yaml" <<'YAML'
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -37,7 +41,7 @@ mkdir -p "$WORK/path"
 ln -s "$ROOT/shim/kubectl-kscore" "$WORK/path/kubectl-kscore"
 export PATH="$WORK/path:$BIN:$PATH"
 export KUBECONFIG="$KUBECONFIG_FILE"
-ks() { kubectl kscore "$@"; }
+ks() { kubectl kscore "$@" --insecure-skip-tls-verify; }
 
 pod() {  # pod NAME APP [CPU]: a pause pod for concentrate-scheduler
   k apply -f - >/dev/null <<YAML
@@ -61,8 +65,9 @@ json_field() {  # json_field FILE PYTHON-EXPR (d is the document)
 
 scorer_up scorer "$WORK/config.yaml" "$SCORER_PORT"
 shim_up shim "$WORK/config.yaml" --leader-elect=false \
-  --bind-address "0.0.0.0:${SHIM_PORT}"
-poll 30 curl -sf "$SHIM_URL/readyz" || fail "the shim never got ready"
+  --bind-address 0.0.0.0 --secure-port "$SHIM_PORT" \
+  --authorization-always-allow-paths "$ALLOW_PATHS"
+poll 30 curl -skf "$SHIM_URL/readyz" || fail "the shim never got ready"
 
 # ------------------------------------------------------------ why here
 # Two web pods first, so Concentrate has an opinion about the third.
@@ -215,8 +220,9 @@ else
   pass "without --record-scores no simulator annotation is written"
 fi
 stop shim
+REC_PORT="$(free_port)"
 shim_up shim-rec "$WORK/config.yaml" --leader-elect=false \
-  --bind-address "127.0.0.1:$(free_port)" --record-scores
+  --bind-address 127.0.0.1 --secure-port "$REC_PORT" --record-scores
 pod web-4 web
 ann() { k get pod web-4 -o jsonpath="{.metadata.annotations.kube-scheduler-simulator\.sigs\.k8s\.io/$1}"; }
 if poll "$TIMEOUT" bound web-4 && poll "$TIMEOUT" bash -c "[[ -n \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pod web-4 -o jsonpath='{.metadata.annotations.kube-scheduler-simulator\\.sigs\\.k8s\\.io/selected-node}')\" ]]"; then
@@ -247,6 +253,15 @@ PY
   fi
 else
   fail "web-4 got no annotations: $(k get pod web-4 -o yaml | head -30)"
+fi
+# Without the debug paths in --authorization-always-allow-paths they are
+# guarded as /metrics: no token is system:anonymous, whom RBAC refuses.
+if out="$(ks explain pod web-4 --shim-url "https://127.0.0.1:${REC_PORT}" 2>&1)"; then
+  fail "explain without a token read a shim that does not allow its paths: $out"
+else
+  check "a shim that does not always-allow /debug/kscore/ refuses anonymous (403)" \
+    bash -c 'grep -q "system:anonymous" <<<"$1" && grep -q "cannot get path" <<<"$1"' _ "$out"
+  echo "$out" | head -3 | sed 's/^/    /'
 fi
 
 finish

@@ -122,7 +122,7 @@ shim_at() {  # shim_at NAME CONFIG KUBECONFIG [flags...]
   local name="$1" cfg="$2" kc="$3"
   shift 3
   start "$name" "$KBIN/shim" --config "$cfg" --kubeconfig "$kc" \
-    --scorer "$SCORER" --bind-address "127.0.0.1:$(free_port)" -v 4 "$@"
+    --scorer "$SCORER" --bind-address 127.0.0.1 --secure-port "$(free_port)" -v 4 "$@"
 }
 
 RESULTS="$WORK/results.tsv"

@@ -119,10 +119,10 @@ kscore_podman run -d --name "$shim" "${as_in_pod[@]}" \
   -e KUBERNETES_SERVICE_HOST=127.0.0.1 -e KUBERNETES_SERVICE_PORT="${APISERVER_URL##*:}" \
   --entrypoint /usr/local/bin/shim "$IMAGE" \
   --config=/etc/kscore/config.yaml --scorer="127.0.0.1:$grpc_port" \
-  --bind-address="127.0.0.1:$health_port" --leader-elect=true -v=2 >/dev/null
+  --bind-address=127.0.0.1 --secure-port="$health_port" --leader-elect=true -v=2 >/dev/null
 shim_log() { kscore_podman logs "$shim" 2>&1; }
-if poll "$TIMEOUT" bash -c "curl -fsS http://127.0.0.1:$health_port/readyz"; then
-  pass "shim container: /healthz $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$health_port/healthz"), /readyz 200 (informers synced)"
+if poll "$TIMEOUT" bash -c "curl -kfsS https://127.0.0.1:$health_port/readyz"; then
+  pass "shim container: HTTPS /healthz $(curl -ks -o /dev/null -w '%{http_code}' "https://127.0.0.1:$health_port/healthz"), /readyz 200 (informers synced)"
 else
   fail "shim container: /readyz not 200 within ${TIMEOUT}s (running: $(running "$shim" && echo yes || echo no)); its log:"
   shim_log | tail -n 6 | cut -c1-300 | sed 's/^/  | /'

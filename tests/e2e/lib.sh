@@ -117,7 +117,7 @@ scorer_up() {  # scorer_up NAME CONFIG PORT [BINARY [FLAGS...]]: the real scorer
 shim_up() {  # shim_up NAME CONFIG [flags...]: the real shim, calling $SCORER
   local name="$1" cfg="$2"; shift 2
   start "$name" "$KBIN/shim" --config "$cfg" --kubeconfig "$KUBECONFIG_FILE" \
-    --scorer "$SCORER" --bind-address "127.0.0.1:$(free_port)" -v 4 "$@"
+    --scorer "$SCORER" --bind-address 127.0.0.1 --secure-port "$(free_port)" -v 4 "$@"
 }
 events_for() {  # notes of events with reason $2 about pod $1
   k get events.events.k8s.io --field-selector "regarding.name=$1,reason=$2" \

@@ -32,7 +32,7 @@ profiles:
 YAML
 scorer_up scorer "$WORK/config.yaml" "$SCORER_PORT"
 SHIM_METRICS="127.0.0.1:$(free_port)"
-shim_up shim "$WORK/config.yaml" --leader-elect=false --bind-address "$SHIM_METRICS"
+shim_up shim "$WORK/config.yaml" --leader-elect=false --insecure-serving-address "$SHIM_METRICS"
 
 k apply -f - >/dev/null <<YAML
 apiVersion: scheduling.k8s.io/v1

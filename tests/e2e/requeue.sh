@@ -33,7 +33,7 @@ YAML
 scorer_up scorer "$WORK/config.yaml" "$SCORER_PORT" "$BIN_DIR/scorer"
 start shim "$BIN_DIR/shim" --config "$WORK/config.yaml" \
   --kubeconfig "$KUBECONFIG_FILE" --scorer "$SCORER" \
-  --bind-address "$METRICS" --leader-elect=false -v 2
+  --bind-address 127.0.0.1 --secure-port "$(free_port)" --insecure-serving-address "$METRICS" --leader-elect=false -v 2
 
 metric() {  # metric SERIES: its value (0 when absent)
   local v

@@ -50,7 +50,7 @@ on_n3() { [[ "$(per_node "$1")" == "${N3}=$2 " ]]; }
 # ------------------------------------------------------------ before
 scorer_up scorer "$WORK/plain.yaml" "$P1"
 start shim build/bin/shim --config "$WORK/shim.yaml" --kubeconfig "$KUBECONFIG_FILE" \
-  --scorer "$SCORER" --bind-address "$METRICS" --leader-elect=false -v 4
+  --scorer "$SCORER" --bind-address 127.0.0.1 --secure-port "$(free_port)" --insecure-serving-address "$METRICS" --leader-elect=false -v 4
 deployment before 6 rule-scheduler
 check "before the rollout: 6 replicas bound by the default plugins" poll "$TIMEOUT" all_bound before 6
 check "before the rollout: not all on the labelled node ($(per_node before))" bash -c "! [[ '$(per_node before)' == '${N3}=6 ' ]]"
@@ -112,7 +112,7 @@ stop shim
 scorer_up old "$WORK/plain.yaml" "$P2"
 SCORER="127.0.0.1:${P1},127.0.0.1:${P2}"
 start shim2 build/bin/shim --config "$WORK/shim.yaml" --kubeconfig "$KUBECONFIG_FILE" \
-  --scorer "$SCORER" --bind-address "$METRICS" --leader-elect=false -v 4
+  --scorer "$SCORER" --bind-address 127.0.0.1 --secure-port "$(free_port)" --insecure-serving-address "$METRICS" --leader-elect=false -v 4
 deployment skew 3 rule-scheduler
 check "replicas disagree: the pods' FailedScheduling says so" \
   poll "$TIMEOUT" pending_with skew "scorer replicas disagree on their configuration"
