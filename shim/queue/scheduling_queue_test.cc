@@ -112,6 +112,40 @@ TEST_F(QueueTest, UnschedulableWaitsForAnEventOrTheCeiling) {
   EXPECT_EQ(q.sizes().unschedulable, 0u);
 }
 
+// Activate (upstream's, event ForceActivate) sends a waiting pod, from
+// unschedulable or from backoff before its end, to activeQ at once; an
+// active, in-flight or unknown pod is left alone.
+TEST_F(QueueTest, ActivateMovesOnlyAWaitingPodAtOnce) {
+  std::vector<std::string> seen;
+  SchedulingQueue::Options o = Opts();
+  o.on_incoming = [&seen](absl::string_view queue, absl::string_view event) {
+    seen.push_back(absl::StrCat(queue, "/", event));
+  };
+  SchedulingQueue q(o);
+  q.AddOrUpdate(Pod("u"));
+  q.AddOrUpdate(Pod("b"));
+  q.Requeue(*q.Pop(absl::ZeroDuration()), /*unschedulable=*/true);
+  q.Requeue(*q.Pop(absl::ZeroDuration()), /*unschedulable=*/false);
+  ASSERT_EQ(q.sizes().unschedulable, 1u);
+  ASSERT_EQ(q.sizes().backoff, 1u);
+  seen.clear();
+  q.Activate("ns/u");
+  q.Activate("ns/b");  // its backoff of 1 s is not over
+  EXPECT_EQ(q.sizes().active, 2u);
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+  EXPECT_EQ(q.sizes().backoff, 0u);
+  EXPECT_THAT(seen, ::testing::ElementsAre("active/ForceActivate",
+                                           "active/ForceActivate"));
+  q.Activate("ns/u");  // active already: not queued twice
+  q.Activate("ns/nobody");
+  auto first = q.Pop(absl::ZeroDuration());
+  ASSERT_TRUE(first.has_value());
+  q.Activate(first->info->key);  // in flight: nothing to move
+  EXPECT_TRUE(q.Pop(absl::ZeroDuration()).has_value());
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+  EXPECT_EQ(seen.size(), 2u);
+}
+
 // Every move into a queue is reported with kube-scheduler's queue and event
 // labels (scheduler_queue_incoming_pods_total).
 TEST_F(QueueTest, TellsWhichEventSentAPodToWhichQueue) {

@@ -400,6 +400,44 @@ TEST_F(SchedulerPreemptionTest, PreemptsAndNominates) {
   EXPECT_TRUE(failed_scheduling);
 }
 
+// Upstream's PreEnqueue for DefaultPreemption: while its victims are live,
+// a preemptor popped again goes back to wait without a cycle, an attempt,
+// an event or a status write; once the cache sees them go it is tried.
+TEST_F(SchedulerPreemptionTest, APreemptorWaitsWhileItsVictimsAreLive) {
+  cache_.UpsertAssignedPod(Pod("low", 0, "n1"));
+  scorer_.preempt = Chooses(0);
+  Schedule(Pod("big", 100));
+  ASSERT_EQ(scorer_.preempted.size(), 1u);
+  ASSERT_EQ(client_.Matching(kVictimDelete).size(), 1u);
+  writer_.WaitIdle(Writer::Lane::kBindings);
+  writer_.WaitIdle(Writer::Lane::kFeedback);
+  const size_t evaluated = scorer_.evaluated.size();
+  const size_t written = client_.Matching("").size();
+
+  // Popped again while "low" is still in the cache: straight back.
+  queue_.Activate("default/big");
+  auto again = queue_.Pop(absl::Seconds(5));
+  ASSERT_TRUE(again.has_value());
+  const int attempts = again->attempts;
+  scheduler_.ScheduleOne(*std::move(again));
+  writer_.WaitIdle(Writer::Lane::kFeedback);
+  EXPECT_EQ(scorer_.evaluated.size(), evaluated);
+  EXPECT_EQ(scorer_.preempted.size(), 1u);
+  EXPECT_EQ(client_.Matching("").size(), written);
+  EXPECT_EQ(queue_.sizes().unschedulable, 1u);
+
+  // The victim goes: tried again, that wait not counted as an attempt.
+  cache_.RemovePod("default/low");
+  scorer_.rejected.clear();
+  queue_.Activate("default/big");
+  auto last = queue_.Pop(absl::Seconds(5));
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->attempts, attempts);
+  scheduler_.ScheduleOne(*std::move(last));
+  EXPECT_GT(scorer_.evaluated.size(), evaluated);
+  EXPECT_EQ(cache_.NodeOf("default/big"), "n1");
+}
+
 // What each failure does to a nomination the pod already has (from the
 // API): cleared without PostFilter, kept when the pod may not preempt again
 // yet, set elsewhere after a new preemption; never left behind by a pod

@@ -154,8 +154,8 @@ check "with --tls-cert-file: /healthz verifies against that certificate" \
 sub2="$(subject "$PORT2")"
 info "presented: ${sub2}"
 check "  and it is the one presented (CN=kscore-test)" test "$sub2" = "subject=CN=kscore-test"
-check "  /metrics still needs a token: 401" \
-  bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --cacert '$WORK/tls.crt' 'https://127.0.0.1:${PORT2}/metrics')\" = 401 ]"
+check "  /metrics still needs a token: anonymous gets 403" \
+  bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --cacert '$WORK/tls.crt' 'https://127.0.0.1:${PORT2}/metrics')\" = 403 ]"
 stop shim2
 
 finish
