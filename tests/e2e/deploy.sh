@@ -162,7 +162,7 @@ https_code() {  # https_code PATH [TOKEN]
 }
 scrape_token="$(k -n "$NS" create token prometheus --duration=1h)"
 check "in-cluster shim: HTTPS /readyz answers the probe without a token" test "$(https_code /readyz)" = 200
-check "in-cluster shim: /metrics without a token is 401" test "$(https_code /metrics)" = 401
+check "in-cluster shim: /metrics without a token is 403 (system:anonymous, reviewed with deploy/'s RBAC)" test "$(https_code /metrics)" = 403
 check "in-cluster shim: /metrics with the bound scraper's token is 200, reviewed with deploy/'s RBAC" \
   test "$(https_code /metrics "$scrape_token")" = 200
 check "  and holds the shim's metrics" grep -q '^scheduler_pending_pods' "$WORK/body"
