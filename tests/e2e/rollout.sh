@@ -55,7 +55,9 @@ deployment before 6 rule-scheduler
 check "before the rollout: 6 replicas bound by the default plugins" poll "$TIMEOUT" all_bound before 6
 check "before the rollout: not all on the labelled node ($(per_node before))" bash -c "! [[ '$(per_node before)' == '${N3}=6 ' ]]"
 # kube-scheduler's metric names, labels and buckets on the shim's /metrics.
-metrics_have() { curl -sf "http://$METRICS/metrics" | grep -qF "$1"; }
+# grep reads the whole answer (no -q): an early exit would make curl fail
+# on a closed pipe, and pipefail the check.
+metrics_have() { curl -sf "http://$METRICS/metrics" | grep -F "$1" >/dev/null; }
 check "metrics: pod_scheduling_attempts counts the 6 bound pods" \
   poll "$TIMEOUT" metrics_have 'scheduler_pod_scheduling_attempts_count 6'
 check "metrics: the SLI duration is labelled by attempts" \
@@ -67,7 +69,7 @@ check "metrics: queue_incoming_pods_total counts the 6 new pods entering activeQ
 check "metrics: each of the 6 bindings is timed as the Bind extension point" \
   poll "$TIMEOUT" metrics_have 'scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="rule-scheduler",status="Success"} 6'
 # /configz as kube-scheduler serves it: the defaulted v1 configuration.
-configz_has() { curl -sfi "http://$METRICS/configz" | grep -qF "$1"; }
+configz_has() { curl -sfi "http://$METRICS/configz" | grep -F "$1" >/dev/null; }
 check "configz: JSON, as component-base/configz serves it" \
   configz_has 'Content-Type: application/json'
 check "configz: the shim's profiles under componentconfig" \
