@@ -1,7 +1,5 @@
 #include "shim/app/debug_handlers.h"
 
-#include <utility>
-
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "shim/cache/objects.h"
@@ -9,17 +7,8 @@
 namespace kscore::app {
 namespace {
 
-HttpReply Json(int code, std::string body) {
-  HttpReply r;
-  r.code = code;
-  r.content_type = "application/json";
-  r.headers = {{"X-Content-Type-Options", "nosniff"}};
-  r.body = std::move(body);
-  return r;
-}
-
 HttpReply Error(int code, const std::string& message) {
-  return Json(code, nlohmann::json{{"error", message}}.dump());
+  return JsonReply(code, nlohmann::json{{"error", message}}.dump());
 }
 
 // The value of `key` in the query; "" when absent.
@@ -48,7 +37,7 @@ HttpReply Explain(scheduler::Scheduler* scheduler, const HttpRequest& req) {
                           "dropped (the last ",
                           scheduler->decisions().capacity(), " are kept)"));
   }
-  return Json(200, scheduler::ExplanationJson(*e).dump());
+  return JsonReply(200, scheduler::ExplanationJson(*e).dump());
 }
 
 HttpReply WhatIf(scheduler::Scheduler* scheduler, const HttpRequest& req) {
@@ -86,7 +75,7 @@ HttpReply WhatIf(scheduler::Scheduler* scheduler, const HttpRequest& req) {
     return Error(absl::IsInvalidArgument(e.status()) ? 400 : 503,
                  std::string(e.status().message()));
   }
-  return Json(200, scheduler::ExplanationJson(**e).dump());
+  return JsonReply(200, scheduler::ExplanationJson(**e).dump());
 }
 
 }  // namespace

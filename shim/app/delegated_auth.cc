@@ -35,12 +35,7 @@ HttpReply StatusReply(int code, absl::string_view reason,
   j["reason"] = reason;
   if (details) j["details"] = Json::object();
   j["code"] = code;
-  HttpReply r;
-  r.code = code;
-  r.content_type = "application/json";
-  r.headers = {{"X-Content-Type-Options", "nosniff"}};
-  r.body = j.dump() + "\n";
-  return r;
+  return JsonReply(code, j.dump() + "\n");
 }
 
 // apiserver's filters.Unauthorized.

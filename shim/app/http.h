@@ -28,6 +28,17 @@ struct HttpReply {
   std::string body;
 };
 
+// A JSON answer as the API server and component-base write one:
+// application/json, X-Content-Type-Options: nosniff.
+inline HttpReply JsonReply(int code, std::string body) {
+  HttpReply r;
+  r.code = code;
+  r.content_type = "application/json";
+  r.headers = {{"X-Content-Type-Options", "nosniff"}};
+  r.body = std::move(body);
+  return r;
+}
+
 // One path's handler; it runs on one of the server's threads.
 using Route = std::function<HttpReply(const HttpRequest&)>;
 

@@ -96,10 +96,7 @@ absl::StatusOr<std::unique_ptr<StatusServer>> StatusServer::Start(
   if (!s->handlers_.configz.empty()) {
     s->routes_["/configz"] = [self](const HttpRequest&) {
       // As component-base/configz's handler.
-      HttpReply r = Text(200, self->handlers_.configz);
-      r.content_type = "application/json";
-      r.headers = {{"X-Content-Type-Options", "nosniff"}};
-      return r;
+      return JsonReply(200, self->handlers_.configz);
     };
   }
   for (auto& [path, route] : s->handlers_.routes) {
