@@ -4,11 +4,14 @@
 #   hack/test.sh            everything
 #   hack/test.sh --unit     only the build and ctest
 #   hack/test.sh --sanitize ASan+UBSan build (build-asan/): ctest and the
-#                           shim's end-to-end test. Cold, about 70
-#                           CPU-minutes (an ASan compile costs 2.8x a
-#                           plain one): not in the default run. No TSan
-#                           stage: Debian's libprotobuf and libabsl are not
-#                           built with it (docs/design.md#tests-and-the-oracle).
+#                           shim's end-to-end test; TSan build (build-tsan/):
+#                           the shim's unit tests, its Kubernetes client
+#                           against a real API server and the shim's
+#                           end-to-end test. Cold, about
+#                           70 CPU-minutes for ASan (an ASan compile costs
+#                           2.8x a plain one) plus about 11 for protobuf,
+#                           Abseil and gRPC rebuilt with TSan
+#                           (hack/lib/tsan.sh, cached): not in the default run.
 # The default run (CI) also builds the scorer side with ASan+UBSan (the
 # scorer binary and its tests: about 21 CPU-minutes cold) and runs those
 # tests there; KSCORE_TEST_ASAN=0 skips that stage.
@@ -32,6 +35,12 @@ kscore_install_deps
 if $sanitize; then
   # No build/ needed: the end-to-end test runs the sanitizer build's binaries.
   kscore_build "$root" "$root/build-asan" -DKSCORE_SANITIZE=address,undefined
+  # shellcheck source=hack/lib/tsan.sh
+  source "$root/hack/lib/tsan.sh"
+  tsan_prefix="$(kscore_tsan_prefix)"
+  tsan_tests=(shim_test kube_unit_test)
+  KSCORE_NINJA_TARGETS="${tsan_tests[*]} kube_integration_test shim scorer" kscore_build "$root" \
+    "$root/build-tsan" -DKSCORE_SANITIZE=thread -DKSCORE_TSAN_LIBDIR="$tsan_prefix/lib"
 else
   kscore_build "$root"
 fi
@@ -41,7 +50,7 @@ summary=()
 # A sanitizer's finding fails the test that made it.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$root/hack/tsan.supp}"
 run() {
   local name="$1"; shift
   echo "=== $name" >&2
@@ -57,6 +66,18 @@ if $sanitize; then
   run "ctest under ASan+UBSan" ctest --test-dir "$root/build-asan" \
     --output-on-failure -j2 --timeout 600
   run "shim.sh under ASan+UBSan" env KSCORE_BIN_DIR="$root/build-asan/bin" \
+    bash "$root/tests/e2e/shim.sh"
+  # The TSan binaries must load the instrumented libraries, or TSan would
+  # report the uninstrumented ones' hand-offs (or protobuf would crash).
+  for t in "${tsan_tests[@]}" kube_integration_test shim scorer; do
+    run "$t loads the TSan libraries" kscore_tsan_check "$tsan_prefix" "$root/build-tsan/bin/$t"
+  done
+  for t in "${tsan_tests[@]}"; do
+    run "$t under TSan" "$root/build-tsan/bin/$t"
+  done
+  run "kube_client.sh under TSan" env KSCORE_BUILD_DIR="$root/build-tsan" \
+    bash "$root/tests/e2e/kube_client.sh"
+  run "shim.sh under TSan" env KSCORE_BIN_DIR="$root/build-tsan/bin" \
     bash "$root/tests/e2e/shim.sh"
   echo "=== summary" >&2
   printf '%s\n' "${summary[@]}"
