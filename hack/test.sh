@@ -7,11 +7,11 @@
 #                           shim's end-to-end test; TSan build (build-tsan/):
 #                           the shim's unit tests, its Kubernetes client
 #                           against a real API server and the shim's
-#                           end-to-end test. Cold, about
-#                           70 CPU-minutes for ASan (an ASan compile costs
-#                           2.8x a plain one) plus about 11 for protobuf,
-#                           Abseil and gRPC rebuilt with TSan
-#                           (hack/lib/tsan.sh, cached): not in the default run.
+#                           end-to-end test. Cold, about 70 CPU-minutes for
+#                           ASan (an ASan compile costs 2.8x a plain one)
+#                           plus about 11 for protobuf, Abseil and gRPC
+#                           rebuilt with TSan (hack/lib/tsan.sh, cached):
+#                           not in the default run.
 # The default run (CI) also builds the scorer side with ASan+UBSan (the
 # scorer binary and its tests: about 21 CPU-minutes cold) and runs those
 # tests there; KSCORE_TEST_ASAN=0 skips that stage.
@@ -39,8 +39,9 @@ if $sanitize; then
   source "$root/hack/lib/tsan.sh"
   tsan_prefix="$(kscore_tsan_prefix)"
   tsan_tests=(shim_test kube_unit_test)
-  KSCORE_NINJA_TARGETS="${tsan_tests[*]} kube_integration_test shim scorer" kscore_build "$root" \
-    "$root/build-tsan" -DKSCORE_SANITIZE=thread -DKSCORE_TSAN_LIBDIR="$tsan_prefix/lib"
+  tsan_bins=("${tsan_tests[@]}" kube_integration_test shim scorer)
+  KSCORE_NINJA_TARGETS="${tsan_bins[*]}" kscore_build "$root" "$root/build-tsan" \
+    -DKSCORE_SANITIZE=thread -DKSCORE_TSAN_LIBDIR="$tsan_prefix/lib"
 else
   kscore_build "$root"
 fi
@@ -69,7 +70,7 @@ if $sanitize; then
     bash "$root/tests/e2e/shim.sh"
   # The TSan binaries must load the instrumented libraries, or TSan would
   # report the uninstrumented ones' hand-offs (or protobuf would crash).
-  for t in "${tsan_tests[@]}" kube_integration_test shim scorer; do
+  for t in "${tsan_bins[@]}"; do
     run "$t loads the TSan libraries" kscore_tsan_check "$tsan_prefix" "$root/build-tsan/bin/$t"
   done
   for t in "${tsan_tests[@]}"; do

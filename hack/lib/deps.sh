@@ -38,6 +38,18 @@ kscore_install_deps() {  # kscore_install_deps [build]: "build" for the compiler
     "${missing[@]}" >&2
 }
 
+# Sets the array named ARRAY to CMake's arguments that put ccache in front of
+# the compilers, when the machine has it (it makes rebuilds of other checkouts
+# cheap), else to nothing.
+# shellcheck disable=SC2034  # a nameref: it sets the caller's array
+kscore_ccache_args() {  # kscore_ccache_args ARRAY
+  local -n _kscore_ccache_out="$1"
+  _kscore_ccache_out=()
+  if command -v ccache >/dev/null; then
+    _kscore_ccache_out=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+}
+
 # Configures and builds into build/ (binaries in build/bin/).
 kscore_build() {  # kscore_build ROOT [BUILD_DIR [CMAKE_ARGS...]]
   local root="$1"
@@ -46,10 +58,7 @@ kscore_build() {  # kscore_build ROOT [BUILD_DIR [CMAKE_ARGS...]]
   local werror="${KSCORE_WERROR:-OFF}"
   if [ -n "${CI:-}" ]; then werror=ON; fi
   local launcher=()
-  # ccache, when the machine has it, makes rebuilds of other checkouts cheap.
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-  fi
+  kscore_ccache_args launcher
   cmake -G Ninja -S "$root" -B "$dir" -DKSCORE_WERROR="$werror" "${launcher[@]}" "$@" >&2
   # shellcheck disable=SC2086  # a list of targets
   ninja -C "$dir" ${KSCORE_NINJA_TARGETS:-} >&2

@@ -12,8 +12,8 @@
 #
 # The result is cached by version in ${XDG_CACHE_HOME:-~/.cache}/kscore/tsan/;
 # a cold build takes about 6 minutes on 2 cores (gRPC is most of it).
-# Sourced by hack/test.sh; needs hack/lib/deps.sh's packages (dpkg-dev comes
-# with build-essential).
+# Sourced by hack/test.sh after hack/lib/deps.sh, whose packages it needs
+# (dpkg-dev comes with build-essential) and whose kscore_ccache_args it calls.
 
 # The recipe's version: bump it when the flags or the library set change.
 KSCORE_TSAN_RECIPE=1
@@ -102,9 +102,7 @@ _kscore_tsan_build() {  # WORK PREFIX SOURCES; runs in a subshell
 
   local flags="-O1 -g1 -fsanitize=thread -fno-omit-frame-pointer"
   local launcher=()
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  fi
+  kscore_ccache_args launcher
   local common=(-G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_C_FLAGS="$flags"
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread "${launcher[@]}")
   # The options Debian's rules use for each, shared libraries only.
