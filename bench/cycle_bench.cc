@@ -99,7 +99,7 @@ cache::PodInfo Pod(int i, const std::string& node) {
 void BM_EvaluateCycle(benchmark::State& state) {
   const int candidates = static_cast<int>(state.range(0));
   const bool totals = state.range(1) != 0;
-  auto cfg = framework::ParseSchedulerConfig(kStage1);
+  auto cfg = model::ParseSchedulerConfig(kStage1);
   auto profiles =
       *framework::BuildProfileSet(*std::move(cfg), plugins::DefaultRegistry());
   server::ScorerService service(profiles.get(), server::ServiceOptions{});
@@ -197,7 +197,7 @@ BENCHMARK(BM_EvaluateCycle)
 // (--record-scores: every feasible node and rejection).
 void BM_ShimCycle(benchmark::State& state) {
   const int32_t explain = static_cast<int32_t>(state.range(0));
-  auto cfg = framework::ParseSchedulerConfig(kStage1);
+  auto cfg = model::ParseSchedulerConfig(kStage1);
   auto profiles =
       *framework::BuildProfileSet(*std::move(cfg), plugins::DefaultRegistry());
   server::ScorerService service(

@@ -60,7 +60,7 @@ pb::Pod Pod() {
 }
 
 std::unique_ptr<framework::ProfileSet> Profiles() {
-  auto cfg = framework::ParseSchedulerConfig(kStage1);
+  auto cfg = model::ParseSchedulerConfig(kStage1);
   auto set =
       framework::BuildProfileSet(*std::move(cfg), plugins::DefaultRegistry());
   return *std::move(set);

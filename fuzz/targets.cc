@@ -17,10 +17,10 @@
 #include "grpcpp/server_context.h"
 #include "grpcpp/test/default_reactor_test_peer.h"
 #include "kscore/scorer/v1/scorer.pb.h"
+#include "model/config.h"
+#include "model/wire_numbers.h"
 #include "nlohmann/json.hpp"
-#include "scorer/framework/config.h"
 #include "scorer/framework/profile_set.h"
-#include "scorer/framework/wire_numbers.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
 #include "shim/cache/informer_codecs.h"
@@ -61,7 +61,7 @@ void NotNegative(const pb::Resources& r, absl::string_view what) {
 
 void CheckPodInfo(const cache::PodInfo& info) {
   if (info.invalid.empty()) {
-    CheckOk(framework::CheckPodNumbers(info.pod, "pod"), "decoded pod");
+    CheckOk(model::CheckPodNumbers(info.pod, "pod"), "decoded pod");
   }
   NotNegative(info.requests, "requests");
   NotNegative(info.non_zero, "non-zero requests");
@@ -75,7 +75,7 @@ void CheckPodInfo(const cache::PodInfo& info) {
 }
 
 void CheckNodeInfo(const cache::NodeInfo& info) {
-  CheckOk(framework::CheckNodeNumbers(info.node, "node"), "decoded node");
+  CheckOk(model::CheckNodeNumbers(info.node, "node"), "decoded node");
   (void)cache::ImagesDigest(info.images);
 }
 
@@ -232,8 +232,8 @@ void Quantity(absl::string_view data) {
 // Decoded, defaulted and validated, then built into profiles as both
 // programs do at start-up.
 void SchedulerConfig(absl::string_view data) {
-  absl::StatusOr<framework::SchedulerConfig> config =
-      framework::ParseSchedulerConfig(data);
+  absl::StatusOr<model::SchedulerConfig> config =
+      model::ParseSchedulerConfig(data);
   if (!config.ok()) return;
   (void)framework::BuildProfileSet(*std::move(config),
                                    plugins::DefaultRegistry());

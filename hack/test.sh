@@ -87,6 +87,13 @@ if $sanitize; then
   exit
 fi
 
+# shim/ and scorer/ are peers over model/: neither includes the other, and
+# the shim binary holds no framework or plugin code.
+# shellcheck source=hack/lib/layout.sh
+source "$root/hack/lib/layout.sh"
+run "layout: shim and scorer include neither other" kscore_check_includes "$root"
+run "layout: the shim links no framework or plugin" \
+  kscore_check_shim_symbols "$root/build/bin/shim"
 run "ctest (unit + gRPC)" ctest --test-dir "$root/build" --output-on-failure -j2 --timeout 300
 if ! $only_unit && [ "${KSCORE_TEST_ASAN:-1}" != 0 ]; then
   # The scorer takes requests from the network: its framework, plugins,

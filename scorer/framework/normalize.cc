@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "scorer/framework/saturating.h"
+#include "model/saturating.h"
 
 namespace kscore::framework {
 
@@ -16,7 +16,7 @@ void DefaultNormalizeScore(int64_t max_priority, bool reverse,
   }
   for (int64_t& s : scores) {
     // In 128 bits: score * 100 overflows int64 once a count passes 2^63/100.
-    s = MulDiv(max_priority, s, max_count);
+    s = model::MulDiv(max_priority, s, max_count);
     if (reverse) s = max_priority - s;
   }
 }

@@ -10,7 +10,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "kscore/scorer/v1/scorer.pb.h"
-#include "scorer/framework/cluster_event.h"
+#include "model/cluster_event.h"
+#include "model/score_range.h"
 #include "scorer/framework/cycle_state.h"
 #include "scorer/framework/status.h"
 
@@ -18,7 +19,9 @@ namespace kscore::framework {
 
 namespace pb = ::kscore::scorer::v1;
 
-inline constexpr int64_t kMaxNodeScore = 100;
+using model::kMaxNodeScore;
+using model::kMinNodeScore;
+using model::ScoreRange;
 
 // When a plugin reads pb::Node::labels. The shim leaves labels out of the
 // request when no enabled plugin needs them for the pod at hand: they are most
@@ -28,14 +31,6 @@ enum class NodeLabelUse {
   kWhenPodSelects,  // only for pods with a nodeSelector or node affinity
   kAlways,
 };
-inline constexpr int64_t kMinNodeScore = 0;
-
-// The raw scores a ScorePlugin's Score can give, bounds included.
-struct ScoreRange {
-  int64_t min = 0;
-  int64_t max = std::numeric_limits<int64_t>::max();
-};
-
 // Plugins own only their rule; the framework (profile.h) owns ordering,
 // weights and range checks. A plugin implements one or more of the extension
 // point interfaces below. Plugin methods are const: a plugin keeps no state
@@ -73,15 +68,15 @@ class Plugin {
   // schedulable. The default is every event, as upstream gives a plugin
   // without EnqueueExtensions.
   virtual std::vector<pb::ClusterEvent> EventsToRegister() const {
-    return {MakeEvent(pb::EVENT_RESOURCE_WILDCARD, action::kAll)};
+    return {model::MakeEvent(pb::EVENT_RESOURCE_WILDCARD, model::action::kAll)};
   }
   // kube-scheduler's QueueingHintFn for the registrations marked hinted:
   // whether `e` may make `pod`, which this plugin rejected, schedulable.
   // Called only for an event such a registration matches. When unsure,
   // kQueue.
-  virtual QueueingHint Hint(const pb::Pod& /*pod*/,
-                            const EventObjects& /*e*/) const {
-    return QueueingHint::kQueue;
+  virtual model::QueueingHint Hint(const pb::Pod& /*pod*/,
+                                   const model::EventObjects& /*e*/) const {
+    return model::QueueingHint::kQueue;
   }
 };
 

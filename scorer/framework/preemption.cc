@@ -9,9 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "scorer/framework/fit_error.h"
+#include "model/fit_error.h"
+#include "model/scalar_resources.h"
 #include "scorer/framework/profile.h"
-#include "scorer/framework/scalar_resources.h"
 
 namespace kscore::framework {
 namespace {
@@ -54,11 +54,11 @@ void AddResources(pb::Resources* into, const pb::Resources& r, int sign) {
   into->set_ephemeral_storage(
       sum(into->ephemeral_storage(), r.ephemeral_storage()));
   for (const pb::ScalarResource& s : r.scalar()) {
-    const int64_t v = sum(ScalarValue(*into, s.name()), s.value());
+    const int64_t v = sum(model::ScalarValue(*into, s.name()), s.value());
     if (v == 0) {
-      RemoveScalar(into, s.name());
+      model::RemoveScalar(into, s.name());
     } else {
-      MutableScalar(into, s.name())->set_value(v);
+      model::MutableScalar(into, s.name())->set_value(v);
     }
   }
 }
@@ -269,7 +269,7 @@ absl::Status ValidatePreemptRequest(const pb::PreemptRequest& req) {
                        " is negative");
       }
     }
-    if (std::string e = CheckScalars(r); !e.empty()) {
+    if (std::string e = model::CheckScalars(r); !e.empty()) {
       return invalid(path, ".", e);
     }
     return absl::OkStatus();
@@ -374,7 +374,7 @@ absl::StatusOr<PostFilterResult> Preempt(const PreemptionPolicy& policy,
     }
   }
   std::vector<Candidate> non_violating, violating;
-  FitErrorBuilder fit(req.num_nodes());
+  model::FitErrorBuilder fit(req.num_nodes());
   int statuses = 0;  // nodes with a status (upstream's NodeToStatus.Len())
   std::vector<std::string> errors;
   for (int i = 0; i < req.nodes_size(); ++i) {

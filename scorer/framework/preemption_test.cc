@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scorer/framework/scalar_resources.h"
+#include "model/scalar_resources.h"
 #include "scorer/testing/wrappers.h"
 
 namespace kscore::framework {
@@ -55,7 +55,7 @@ pb::PreemptRequest Request() {
   a1->set_name("a1");
   a1->mutable_requests()->set_milli_cpu(1000);
   a1->mutable_requests()->set_memory(1 << 20);
-  MutableScalar(a1->mutable_requests(), "example.com/gpu")->set_value(1);
+  model::MutableScalar(a1->mutable_requests(), "example.com/gpu")->set_value(1);
   *a1->add_ports() = Port(8080, "");  // TCP, every address: as the node's
   a1->add_matched_queries(0);
   pb::VictimPod* a2 = n->add_pods();
@@ -80,7 +80,7 @@ TEST(DryRunNodeTest, RemovingSubtractsWhatThePodAddsAndAddingRestoresIt) {
     const pb::Node& n = node.node();
     EXPECT_EQ(n.requested().milli_cpu(), 2000);
     EXPECT_EQ(n.requested().memory(), 2 << 20);
-    EXPECT_EQ(ScalarValue(n.requested(), "example.com/gpu"), 0);
+    EXPECT_EQ(model::ScalarValue(n.requested(), "example.com/gpu"), 0);
     EXPECT_TRUE(n.requested().scalar().empty());
     EXPECT_EQ(n.pod_count(), 2);
     ASSERT_EQ(n.used_ports_size(), 1);
@@ -103,7 +103,7 @@ TEST(DryRunNodeTest, RemovingSubtractsWhatThePodAddsAndAddingRestoresIt) {
 
     node.Add(0);
     EXPECT_EQ(n.requested().milli_cpu(), 1000);
-    EXPECT_EQ(ScalarValue(n.requested(), "example.com/gpu"), 1);
+    EXPECT_EQ(model::ScalarValue(n.requested(), "example.com/gpu"), 1);
     EXPECT_EQ(n.used_ports_size(), 2);
     EXPECT_THAT(n.query_counts(), ElementsAre(2));
     EXPECT_EQ(cluster->answers(0).min_count(), 2);

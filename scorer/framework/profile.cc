@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "scorer/framework/saturating.h"
+#include "model/saturating.h"
 
 namespace kscore::framework {
 namespace {
@@ -70,17 +70,17 @@ bool Implements(const Plugin* p) {
   return dynamic_cast<const T*>(p) != nullptr;
 }
 
-bool ImplementsPoint(const Plugin* p, ExtensionPoint point) {
+bool ImplementsPoint(const Plugin* p, model::ExtensionPoint point) {
   switch (point) {
-    case ExtensionPoint::kPreFilter:
+    case model::ExtensionPoint::kPreFilter:
       return Implements<PreFilterPlugin>(p);
-    case ExtensionPoint::kFilter:
+    case model::ExtensionPoint::kFilter:
       return Implements<FilterPlugin>(p);
-    case ExtensionPoint::kPreScore:
+    case model::ExtensionPoint::kPreScore:
       return Implements<PreScorePlugin>(p);
-    case ExtensionPoint::kScore:
+    case model::ExtensionPoint::kScore:
       return Implements<ScorePlugin>(p);
-    case ExtensionPoint::kPostFilter:
+    case model::ExtensionPoint::kPostFilter:
       return Implements<PostFilterPlugin>(p);
     default:
       return false;
@@ -88,10 +88,10 @@ bool ImplementsPoint(const Plugin* p, ExtensionPoint point) {
 }
 
 // PostFilter runs only in Preempt calls, never in Evaluate.
-constexpr ExtensionPoint kRunPoints[] = {
-    ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,
-    ExtensionPoint::kPreScore, ExtensionPoint::kScore,
-    ExtensionPoint::kPostFilter};
+constexpr model::ExtensionPoint kRunPoints[] = {
+    model::ExtensionPoint::kPreFilter, model::ExtensionPoint::kFilter,
+    model::ExtensionPoint::kPreScore, model::ExtensionPoint::kScore,
+    model::ExtensionPoint::kPostFilter};
 
 // The extension points the scorer does not run. At three of them the shim
 // does the job of kube-scheduler's default plugin, which is accepted there;
@@ -99,33 +99,33 @@ constexpr ExtensionPoint kRunPoints[] = {
 // a plugin it does not have ("X" does not exist), rather than configured and
 // never run.
 struct PointNotRun {
-  ExtensionPoint point;
+  model::ExtensionPoint point;
   absl::string_view done_by_shim;  // the one plugin accepted, or ""
   absl::string_view why;           // why nothing else is
 };
 constexpr PointNotRun kPointsNotRun[] = {
-    {ExtensionPoint::kPreEnqueue, "SchedulingGates",
+    {model::ExtensionPoint::kPreEnqueue, "SchedulingGates",
      "the shim holds back pods with schedulingGates (SchedulingGates) and "
      "runs no other PreEnqueue plugin"},
-    {ExtensionPoint::kQueueSort, "PrioritySort",
+    {model::ExtensionPoint::kQueueSort, "PrioritySort",
      "the shim's queue sorts pods by priority, then age (PrioritySort)"},
-    {ExtensionPoint::kReserve, "", "kscore runs no Reserve plugin"},
-    {ExtensionPoint::kPermit, "", "kscore runs no Permit plugin"},
-    {ExtensionPoint::kPreBind, "", "kscore runs no PreBind plugin"},
-    {ExtensionPoint::kBind, "DefaultBinder",
+    {model::ExtensionPoint::kReserve, "", "kscore runs no Reserve plugin"},
+    {model::ExtensionPoint::kPermit, "", "kscore runs no Permit plugin"},
+    {model::ExtensionPoint::kPreBind, "", "kscore runs no PreBind plugin"},
+    {model::ExtensionPoint::kBind, "DefaultBinder",
      "the shim binds through pods/binding (DefaultBinder)"},
-    {ExtensionPoint::kPostBind, "", "kscore runs no PostBind plugin"},
-    {ExtensionPoint::kPlacementGenerate, "",
+    {model::ExtensionPoint::kPostBind, "", "kscore runs no PostBind plugin"},
+    {model::ExtensionPoint::kPlacementGenerate, "",
      "kscore does not schedule pod groups"},
-    {ExtensionPoint::kPlacementScore, "",
+    {model::ExtensionPoint::kPlacementScore, "",
      "kscore does not schedule pod groups"},
-    {ExtensionPoint::kPodGroupPostFilter, "",
+    {model::ExtensionPoint::kPodGroupPostFilter, "",
      "kscore does not schedule pod groups"},
 };
 
 // kube-scheduler's name for a point's plugin type: "QueueSortPlugin".
-std::string PluginTypeName(ExtensionPoint p) {
-  std::string name(ExtensionPointName(p));
+std::string PluginTypeName(model::ExtensionPoint p) {
+  std::string name(model::ExtensionPointName(p));
   name[0] = absl::ascii_toupper(name[0]);
   return absl::StrCat(name, "Plugin");
 }
@@ -166,9 +166,9 @@ bool SameYaml(const YAML::Node& a, const YAML::Node& b) {
 // Args of a plugin the scorer does not run could never take effect, so they
 // are refused, except fields that restate kube-scheduler's default (as a
 // dump of its effective configuration does): ignoring those changes nothing.
-absl::Status CheckArgsOfPluginNotRun(const PluginConfigEntry& e,
+absl::Status CheckArgsOfPluginNotRun(const model::PluginConfigEntry& e,
                                      const std::string& defaults_yaml) {
-  YamlField args(e.args, e.path);
+  model::YamlField args(e.args, e.path);
   if (!args.present()) return absl::OkStatus();
   YAML::Node defaults = defaults_yaml.empty() ? YAML::Node(YAML::NodeType::Map)
                                               : YAML::Load(defaults_yaml);
@@ -176,7 +176,7 @@ absl::Status CheckArgsOfPluginNotRun(const PluginConfigEntry& e,
   for (const auto& kv : args.node()) {
     if (!kv.first.IsScalar()) return args.Error("keys must be strings");
     const std::string& key = kv.first.Scalar();
-    YamlField field = args.Child(key);
+    model::YamlField field = args.Child(key);
     if (key == "apiVersion") continue;
     if (key == "kind") {
       absl::StatusOr<std::string> kind = field.String();
@@ -266,7 +266,7 @@ Code CodeOf(const absl::StatusOr<PostFilterResult>& r) {
 // Runs `run` and, with an observer, tells it how long the point took. A
 // monotonic clock: wall-clock steps must not make negative durations.
 template <typename Run>
-auto Timed(ExtensionPointObserver* observer, ExtensionPoint point,
+auto Timed(ExtensionPointObserver* observer, model::ExtensionPoint point,
            const std::string& profile, Run&& run) {
   if (observer == nullptr) return run();
   const auto start = std::chrono::steady_clock::now();
@@ -280,7 +280,7 @@ auto Timed(ExtensionPointObserver* observer, ExtensionPoint point,
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
-    const ProfileConfig& config, const SchedulerConfig& global,
+    const model::ProfileConfig& config, const model::SchedulerConfig& global,
     const Registry& registry, std::vector<std::string>* warnings) {
   std::unique_ptr<Profile> prof(new Profile());
   prof->scheduler_name_ = config.scheduler_name;
@@ -291,34 +291,36 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   };
 
   // Merge with defaults: only multiPoint has defaults.
-  PluginSet merged[static_cast<int>(ExtensionPoint::kCount)];
-  for (int i = 0; i < static_cast<int>(ExtensionPoint::kCount); ++i) {
-    merged[i] =
-        MergePluginSet(i == static_cast<int>(ExtensionPoint::kMultiPoint)
-                           ? DefaultMultiPointPlugins()
-                           : std::vector<PluginRef>{},
-                       config.plugins[i]);
+  model::PluginSet merged[static_cast<int>(model::ExtensionPoint::kCount)];
+  for (int i = 0; i < static_cast<int>(model::ExtensionPoint::kCount); ++i) {
+    merged[i] = model::MergePluginSet(
+        i == static_cast<int>(model::ExtensionPoint::kMultiPoint)
+            ? model::DefaultMultiPointPlugins()
+            : std::vector<model::PluginRef>{},
+        config.plugins[i]);
   }
-  const PluginSet& multi =
-      merged[static_cast<int>(ExtensionPoint::kMultiPoint)];
+  const model::PluginSet& multi =
+      merged[static_cast<int>(model::ExtensionPoint::kMultiPoint)];
 
   // Instantiate every plugin named anywhere, once, with its args.
-  absl::flat_hash_map<std::string, const PluginConfigEntry*> args_by_name;
-  for (const PluginConfigEntry& e : config.plugin_config) {
+  absl::flat_hash_map<std::string, const model::PluginConfigEntry*>
+      args_by_name;
+  for (const model::PluginConfigEntry& e : config.plugin_config) {
     args_by_name[e.name] = &e;
   }
   absl::flat_hash_map<std::string, Plugin*> instances;
   absl::flat_hash_set<std::string> warned;
-  auto instantiate = [&](const PluginRef& ref) -> absl::StatusOr<Plugin*> {
+  auto instantiate =
+      [&](const model::PluginRef& ref) -> absl::StatusOr<Plugin*> {
     if (auto it = instances.find(ref.name); it != instances.end()) {
       return it->second;
     }
     const PluginFactory* factory = registry.Find(ref.name);
     if (factory == nullptr) return nullptr;
-    YamlField args(YAML::Node(YAML::NodeType::Undefined),
-                   absl::StrCat(config.path, ".pluginConfig[?].args"));
+    model::YamlField args(YAML::Node(YAML::NodeType::Undefined),
+                          absl::StrCat(config.path, ".pluginConfig[?].args"));
     if (auto it = args_by_name.find(ref.name); it != args_by_name.end()) {
-      args = YamlField(it->second->args, it->second->path);
+      args = model::YamlField(it->second->args, it->second->path);
     }
     absl::StatusOr<std::unique_ptr<Plugin>> p = (*factory)(args);
     if (!p.ok()) return p.status();
@@ -329,7 +331,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   };
   // Resolves a plugin name: nullptr for kube-scheduler plugins kscore does not
   // run (noted once), an error naming the field for unknown ones.
-  auto resolve = [&](const PluginRef& ref) -> absl::StatusOr<Plugin*> {
+  auto resolve = [&](const model::PluginRef& ref) -> absl::StatusOr<Plugin*> {
     absl::StatusOr<Plugin*> p = instantiate(ref);
     if (!p.ok() || *p != nullptr) return p;
     if (registry.Find(ref.name) == nullptr && !registry.IsKnown(ref.name)) {
@@ -346,7 +348,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
 
   // Every pluginConfig entry is validated, even for a plugin the profile
   // does not enable, so a typo never waits for the day it is enabled.
-  for (const PluginConfigEntry& e : config.plugin_config) {
+  for (const model::PluginConfigEntry& e : config.plugin_config) {
     if (registry.Find(e.name) == nullptr) {
       if (!registry.IsKnown(e.name)) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -360,7 +362,8 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
       }
       continue;
     }
-    absl::StatusOr<Plugin*> p = instantiate(PluginRef{e.name, {}, e.path});
+    absl::StatusOr<Plugin*> p =
+        instantiate(model::PluginRef{e.name, {}, e.path});
     if (!p.ok()) return p.status();
   }
 
@@ -368,9 +371,9 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   // does is accepted. Disabling that plugin changes nothing (the shim does
   // the job all the same), which a warning says.
   for (const PointNotRun& np : kPointsNotRun) {
-    const PluginSet& set = merged[static_cast<int>(np.point)];
+    const model::PluginSet& set = merged[static_cast<int>(np.point)];
     bool shim_plugin_enabled = false;
-    for (const PluginRef& ref : set.enabled) {
+    for (const model::PluginRef& ref : set.enabled) {
       if (ref.name == np.done_by_shim) {
         shim_plugin_enabled = true;
         continue;
@@ -378,23 +381,24 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
       if (registry.Find(ref.name) != nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
             ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
-            ExtensionPointName(np.point), " (", np.why, ")"));
+            model::ExtensionPointName(np.point), " (", np.why, ")"));
       }
       return absl::InvalidArgumentError(
           absl::StrCat(ref.path, ".name: ", PluginTypeName(np.point), " \"",
                        ref.name, "\" does not exist (", np.why, ")"));
     }
     if (np.done_by_shim.empty() || shim_plugin_enabled) continue;
-    bool disabled_here = std::any_of(
-        set.disabled.begin(), set.disabled.end(), [&](const PluginRef& d) {
-          return d.name == "*" || d.name == np.done_by_shim;
-        });
+    bool disabled_here =
+        std::any_of(set.disabled.begin(), set.disabled.end(),
+                    [&](const model::PluginRef& d) {
+                      return d.name == "*" || d.name == np.done_by_shim;
+                    });
     bool from_multi = std::any_of(
         multi.enabled.begin(), multi.enabled.end(),
-        [&](const PluginRef& r) { return r.name == np.done_by_shim; });
+        [&](const model::PluginRef& r) { return r.name == np.done_by_shim; });
     if (disabled_here || !from_multi) {
       warn(absl::StrCat(
-          config.path, ".plugins.", ExtensionPointName(np.point), ": ",
+          config.path, ".plugins.", model::ExtensionPointName(np.point), ": ",
           np.done_by_shim,
           " is not enabled, but kscore works as if it were: ", np.why));
     }
@@ -402,8 +406,9 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
 
   // A known plugin without code, enabled where it would filter: its gate
   // refuses the pods that need it.
-  auto note_gate = [&](const std::string& name, ExtensionPoint point) {
-    if (point != ExtensionPoint::kPreFilter && point != ExtensionPoint::kFilter)
+  auto note_gate = [&](const std::string& name, model::ExtensionPoint point) {
+    if (point != model::ExtensionPoint::kPreFilter &&
+        point != model::ExtensionPoint::kFilter)
       return;
     const PodGate* gate = registry.Gate(name);
     if (gate == nullptr) return;
@@ -414,7 +419,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   };
 
   absl::flat_hash_map<std::string, int32_t> weights;
-  auto note_weight = [&](const PluginRef& ref, Plugin* p) {
+  auto note_weight = [&](const model::PluginRef& ref, Plugin* p) {
     if (!Implements<ScorePlugin>(p) || weights.contains(ref.name)) return;
     weights[ref.name] = ref.weight.value_or(0) == 0 ? 1 : *ref.weight;
   };
@@ -422,11 +427,11 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   // kube-scheduler's expandMultiPointPlugins, for the points the scorer runs.
   std::vector<Plugin*> lists[std::size(kRunPoints)];
   for (size_t k = 0; k < std::size(kRunPoints); ++k) {
-    ExtensionPoint point = kRunPoints[k];
-    const PluginSet& set = merged[static_cast<int>(point)];
+    model::ExtensionPoint point = kRunPoints[k];
+    const model::PluginSet& set = merged[static_cast<int>(point)];
     std::vector<std::string> enabled_names;
     absl::flat_hash_map<std::string, Plugin*> enabled;
-    for (const PluginRef& ref : set.enabled) {
+    for (const model::PluginRef& ref : set.enabled) {
       absl::StatusOr<Plugin*> p = resolve(ref);
       if (!p.ok()) return p.status();
       if (*p == nullptr) {
@@ -434,27 +439,27 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
         continue;
       }
       if (!ImplementsPoint(*p, point)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(ref.path, ".name: plugin \"", ref.name,
-                         "\" does not extend ", ExtensionPointName(point)));
+        return absl::InvalidArgumentError(absl::StrCat(
+            ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
+            model::ExtensionPointName(point)));
       }
       if (enabled.contains(ref.name)) {
         return absl::InvalidArgumentError(absl::StrCat(
             ref.path, ".name: plugin \"", ref.name, "\" already registered as ",
-            ExtensionPointName(point)));
+            model::ExtensionPointName(point)));
       }
       enabled[ref.name] = *p;
       enabled_names.push_back(ref.name);
-      if (point == ExtensionPoint::kScore) note_weight(ref, *p);
+      if (point == model::ExtensionPoint::kScore) note_weight(ref, *p);
     }
     absl::flat_hash_set<std::string> disabled;
-    for (const PluginRef& d : set.disabled) disabled.insert(d.name);
+    for (const model::PluginRef& d : set.disabled) disabled.insert(d.name);
 
     std::vector<Plugin*> overrides, from_multi, rest;
     absl::flat_hash_set<std::string> overridden;
     if (!disabled.contains("*")) {
       absl::flat_hash_set<std::string> seen;
-      for (const PluginRef& ref : multi.enabled) {
+      for (const model::PluginRef& ref : multi.enabled) {
         absl::StatusOr<Plugin*> p = resolve(ref);
         if (!p.ok()) return p.status();
         if (disabled.contains(ref.name)) continue;
@@ -470,7 +475,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
         if (!seen.insert(ref.name).second) {
           return absl::InvalidArgumentError(absl::StrCat(
               ref.path, ".name: plugin \"", ref.name,
-              "\" already registered as ", ExtensionPointName(point)));
+              "\" already registered as ", model::ExtensionPointName(point)));
         }
         from_multi.push_back(*p);
       }
@@ -483,7 +488,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     out.insert(out.end(), from_multi.begin(), from_multi.end());
     out.insert(out.end(), rest.begin(), rest.end());
   }
-  for (const PluginRef& ref : multi.enabled) {
+  for (const model::PluginRef& ref : multi.enabled) {
     absl::StatusOr<Plugin*> p = resolve(ref);
     if (!p.ok()) return p.status();
     if (*p != nullptr) note_weight(ref, *p);
@@ -493,36 +498,37 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   // scores gets its PreScore, unless explicitly disabled there, so its state
   // is in CycleState when Filter/Score read it (kube-scheduler would run
   // Score without PreScore when a plugin is only enabled at score).
-  auto add_companion = [&](size_t from, size_t to, ExtensionPoint to_point) {
-    const PluginSet& to_set = merged[static_cast<int>(to_point)];
+  auto add_companion = [&](size_t from, size_t to,
+                           model::ExtensionPoint to_point) {
+    const model::PluginSet& to_set = merged[static_cast<int>(to_point)];
     for (Plugin* p : lists[from]) {
       if (!ImplementsPoint(p, to_point)) continue;
       if (std::find(lists[to].begin(), lists[to].end(), p) != lists[to].end()) {
         continue;
       }
-      bool disabled =
-          std::any_of(to_set.disabled.begin(), to_set.disabled.end(),
-                      [&](const PluginRef& d) { return d.name == p->Name(); });
+      bool disabled = std::any_of(
+          to_set.disabled.begin(), to_set.disabled.end(),
+          [&](const model::PluginRef& d) { return d.name == p->Name(); });
       if (!disabled) lists[to].push_back(p);
     }
   };
   // Plugins whose args make them filter join Filter wherever they are enabled.
-  const PluginSet& filter_set =
-      merged[static_cast<int>(ExtensionPoint::kFilter)];
+  const model::PluginSet& filter_set =
+      merged[static_cast<int>(model::ExtensionPoint::kFilter)];
   for (size_t k : {0, 2, 3}) {
     for (Plugin* p : lists[k]) {
       if (!p->FiltersWheneverEnabled() || !Implements<FilterPlugin>(p))
         continue;
       if (std::find(lists[1].begin(), lists[1].end(), p) != lists[1].end())
         continue;
-      bool disabled =
-          std::any_of(filter_set.disabled.begin(), filter_set.disabled.end(),
-                      [&](const PluginRef& d) { return d.name == p->Name(); });
+      bool disabled = std::any_of(
+          filter_set.disabled.begin(), filter_set.disabled.end(),
+          [&](const model::PluginRef& d) { return d.name == p->Name(); });
       if (!disabled) lists[1].push_back(p);
     }
   }
-  add_companion(1, 0, ExtensionPoint::kPreFilter);
-  add_companion(3, 2, ExtensionPoint::kPreScore);
+  add_companion(1, 0, model::ExtensionPoint::kPreFilter);
+  add_companion(3, 2, model::ExtensionPoint::kPreScore);
 
   for (Plugin* p : lists[0])
     prof->pre_filter_.push_back(dynamic_cast<PreFilterPlugin*>(p));
@@ -622,7 +628,7 @@ std::vector<Profile::PluginInfo> Profile::Describe() const {
 
 absl::StatusOr<bool> Profile::QueueingHint(
     const pb::Pod& pod, absl::Span<const std::string> plugins,
-    const EventObjects& e) const {
+    const model::EventObjects& e) const {
   if (plugins.empty()) {
     return absl::InvalidArgumentError(
         "plugins is empty: name the plugins that rejected the pod");
@@ -631,11 +637,11 @@ absl::StatusOr<bool> Profile::QueueingHint(
     auto it = hinters_.find(name);
     if (it == hinters_.end()) return true;
     const Hinter& h = it->second;
-    const bool hinted = std::any_of(h.hinted.begin(), h.hinted.end(),
-                                    [&e](const pb::ClusterEvent& r) {
-                                      return MatchClusterEvents(r, e.event);
-                                    });
-    if (!hinted || h.plugin->Hint(pod, e) == framework::QueueingHint::kQueue) {
+    const bool hinted = std::any_of(
+        h.hinted.begin(), h.hinted.end(), [&e](const pb::ClusterEvent& r) {
+          return model::MatchClusterEvents(r, e.event);
+        });
+    if (!hinted || h.plugin->Hint(pod, e) == model::QueueingHint::kQueue) {
       return true;
     }
   }
@@ -648,25 +654,26 @@ std::vector<std::string> Profile::GateNames() const {
   return out;
 }
 
-std::vector<std::string> Profile::PluginNames(ExtensionPoint point) const {
+std::vector<std::string> Profile::PluginNames(
+    model::ExtensionPoint point) const {
   std::vector<std::string> out;
   auto add = [&](const auto& list) {
     for (const auto* p : list) out.emplace_back(p->Name());
   };
   switch (point) {
-    case ExtensionPoint::kPreFilter:
+    case model::ExtensionPoint::kPreFilter:
       add(pre_filter_);
       break;
-    case ExtensionPoint::kFilter:
+    case model::ExtensionPoint::kFilter:
       add(filter_);
       break;
-    case ExtensionPoint::kPreScore:
+    case model::ExtensionPoint::kPreScore:
       add(pre_score_);
       break;
-    case ExtensionPoint::kScore:
+    case model::ExtensionPoint::kScore:
       add(score_);
       break;
-    case ExtensionPoint::kPostFilter:
+    case model::ExtensionPoint::kPostFilter:
       add(post_filter_);
       break;
     default:
@@ -827,7 +834,8 @@ absl::Status Profile::NormalizeScoreUntimed(const CycleState& state,
       }
       // Saturating: kube-scheduler's weights are int32 and the total an
       // int64 that must not wrap around to a low total.
-      t.total[i] = SatAdd(t.total[i], SatMul(scores[i], t.weights[k]));
+      t.total[i] =
+          model::SatAdd(t.total[i], model::SatMul(scores[i], t.weights[k]));
     }
   }
   return absl::OkStatus();
@@ -913,9 +921,9 @@ int32_t Profile::WeightOf(absl::string_view name) const {
 absl::StatusOr<PluginStatus> Profile::RunPreFilter(
     CycleState& state, const pb::Pod& pod, ExtensionPointObserver* observer,
     std::vector<std::string>* unschedulable_plugins) const {
-  return Timed(observer, ExtensionPoint::kPreFilter, scheduler_name_, [&] {
-    return PreFilterUntimed(state, pod, unschedulable_plugins);
-  });
+  return Timed(
+      observer, model::ExtensionPoint::kPreFilter, scheduler_name_,
+      [&] { return PreFilterUntimed(state, pod, unschedulable_plugins); });
 }
 
 absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
@@ -924,7 +932,7 @@ absl::StatusOr<std::vector<PluginStatus>> Profile::RunFilter(
     ExtensionPointObserver* observer) const {
   // As kube-scheduler, which times Filter only when a filter plugin runs.
   if (filter_.empty()) observer = nullptr;
-  return Timed(observer, ExtensionPoint::kFilter, scheduler_name_,
+  return Timed(observer, model::ExtensionPoint::kFilter, scheduler_name_,
                [&] { return FilterUntimed(state, pod, nodes); });
 }
 
@@ -932,7 +940,7 @@ absl::StatusOr<std::vector<std::string>> Profile::RunPreScore(
     CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes,
     ExtensionPointObserver* observer) const {
-  return Timed(observer, ExtensionPoint::kPreScore, scheduler_name_,
+  return Timed(observer, model::ExtensionPoint::kPreScore, scheduler_name_,
                [&] { return PreScoreUntimed(state, pod, nodes); });
 }
 
@@ -941,14 +949,14 @@ absl::StatusOr<ScoreTable> Profile::RunScore(
     absl::Span<const pb::Node* const> nodes,
     absl::Span<const std::string> skipped,
     ExtensionPointObserver* observer) const {
-  return Timed(observer, ExtensionPoint::kScore, scheduler_name_,
+  return Timed(observer, model::ExtensionPoint::kScore, scheduler_name_,
                [&] { return ScoreUntimed(state, pod, nodes, skipped); });
 }
 
 absl::Status Profile::RunNormalizeScore(
     const CycleState& state, const pb::Pod& pod, ScoreTable& table,
     ExtensionPointObserver* observer) const {
-  return Timed(observer, ExtensionPoint::kScore, scheduler_name_,
+  return Timed(observer, model::ExtensionPoint::kScore, scheduler_name_,
                [&] { return NormalizeScoreUntimed(state, pod, table); });
 }
 
@@ -994,7 +1002,7 @@ absl::StatusOr<Evaluation> Profile::Evaluate(
   // One Score observation for the raw scores and their normalising, as
   // kube-scheduler's RunScorePlugins.
   absl::Status scored =
-      Timed(observer, ExtensionPoint::kScore, scheduler_name_, [&] {
+      Timed(observer, model::ExtensionPoint::kScore, scheduler_name_, [&] {
         absl::StatusOr<ScoreTable> table =
             ScoreUntimed(state, pod, feasible, ev.skipped);
         if (!table.ok()) return table.status();
@@ -1034,7 +1042,7 @@ absl::StatusOr<PostFilterResult> Profile::RunPostFilter(
   in.pre_filter = *std::move(pre);
   in.query_bases = state.query_bases();
   in.now = now;
-  return Timed(observer, ExtensionPoint::kPostFilter, scheduler_name_,
+  return Timed(observer, model::ExtensionPoint::kPostFilter, scheduler_name_,
                [&]() -> absl::StatusOr<PostFilterResult> {
                  // As upstream: the first success wins; a failure other
                  // than Unschedulable ends the run; Unschedulable ones

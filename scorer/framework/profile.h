@@ -11,8 +11,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
-#include "scorer/framework/cluster_event.h"
-#include "scorer/framework/config.h"
+#include "model/cluster_event.h"
+#include "model/config.h"
 #include "scorer/framework/cycle_state.h"
 #include "scorer/framework/plugin.h"
 #include "scorer/framework/preemption.h"
@@ -56,7 +56,7 @@ struct Evaluation {
 class ExtensionPointObserver {
  public:
   virtual ~ExtensionPointObserver() = default;
-  virtual void OnExtensionPoint(ExtensionPoint point, Code code,
+  virtual void OnExtensionPoint(model::ExtensionPoint point, Code code,
                                 const std::string& profile,
                                 absl::Duration took) = 0;
 };
@@ -82,7 +82,7 @@ class Profile {
   // Builds the profile; errors name the configuration field. `warnings`
   // receives notes about default plugins that kscore does not run.
   static absl::StatusOr<std::unique_ptr<Profile>> Create(
-      const ProfileConfig& config, const SchedulerConfig& global,
+      const model::ProfileConfig& config, const model::SchedulerConfig& global,
       const Registry& registry, std::vector<std::string>* warnings = nullptr);
 
   const std::string& scheduler_name() const { return scheduler_name_; }
@@ -113,7 +113,7 @@ class Profile {
   std::vector<std::string> GateNames() const;
   // Plugin names at one of the points the scorer runs (PreFilter, Filter,
   // PreScore, Score, PostFilter), in run order.
-  std::vector<std::string> PluginNames(ExtensionPoint point) const;
+  std::vector<std::string> PluginNames(model::ExtensionPoint point) const;
 
   // Fine-grained extension points. absl errors mean bad input (e.g. a
   // missing or corrupt CycleState key) or a plugin bug. Each tells
@@ -153,7 +153,7 @@ class Profile {
   // disagree). InvalidArgument when `plugins` is empty.
   absl::StatusOr<bool> QueueingHint(const pb::Pod& pod,
                                     absl::Span<const std::string> plugins,
-                                    const EventObjects& e) const;
+                                    const model::EventObjects& e) const;
   // Whether a PostFilter plugin (preemption) is enabled.
   bool post_filters() const { return !post_filter_.empty(); }
   // kube-scheduler's RunPostFilterPlugins for a pod no node took, with the

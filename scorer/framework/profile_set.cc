@@ -37,8 +37,8 @@ std::string Canonical(const ProfileSet& set) {
                       absl::StrJoin(p.extension_points, ","), "\n");
     }
   }
-  for (const ProfileConfig& pc : set.config.profiles) {
-    for (const PluginConfigEntry& e : pc.plugin_config) {
+  for (const model::ProfileConfig& pc : set.config.profiles) {
+    for (const model::PluginConfigEntry& e : pc.plugin_config) {
       if (!e.args.IsDefined()) continue;
       YAML::Emitter y;
       y << e.args;
@@ -52,10 +52,10 @@ std::string Canonical(const ProfileSet& set) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
-    SchedulerConfig config, const Registry& registry) {
+    model::SchedulerConfig config, const Registry& registry) {
   auto set = std::make_unique<ProfileSet>();
   set->config = std::move(config);
-  for (const ProfileConfig& pc : set->config.profiles) {
+  for (const model::ProfileConfig& pc : set->config.profiles) {
     absl::StatusOr<std::unique_ptr<Profile>> p =
         Profile::Create(pc, set->config, registry, &set->warnings);
     if (!p.ok()) return p.status();
@@ -67,14 +67,15 @@ absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
 
 absl::StatusOr<std::unique_ptr<ProfileSet>> ParseProfileSet(
     absl::string_view yaml, const Registry& registry) {
-  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(yaml);
+  absl::StatusOr<model::SchedulerConfig> cfg =
+      model::ParseSchedulerConfig(yaml);
   if (!cfg.ok()) return cfg.status();
   return BuildProfileSet(*std::move(cfg), registry);
 }
 
 absl::StatusOr<std::unique_ptr<ProfileSet>> LoadProfileSet(
     const std::string& path, const Registry& registry) {
-  absl::StatusOr<SchedulerConfig> cfg = LoadSchedulerConfig(path);
+  absl::StatusOr<model::SchedulerConfig> cfg = model::LoadSchedulerConfig(path);
   if (!cfg.ok()) return cfg.status();
   absl::StatusOr<std::unique_ptr<ProfileSet>> set =
       BuildProfileSet(*std::move(cfg), registry);

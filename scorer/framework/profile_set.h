@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "scorer/framework/config.h"
+#include "model/config.h"
 #include "scorer/framework/profile.h"
 #include "scorer/framework/registry.h"
 
@@ -16,7 +16,7 @@ namespace kscore::framework {
 
 // Every profile of a configuration, keyed by schedulerName.
 struct ProfileSet {
-  SchedulerConfig config;
+  model::SchedulerConfig config;
   std::map<std::string, std::unique_ptr<Profile>> profiles;
   std::vector<std::string> warnings;
   // Of the effective configuration (what decides placement), 16 hex digits:
@@ -30,7 +30,7 @@ struct ProfileSet {
 };
 
 absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
-    SchedulerConfig config, const Registry& registry);
+    model::SchedulerConfig config, const Registry& registry);
 
 // The same from the configuration's YAML text (tools, tests, benchmarks).
 absl::StatusOr<std::unique_ptr<ProfileSet>> ParseProfileSet(

@@ -28,7 +28,8 @@ constexpr char kHeader[] =
 absl::StatusOr<std::unique_ptr<ProfileSet>> Build(
     const std::string& body,
     const Registry& registry = plugins::DefaultRegistry()) {
-  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(kHeader + body);
+  absl::StatusOr<model::SchedulerConfig> cfg =
+      model::ParseSchedulerConfig(kHeader + body);
   if (!cfg.ok()) return cfg.status();
   return BuildProfileSet(*std::move(cfg), registry);
 }
@@ -39,7 +40,7 @@ const Profile& Only(const ProfileSet& set) {
 
 std::vector<std::pair<std::string, int32_t>> Weights(const Profile& p) {
   std::vector<std::pair<std::string, int32_t>> out;
-  for (const std::string& n : p.PluginNames(ExtensionPoint::kScore)) {
+  for (const std::string& n : p.PluginNames(model::ExtensionPoint::kScore)) {
     out.emplace_back(n, p.WeightOf(n));
   }
   return out;
@@ -52,7 +53,7 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
   EXPECT_EQ(p.scheduler_name(), "default-scheduler");
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
                           "PodTopologySpread", "InterPodAffinity",
@@ -93,10 +94,10 @@ profiles:
                           W{"InterPodAffinity", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}, W{"Concentrate", 10}));
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kPreScore),
               ::testing::Contains("Concentrate"));
   // Enabled at score only: it does not filter.
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
               ::testing::Not(::testing::Contains("Concentrate")));
   EXPECT_THAT(p.label_count_keys(), ElementsAre("app"));
 }
@@ -143,9 +144,9 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
               ::testing::Contains("Concentrate"));
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kPreScore),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kPreScore),
               ::testing::Contains("Concentrate"));
   EXPECT_EQ(p.WeightOf("Concentrate"), 7);
 }
@@ -182,7 +183,7 @@ profiles:
   const Profile& p = Only(**set);
   EXPECT_THAT(Weights(p), ElementsAre(W{"Concentrate", 10}));
   // Filters are untouched.
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
               ::testing::Contains("NodeResourcesFit"));
 }
 
@@ -196,7 +197,7 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
               ::testing::Not(::testing::Contains("NodeResourcesFit")));
   EXPECT_EQ(p.WeightOf("NodeResourcesFit"), 0);
 }
@@ -211,9 +212,9 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kFilter),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
               ::testing::Contains("TaintToleration"));
-  EXPECT_THAT(p.PluginNames(ExtensionPoint::kScore),
+  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kScore),
               ::testing::Not(::testing::Contains("TaintToleration")));
 }
 
@@ -317,7 +318,7 @@ profiles:
   for (const char* name : {"a", "b"}) {
     const Profile& p = *(*set)->Find(name);
     EXPECT_TRUE(p.post_filters()) << name;
-    EXPECT_THAT(p.PluginNames(ExtensionPoint::kPostFilter),
+    EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kPostFilter),
                 ElementsAre("DefaultPreemption"));
     bool listed = false;
     for (const Profile::PluginInfo& info : p.Describe()) {
@@ -429,10 +430,11 @@ class FixedScore : public ScorePlugin {
 
 TEST(ProfileTest, NormalizedScoreOutOfRangeIsAnErrorNamingThePlugin) {
   Registry r = plugins::DefaultRegistry();
-  r.Register("FixedScore",
-             [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-               return std::make_unique<FixedScore>(101);
-             });
+  r.Register(
+      "FixedScore",
+      [](const model::YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+        return std::make_unique<FixedScore>(101);
+      });
   auto set = Build(R"(
 profiles:
 - plugins:
@@ -477,10 +479,11 @@ class FavoursB : public ScorePlugin {
 
 TEST(ProfileTest, NormalizeScoreSeesTheNodeNames) {
   Registry r = plugins::DefaultRegistry();
-  r.Register("FavoursB",
-             [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-               return std::make_unique<FavoursB>();
-             });
+  r.Register(
+      "FavoursB",
+      [](const model::YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+        return std::make_unique<FavoursB>();
+      });
   auto set = Build(R"(
 profiles:
 - plugins:
@@ -552,7 +555,7 @@ profiles:
         weight: 10
 )");
   ASSERT_TRUE(set.ok()) << set.status();
-  EXPECT_THAT(Only(**set).PluginNames(ExtensionPoint::kPreScore),
+  EXPECT_THAT(Only(**set).PluginNames(model::ExtensionPoint::kPreScore),
               ::testing::Not(::testing::Contains("Concentrate")));
   pb::Pod pod = MakePod().Label("app", "web").Obj();
   std::vector<pb::Node> nodes = {
@@ -627,7 +630,7 @@ profiles:
     args: {labelKey: app, rejectEverything: true}
 )");
   ASSERT_TRUE(set.ok()) << set.status();
-  EXPECT_THAT(Only(**set).PluginNames(ExtensionPoint::kFilter),
+  EXPECT_THAT(Only(**set).PluginNames(model::ExtensionPoint::kFilter),
               ::testing::Contains("Concentrate"));
 }
 
@@ -910,44 +913,51 @@ profiles:
   EXPECT_THAT(
       got["NodeResourcesFit"],
       ElementsAre(
-          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete, kHinted},
+          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, model::action::kDelete,
+                kHinted},
           Event{pb::EVENT_RESOURCE_NODE,
-                action::kAdd | action::kUpdateNodeAllocatable, kHinted},
-          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kUpdatePodScaleDown,
-                kUnhinted},
-          Event{pb::EVENT_RESOURCE_TARGET_POD, action::kUpdatePodScaleDown,
-                kUnhinted}));
+                model::action::kAdd | model::action::kUpdateNodeAllocatable,
+                kHinted},
+          Event{pb::EVENT_RESOURCE_ASSIGNED_POD,
+                model::action::kUpdatePodScaleDown, kUnhinted},
+          Event{pb::EVENT_RESOURCE_TARGET_POD,
+                model::action::kUpdatePodScaleDown, kUnhinted}));
   EXPECT_THAT(
       got["TaintToleration"],
-      ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
-                        action::kAdd | action::kUpdateNodeTaint, kHinted},
-                  Event{pb::EVENT_RESOURCE_TARGET_POD,
-                        action::kUpdatePodToleration, kUnhinted}));
+      ElementsAre(
+          Event{pb::EVENT_RESOURCE_NODE,
+                model::action::kAdd | model::action::kUpdateNodeTaint, kHinted},
+          Event{pb::EVENT_RESOURCE_TARGET_POD,
+                model::action::kUpdatePodToleration, kUnhinted}));
   EXPECT_THAT(
       got["NodeUnschedulable"],
-      ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
-                        action::kAdd | action::kUpdateNodeTaint, kHinted},
-                  Event{pb::EVENT_RESOURCE_TARGET_POD,
-                        action::kUpdatePodToleration, kUnhinted}));
+      ElementsAre(
+          Event{pb::EVENT_RESOURCE_NODE,
+                model::action::kAdd | model::action::kUpdateNodeTaint, kHinted},
+          Event{pb::EVENT_RESOURCE_TARGET_POD,
+                model::action::kUpdatePodToleration, kUnhinted}));
   EXPECT_THAT(
       got["NodeAffinity"],
       ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
-                        action::kAdd | action::kUpdateNodeLabel, kHinted}));
-  EXPECT_THAT(
-      got["NodePorts"],
-      ElementsAre(
-          Event{pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete, kHinted},
-          Event{pb::EVENT_RESOURCE_NODE, action::kAdd, kUnhinted}));
-  EXPECT_THAT(got["NodeName"], ElementsAre(Event{pb::EVENT_RESOURCE_NODE,
-                                                 action::kAdd, kUnhinted}));
+                        model::action::kAdd | model::action::kUpdateNodeLabel,
+                        kHinted}));
+  EXPECT_THAT(got["NodePorts"],
+              ElementsAre(Event{pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                model::action::kDelete, kHinted},
+                          Event{pb::EVENT_RESOURCE_NODE, model::action::kAdd,
+                                kUnhinted}));
+  EXPECT_THAT(got["NodeName"],
+              ElementsAre(Event{pb::EVENT_RESOURCE_NODE, model::action::kAdd,
+                                kUnhinted}));
   for (const char* unhinted :
        {"InterPodAffinity", "PodTopologySpread", "NodeDeclaredFeatures"}) {
     SCOPED_TRACE(unhinted);
     ASSERT_FALSE(got[unhinted].empty());
     for (const Event& e : got[unhinted]) EXPECT_FALSE(std::get<2>(e));
   }
-  EXPECT_THAT(got["Concentrate"], ElementsAre(Event{pb::EVENT_RESOURCE_WILDCARD,
-                                                    action::kAll, kUnhinted}));
+  EXPECT_THAT(got["Concentrate"],
+              ElementsAre(Event{pb::EVENT_RESOURCE_WILDCARD,
+                                model::action::kAll, kUnhinted}));
   EXPECT_FALSE(got.contains("ImageLocality"));  // scores only
 }
 
@@ -976,11 +986,11 @@ TEST(ProfileTest, DisjointPreFilterResultsFailPreFilter) {
 // observation, and that no duration is negative.
 class RecordingObserver : public ExtensionPointObserver {
  public:
-  void OnExtensionPoint(ExtensionPoint point, Code code,
+  void OnExtensionPoint(model::ExtensionPoint point, Code code,
                         const std::string& profile,
                         absl::Duration took) override {
-    seen.push_back(absl::StrCat(ExtensionPointName(point), "/", CodeName(code),
-                                "/", profile));
+    seen.push_back(absl::StrCat(model::ExtensionPointName(point), "/",
+                                CodeName(code), "/", profile));
     EXPECT_GE(took, absl::ZeroDuration());
   }
   std::vector<std::string> seen;
@@ -1063,10 +1073,11 @@ profiles:
 
   // A plugin's error is the point's Error.
   Registry r = plugins::DefaultRegistry();
-  r.Register("FixedScore",
-             [](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-               return std::make_unique<FixedScore>(101);
-             });
+  r.Register(
+      "FixedScore",
+      [](const model::YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+        return std::make_unique<FixedScore>(101);
+      });
   auto bad = Build(R"(
 profiles:
 - schedulerName: bad
@@ -1097,32 +1108,40 @@ namespace {
 // upstream's MatchClusterEvents, including its rule that an event of several
 // bits needs a registration covering its highest one.
 TEST(ClusterEventTest, MatchesAndLabelsAsUpstream) {
-  const pb::ClusterEvent node_label = MakeEvent(
-      pb::EVENT_RESOURCE_NODE, action::kAdd | action::kUpdateNodeLabel);
-  EXPECT_TRUE(MatchClusterEvents(
-      node_label, MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd)));
-  EXPECT_TRUE(MatchClusterEvents(
+  const pb::ClusterEvent node_label =
+      model::MakeEvent(pb::EVENT_RESOURCE_NODE,
+                       model::action::kAdd | model::action::kUpdateNodeLabel);
+  EXPECT_TRUE(model::MatchClusterEvents(
       node_label,
-      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeLabel)));
-  EXPECT_FALSE(MatchClusterEvents(
+      model::MakeEvent(pb::EVENT_RESOURCE_NODE, model::action::kAdd)));
+  EXPECT_TRUE(model::MatchClusterEvents(
+      node_label, model::MakeEvent(pb::EVENT_RESOURCE_NODE,
+                                   model::action::kUpdateNodeLabel)));
+  EXPECT_FALSE(model::MatchClusterEvents(
+      node_label, model::MakeEvent(pb::EVENT_RESOURCE_NODE,
+                                   model::action::kUpdateNodeTaint)));
+  EXPECT_FALSE(model::MatchClusterEvents(
       node_label,
-      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeTaint)));
-  EXPECT_FALSE(MatchClusterEvents(
-      node_label, MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdate)));
-  EXPECT_FALSE(MatchClusterEvents(
-      node_label, MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kAdd)));
-  EXPECT_TRUE(MatchClusterEvents(
-      MakeEvent(pb::EVENT_RESOURCE_POD, action::kDelete),
-      MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete)));
-  EXPECT_TRUE(MatchClusterEvents(
-      MakeEvent(pb::EVENT_RESOURCE_WILDCARD, action::kAll),
-      MakeEvent(pb::EVENT_RESOURCE_TARGET_POD, action::kUpdatePodLabel)));
-  EXPECT_EQ(EventLabel(MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd)),
+      model::MakeEvent(pb::EVENT_RESOURCE_NODE, model::action::kUpdate)));
+  EXPECT_FALSE(model::MatchClusterEvents(
+      node_label,
+      model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, model::action::kAdd)));
+  EXPECT_TRUE(model::MatchClusterEvents(
+      model::MakeEvent(pb::EVENT_RESOURCE_POD, model::action::kDelete),
+      model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
+                       model::action::kDelete)));
+  EXPECT_TRUE(model::MatchClusterEvents(
+      model::MakeEvent(pb::EVENT_RESOURCE_WILDCARD, model::action::kAll),
+      model::MakeEvent(pb::EVENT_RESOURCE_TARGET_POD,
+                       model::action::kUpdatePodLabel)));
+  EXPECT_EQ(model::EventLabel(
+                model::MakeEvent(pb::EVENT_RESOURCE_NODE, model::action::kAdd)),
             "NodeAdd");
-  EXPECT_EQ(
-      EventLabel(MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete)),
-      "AssignedPodDelete");
-  EXPECT_EQ(EventLabel(MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdate)),
+  EXPECT_EQ(model::EventLabel(model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
+                                               model::action::kDelete)),
+            "AssignedPodDelete");
+  EXPECT_EQ(model::EventLabel(model::MakeEvent(pb::EVENT_RESOURCE_NODE,
+                                               model::action::kUpdate)),
             "NodeUpdate");
 }
 
@@ -1133,12 +1152,14 @@ class SkipHint : public FilterPlugin {
   explicit SkipHint(int* calls) : calls_(calls) {}
   absl::string_view Name() const override { return "SkipHint"; }
   std::vector<pb::ClusterEvent> EventsToRegister() const override {
-    return {MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd, true),
-            MakeEvent(pb::EVENT_RESOURCE_NODE, action::kDelete)};
+    return {
+        model::MakeEvent(pb::EVENT_RESOURCE_NODE, model::action::kAdd, true),
+        model::MakeEvent(pb::EVENT_RESOURCE_NODE, model::action::kDelete)};
   }
-  QueueingHint Hint(const pb::Pod&, const EventObjects&) const override {
+  model::QueueingHint Hint(const pb::Pod&,
+                           const model::EventObjects&) const override {
     ++*calls_;
-    return QueueingHint::kQueueSkip;
+    return model::QueueingHint::kQueueSkip;
   }
   PluginStatus Filter(const CycleState&, const pb::Pod&,
                       const pb::Node&) const override {
@@ -1149,8 +1170,8 @@ class SkipHint : public FilterPlugin {
   int* calls_;
 };
 
-EventObjects NodeAdded(const pb::Node* node) {
-  return ::kscore::testing::NodeEvent(action::kAdd, nullptr, node);
+model::EventObjects NodeAdded(const pb::Node* node) {
+  return ::kscore::testing::NodeEvent(model::action::kAdd, nullptr, node);
 }
 
 // Queue when any rejecting plugin's hint says so; unknown plugins and
@@ -1158,11 +1179,11 @@ EventObjects NodeAdded(const pb::Node* node) {
 TEST(ProfileTest, QueueingHintQueuesWhenAnyPluginSays) {
   int calls = 0;
   Registry r = plugins::DefaultRegistry();
-  r.Register(
-      "SkipHint",
-      [&calls](const YamlField&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-        return std::make_unique<SkipHint>(&calls);
-      });
+  r.Register("SkipHint",
+             [&calls](const model::YamlField&)
+                 -> absl::StatusOr<std::unique_ptr<Plugin>> {
+               return std::make_unique<SkipHint>(&calls);
+             });
   auto set = Build(R"(
 profiles:
 - plugins:
@@ -1177,11 +1198,11 @@ profiles:
   // Untolerated taint (TaintToleration: QueueSkip) on a schedulable node
   // (NodeUnschedulable: Queue).
   const pb::Node added = MakeNode().Taint("k", "v", "NoSchedule").Obj();
-  const EventObjects add = NodeAdded(&added);
+  const model::EventObjects add = NodeAdded(&added);
   struct Case {
     std::string name;
     std::vector<std::string> plugins;
-    EventObjects event;
+    model::EventObjects event;
     bool want;
     int calls;  // SkipHint's Hint calls
   };
@@ -1202,12 +1223,13 @@ profiles:
       {"a score-only plugin is unknown here", {"ImageLocality"}, add, true, 0},
       {"an unhinted registration queues without asking",
        {"SkipHint"},
-       ::kscore::testing::NodeEvent(action::kDelete, &added, nullptr),
+       ::kscore::testing::NodeEvent(model::action::kDelete, &added, nullptr),
        true,
        0},
       {"an event nothing registers queues without asking",
        {"SkipHint"},
-       ::kscore::testing::NodeEvent(action::kUpdateNodeLabel, &added, &added),
+       ::kscore::testing::NodeEvent(model::action::kUpdateNodeLabel, &added,
+                                    &added),
        true,
        0},
   };

@@ -8,8 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::framework {
 
@@ -21,7 +21,7 @@ namespace kscore::framework {
 using PodGate = std::function<std::string(const pb::Pod& pod)>;
 
 using PluginFactory = std::function<absl::StatusOr<std::unique_ptr<Plugin>>(
-    const YamlField& args)>;
+    const model::YamlField& args)>;
 
 // Maps plugin names to factories. Built by value (see DefaultRegistry in
 // scorer/plugins/registry.h); there is no global registry.

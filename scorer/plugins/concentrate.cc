@@ -5,8 +5,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "model/validation.h"
 #include "scorer/framework/normalize.h"
-#include "scorer/framework/validation.h"
 
 namespace kscore::plugins {
 
@@ -69,13 +69,13 @@ PluginStatus Concentrate::Score(const CycleState& state, const pb::Pod& pod,
 PluginStatus Concentrate::NormalizeScore(const CycleState& /*state*/,
                                          const pb::Pod& /*pod*/,
                                          absl::Span<int64_t> scores) const {
-  framework::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false,
+  framework::DefaultNormalizeScore(model::kMaxNodeScore, /*reverse=*/false,
                                    scores);
   return PluginStatus::Success();
 }
 
 absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   Args out;
   if (!args.present()) return out;
   if (absl::Status s = args.ExpectMap(
@@ -83,7 +83,7 @@ absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
       !s.ok()) {
     return s;
   }
-  if (framework::YamlField kind = args.Child("kind"); kind.present()) {
+  if (model::YamlField kind = args.Child("kind"); kind.present()) {
     absl::StatusOr<std::string> k = kind.String();
     if (!k.ok()) return k.status();
     if (*k != "ConcentrateArgs") {
@@ -91,17 +91,17 @@ absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
           absl::StrCat("expected ConcentrateArgs, got \"", *k, "\""));
     }
   }
-  if (framework::YamlField key = args.Child("labelKey"); key.present()) {
+  if (model::YamlField key = args.Child("labelKey"); key.present()) {
     absl::StatusOr<std::string> k = key.String();
     if (!k.ok()) return k.status();
-    if (std::string why = framework::CheckLabelKey(*k); !why.empty()) {
+    if (std::string why = model::CheckLabelKey(*k); !why.empty()) {
       return key.Error(absl::StrCat("invalid label key \"", *k, "\": ", why));
     }
     out.label_key = *k;
   } else if (key.node().IsNull() && key.node().IsDefined()) {
     return key.Error("invalid label key \"\": must be non-empty");
   }
-  if (framework::YamlField reject = args.Child("rejectEverything");
+  if (model::YamlField reject = args.Child("rejectEverything");
       reject.present()) {
     absl::StatusOr<bool> b = reject.Bool();
     if (!b.ok()) return b.status();
@@ -111,7 +111,7 @@ absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> Concentrate::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   absl::StatusOr<Args> a = ParseArgs(args);
   if (!a.ok()) return a.status();
   return std::make_unique<Concentrate>(*std::move(a));

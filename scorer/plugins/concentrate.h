@@ -7,8 +7,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -65,9 +65,9 @@ class Concentrate : public framework::FilterPlugin,
   const Args& args() const { return args_; }
 
   // Decodes and validates pluginConfig args (absent args mean defaults).
-  static absl::StatusOr<Args> ParseArgs(const framework::YamlField& args);
+  static absl::StatusOr<Args> ParseArgs(const model::YamlField& args);
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 
  private:
   Args args_;

@@ -187,7 +187,7 @@ TEST_P(ConcentrateArgsTest, ParsesAndValidates) {
   const ArgsCase& c = GetParam();
   YAML::Node node =
       *c.yaml ? YAML::Load(c.yaml) : YAML::Node(YAML::NodeType::Undefined);
-  framework::YamlField f(node, "profiles[0].pluginConfig[0].args");
+  model::YamlField f(node, "profiles[0].pluginConfig[0].args");
   absl::StatusOr<Concentrate::Args> a = Concentrate::ParseArgs(f);
   if (*c.error) {
     ASSERT_FALSE(a.ok());

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "scorer/framework/selectors.h"
+#include "model/selectors.h"
 
 namespace kscore::plugins {
 
@@ -71,9 +71,9 @@ std::vector<bool> DefaultPreemption::ViolatesBudgets(
       const pb::DisruptionBudget& pdb = pdbs[k];
       if (pdb.namespace_() != pod.namespace_()) continue;
       // A malformed selector matches no pod, as upstream's conversion error.
-      if (!pdb.has_selector() || framework::IsEmptySelector(pdb.selector()) ||
-          !framework::CheckLabelSelector(pdb.selector()).empty() ||
-          !framework::LabelSelectorMatches(pdb.selector(), pod.labels())) {
+      if (!pdb.has_selector() || model::IsEmptySelector(pdb.selector()) ||
+          !model::CheckLabelSelector(pdb.selector()).empty() ||
+          !model::LabelSelectorMatches(pdb.selector(), pod.labels())) {
         continue;
       }
       // Already counted by the disruption controller: no budget spent.
@@ -154,7 +154,7 @@ DefaultPreemption::SelectVictimsOnNode(const framework::PreemptionInput& in,
 }
 
 absl::StatusOr<DefaultPreemption::Args> DefaultPreemption::ParseArgs(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   Args out;
   if (!args.present()) return out;
   if (absl::Status s =
@@ -163,7 +163,7 @@ absl::StatusOr<DefaultPreemption::Args> DefaultPreemption::ParseArgs(
       !s.ok()) {
     return s;
   }
-  if (framework::YamlField kind = args.Child("kind"); kind.present()) {
+  if (model::YamlField kind = args.Child("kind"); kind.present()) {
     absl::StatusOr<std::string> k = kind.String();
     if (!k.ok()) return k.status();
     if (*k != "DefaultPreemptionArgs") {
@@ -171,10 +171,9 @@ absl::StatusOr<DefaultPreemption::Args> DefaultPreemption::ParseArgs(
           absl::StrCat("expected DefaultPreemptionArgs, got \"", *k, "\""));
     }
   }
-  const framework::YamlField percentage =
-      args.Child("minCandidateNodesPercentage");
-  const framework::YamlField absolute = args.Child("minCandidateNodesAbsolute");
-  auto read = [](const framework::YamlField& f, int32_t* into) -> absl::Status {
+  const model::YamlField percentage = args.Child("minCandidateNodesPercentage");
+  const model::YamlField absolute = args.Child("minCandidateNodesAbsolute");
+  auto read = [](const model::YamlField& f, int32_t* into) -> absl::Status {
     if (!f.present()) return absl::OkStatus();
     absl::StatusOr<int64_t> v = f.Int(std::numeric_limits<int32_t>::min(),
                                       std::numeric_limits<int32_t>::max());
@@ -212,7 +211,7 @@ absl::StatusOr<DefaultPreemption::Args> DefaultPreemption::ParseArgs(
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> DefaultPreemption::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   absl::StatusOr<Args> a = ParseArgs(args);
   if (!a.ok()) return a.status();
   return std::make_unique<DefaultPreemption>(*a);

@@ -10,8 +10,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/preemption.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -93,9 +93,9 @@ class DefaultPreemption : public framework::PostFilterPlugin,
 
   // Decodes DefaultPreemptionArgs strictly and validates them as
   // ValidateDefaultPreemptionArgs; errors name the field.
-  static absl::StatusOr<Args> ParseArgs(const framework::YamlField& args);
+  static absl::StatusOr<Args> ParseArgs(const model::YamlField& args);
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 
  private:
   Args args_;

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scorer/framework/config.h"
+#include "model/config.h"
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/testing/wrappers.h"
@@ -34,12 +34,12 @@ const absl::Time kNow = absl::FromUnixSeconds(1'000'000);
 
 absl::StatusOr<DefaultPreemption::Args> Parse(const std::string& yaml) {
   return DefaultPreemption::ParseArgs(
-      framework::YamlField(YAML::Load(yaml), "args"));
+      model::YamlField(YAML::Load(yaml), "args"));
 }
 
 TEST(DefaultPreemptionArgsTest, DefaultsAsUpstream) {
   absl::StatusOr<DefaultPreemption::Args> a =
-      DefaultPreemption::ParseArgs(framework::YamlField(YAML::Node(), "args"));
+      DefaultPreemption::ParseArgs(model::YamlField(YAML::Node(), "args"));
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->min_candidate_nodes_percentage, 10);
   EXPECT_EQ(a->min_candidate_nodes_absolute, 100);
@@ -146,11 +146,10 @@ pb::PreemptionNode Node(const std::string& name, int64_t cpu,
 class PreemptTest : public ::testing::Test {
  protected:
   void Load(const std::string& profile_yaml = "") {
-    absl::StatusOr<framework::SchedulerConfig> cfg =
-        framework::ParseSchedulerConfig(
-            "apiVersion: kubescheduler.config.k8s.io/v1\n"
-            "kind: KubeSchedulerConfiguration\n" +
-            profile_yaml);
+    absl::StatusOr<model::SchedulerConfig> cfg = model::ParseSchedulerConfig(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n" +
+        profile_yaml);
     ASSERT_TRUE(cfg.ok()) << cfg.status();
     absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
         framework::BuildProfileSet(*std::move(cfg), DefaultRegistry());
@@ -194,7 +193,7 @@ class PreemptTest : public ::testing::Test {
 // ------------------------------------------------------------------ the plugin
 
 TEST_F(PreemptTest, DefaultProfileRunsItAtPostFilter) {
-  EXPECT_THAT(profile_->PluginNames(framework::ExtensionPoint::kPostFilter),
+  EXPECT_THAT(profile_->PluginNames(model::ExtensionPoint::kPostFilter),
               ElementsAre("DefaultPreemption"));
   bool found = false;
   for (const auto& info : profile_->Describe()) {
@@ -610,7 +609,7 @@ TEST_F(PreemptTest, ProfileWithoutPostFilterRefuses) {
       disabled:
       - name: DefaultPreemption
 )");
-  EXPECT_THAT(profile_->PluginNames(framework::ExtensionPoint::kPostFilter),
+  EXPECT_THAT(profile_->PluginNames(model::ExtensionPoint::kPostFilter),
               IsEmpty());
   absl::StatusOr<PostFilterResult> r =
       Run(Request(1000, {Node("n1", 1000, {Victim("v", 1, 1000)})}));

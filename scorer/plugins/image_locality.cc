@@ -3,8 +3,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "scorer/framework/saturating.h"
-#include "scorer/framework/selectors.h"
+#include "model/saturating.h"
+#include "model/selectors.h"
 
 namespace kscore::plugins {
 
@@ -18,16 +18,15 @@ namespace {
 // mapped onto [0, 100].
 int64_t Priority(int64_t sum, int64_t image_count) {
   const int64_t max_threshold =
-      framework::SatMul(ImageLocality::kMaxContainerThreshold, image_count);
+      model::SatMul(ImageLocality::kMaxContainerThreshold, image_count);
   if (sum < ImageLocality::kMinThreshold) {
     sum = ImageLocality::kMinThreshold;
   } else if (sum > max_threshold) {
     sum = max_threshold;
   }
   // In 128 bits: 100 * a clamped sum of many large images overflows int64.
-  return framework::MulDiv(framework::kMaxNodeScore,
-                           sum - ImageLocality::kMinThreshold,
-                           max_threshold - ImageLocality::kMinThreshold);
+  return model::MulDiv(model::kMaxNodeScore, sum - ImageLocality::kMinThreshold,
+                       max_threshold - ImageLocality::kMinThreshold);
 }
 
 }  // namespace
@@ -40,7 +39,7 @@ PluginStatus ImageLocality::Score(const CycleState& state, const pb::Pod& pod,
   std::vector<std::string> wanted;
   wanted.reserve(pod.images_size());
   for (const std::string& image : pod.images()) {
-    wanted.push_back(framework::NormalizedImageName(image));
+    wanted.push_back(model::NormalizedImageName(image));
   }
   for (size_t n = 0; n < nodes.size(); ++n) {
     int64_t sum = 0;
@@ -57,9 +56,9 @@ PluginStatus ImageLocality::Score(const CycleState& state, const pb::Pod& pod,
         // sizes and counts come from the request.
         const double spread = static_cast<double>(image.num_nodes()) /
                               static_cast<double>(total_nodes);
-        sum = framework::SatAdd(
-            sum, framework::SatFromDouble(
-                     static_cast<double>(image.size_bytes()) * spread));
+        sum = model::SatAdd(
+            sum, model::SatFromDouble(static_cast<double>(image.size_bytes()) *
+                                      spread));
         break;
       }
     }
@@ -69,7 +68,7 @@ PluginStatus ImageLocality::Score(const CycleState& state, const pb::Pod& pod,
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> ImageLocality::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
     return s;
   }

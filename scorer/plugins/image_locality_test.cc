@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scorer/framework/selectors.h"
+#include "model/selectors.h"
 #include "scorer/testing/wrappers.h"
 #include "yaml-cpp/yaml.h"
 
@@ -57,7 +57,7 @@ struct ImageCluster {
       pb::Node node = MakeNode().Name(name).Obj();
       std::map<std::string, bool> added;
       for (const std::string& raw : pod.images()) {
-        const std::string want = framework::NormalizedImageName(raw);
+        const std::string want = model::NormalizedImageName(raw);
         if (added[want]) continue;
         for (const Image& i : images) {
           for (const std::string& n : i.names) {
@@ -225,10 +225,10 @@ TEST(ImageLocalityTest, HugeImagesSaturate) {
 TEST(ImageLocalityTest, TakesNoArgs) {
   EXPECT_TRUE(
       ImageLocality::New(
-          framework::YamlField(YAML::Load("{kind: ImageLocalityArgs}"), "args"))
+          model::YamlField(YAML::Load("{kind: ImageLocalityArgs}"), "args"))
           .ok());
   absl::StatusOr<std::unique_ptr<framework::Plugin>> p =
-      ImageLocality::New(framework::YamlField(YAML::Load("{size: 1}"), "args"));
+      ImageLocality::New(model::YamlField(YAML::Load("{size: 1}"), "args"));
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(std::string(p.status().message()),
               HasSubstr("args.size: unknown field \"size\""));

@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "scorer/framework/saturating.h"
-#include "scorer/framework/selectors.h"
+#include "model/saturating.h"
+#include "model/selectors.h"
 
 namespace kscore::plugins {
 
@@ -46,11 +46,11 @@ struct Layout {
 // accepts them; unset ones are fine), otherwise what is wrong.
 std::string CheckTerm(const pb::PodAffinityTerm& term) {
   if (term.has_label_selector()) {
-    std::string why = framework::CheckLabelSelector(term.label_selector());
+    std::string why = model::CheckLabelSelector(term.label_selector());
     if (!why.empty()) return absl::StrCat("labelSelector.", why);
   }
   if (term.has_namespace_selector()) {
-    std::string why = framework::CheckLabelSelector(term.namespace_selector());
+    std::string why = model::CheckLabelSelector(term.namespace_selector());
     if (!why.empty()) return absl::StrCat("namespaceSelector.", why);
   }
   return "";
@@ -89,9 +89,9 @@ std::string CheckTerms(const pb::Pod& pod) {
 // pods when it parses them).
 bool ExistingTermMatches(const pb::ExistingTerm& e, const pb::Pod& pod) {
   if (!CheckTerm(e.term()).empty()) return false;
-  return framework::PodAffinityTermMatches(e.term(), e.namespace_(),
-                                           pod.namespace_(), pod.labels(),
-                                           pod.namespace_labels());
+  return model::PodAffinityTermMatches(e.term(), e.namespace_(),
+                                       pod.namespace_(), pod.labels(),
+                                       pod.namespace_labels());
 }
 
 // podMatchesAllAffinityTerms for the pod's own required affinity terms
@@ -101,9 +101,8 @@ bool MatchesOwnAffinityTerms(const pb::Pod& pod) {
   const auto& terms = pod.pod_affinity().required();
   if (terms.empty()) return false;
   return std::all_of(terms.begin(), terms.end(), [&](const auto& t) {
-    return framework::PodAffinityTermMatches(t, pod.namespace_(),
-                                             pod.namespace_(), pod.labels(),
-                                             pod.namespace_labels());
+    return model::PodAffinityTermMatches(t, pod.namespace_(), pod.namespace_(),
+                                         pod.labels(), pod.namespace_labels());
   });
 }
 
@@ -205,20 +204,19 @@ void InterPodAffinity::AddToPlan(const pb::Pod& pod,
   // A pod counts for the required affinity when it matches every term.
   std::vector<pb::PodMatcher> all_affinity;
   for (const pb::PodAffinityTerm& t : pod.pod_affinity().required()) {
-    all_affinity.push_back(framework::PodAffinityTermMatcher(t, ns));
+    all_affinity.push_back(model::PodAffinityTermMatcher(t, ns));
   }
   for (const pb::PodAffinityTerm& t : pod.pod_affinity().required()) {
     AddQuery(t.topology_key(), all_affinity, plan);
   }
   for (const pb::PodAffinityTerm& t : pod.pod_anti_affinity().required()) {
-    AddQuery(t.topology_key(), {framework::PodAffinityTermMatcher(t, ns)},
-             plan);
+    AddQuery(t.topology_key(), {model::PodAffinityTermMatcher(t, ns)}, plan);
   }
   for (const auto* terms : {&pod.pod_affinity().preferred(),
                             &pod.pod_anti_affinity().preferred()}) {
     for (const pb::WeightedPodAffinityTerm& t : *terms) {
       AddQuery(t.term().topology_key(),
-               {framework::PodAffinityTermMatcher(t.term(), ns)}, plan);
+               {model::PodAffinityTermMatcher(t.term(), ns)}, plan);
     }
   }
   plan.add_existing_terms(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY);
@@ -260,8 +258,7 @@ PluginStatus InterPodAffinity::PreFilter(CycleState& state,
       return PluginStatus::Error(std::string(base.status().message()));
     int64_t matching = 0;
     for (int i = 0; i < layout.affinity; ++i) {
-      matching =
-          framework::SatAdd(matching, cluster.answers(*base + i).total());
+      matching = model::SatAdd(matching, cluster.answers(*base + i).total());
     }
     s.first_of_group = matching == 0 && MatchesOwnAffinityTerms(pod);
   }
@@ -405,14 +402,13 @@ PluginStatus InterPodAffinity::Score(const CycleState& state,
     // wrapped would turn the strongest preference into the weakest.
     int64_t sum = 0;
     for (int i = 0; i < preferred; ++i) {
-      sum = framework::SatAdd(
-          sum, framework::SatMul(
-                   query_weights[i],
-                   node.query_counts(base + layout.PreferredAt(0) + i)));
+      sum = model::SatAdd(
+          sum,
+          model::SatMul(query_weights[i],
+                        node.query_counts(base + layout.PreferredAt(0) + i)));
     }
     for (const pb::TermCount& tc : node.term_counts()) {
-      sum = framework::SatAdd(
-          sum, framework::SatMul(existing[tc.term()], tc.count()));
+      sum = model::SatAdd(sum, model::SatMul(existing[tc.term()], tc.count()));
     }
     scores[k] = sum;
   }
@@ -435,7 +431,7 @@ PluginStatus InterPodAffinity::NormalizeScore(
   for (int64_t& s : scores) {
     double f = 0;
     if (diff > 0) {
-      f = static_cast<double>(framework::kMaxNodeScore) *
+      f = static_cast<double>(model::kMaxNodeScore) *
           (static_cast<double>(static_cast<__int128>(s) - min) /
            static_cast<double>(diff));
     }
@@ -445,7 +441,7 @@ PluginStatus InterPodAffinity::NormalizeScore(
 }
 
 absl::StatusOr<InterPodAffinity::Args> InterPodAffinity::ParseArgs(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   Args out;
   if (!args.present()) return out;
   if (absl::Status s =
@@ -454,7 +450,7 @@ absl::StatusOr<InterPodAffinity::Args> InterPodAffinity::ParseArgs(
       !s.ok()) {
     return s;
   }
-  if (framework::YamlField kind = args.Child("kind"); kind.present()) {
+  if (model::YamlField kind = args.Child("kind"); kind.present()) {
     absl::StatusOr<std::string> k = kind.String();
     if (!k.ok()) return k.status();
     if (*k != "InterPodAffinityArgs") {
@@ -462,8 +458,7 @@ absl::StatusOr<InterPodAffinity::Args> InterPodAffinity::ParseArgs(
           absl::StrCat("expected InterPodAffinityArgs, got \"", *k, "\""));
     }
   }
-  if (framework::YamlField w = args.Child("hardPodAffinityWeight");
-      w.present()) {
+  if (model::YamlField w = args.Child("hardPodAffinityWeight"); w.present()) {
     absl::StatusOr<int64_t> v = w.Int(std::numeric_limits<int32_t>::min(),
                                       std::numeric_limits<int32_t>::max());
     if (!v.ok()) return v.status();
@@ -474,7 +469,7 @@ absl::StatusOr<InterPodAffinity::Args> InterPodAffinity::ParseArgs(
     }
     out.hard_pod_affinity_weight = static_cast<int32_t>(*v);
   }
-  if (framework::YamlField ignore =
+  if (model::YamlField ignore =
           args.Child("ignorePreferredTermsOfExistingPods");
       ignore.present()) {
     absl::StatusOr<bool> v = ignore.Bool();
@@ -485,7 +480,7 @@ absl::StatusOr<InterPodAffinity::Args> InterPodAffinity::ParseArgs(
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> InterPodAffinity::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   absl::StatusOr<Args> a = ParseArgs(args);
   if (!a.ok()) return a.status();
   return std::make_unique<InterPodAffinity>(*a);

@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -89,15 +89,15 @@ class InterPodAffinity : public framework::PreFilterPlugin,
   // hints match the other pod's labels against the pod's terms; not done
   // yet, so every such event queues.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 framework::action::kAdd |
-                                     framework::action::kUpdatePodLabel |
-                                     framework::action::kDelete),
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
-                                 framework::action::kUpdatePodLabel),
-            framework::MakeEvent(
-                framework::pb::EVENT_RESOURCE_NODE,
-                framework::action::kAdd | framework::action::kUpdateNodeLabel)};
+    return {
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                         model::action::kAdd | model::action::kUpdatePodLabel |
+                             model::action::kDelete),
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                         model::action::kUpdatePodLabel),
+        model::MakeEvent(
+            framework::pb::EVENT_RESOURCE_NODE,
+            model::action::kAdd | model::action::kUpdateNodeLabel)};
   }
   const Args& args() const { return args_; }
 
@@ -148,7 +148,7 @@ class InterPodAffinity : public framework::PreFilterPlugin,
       absl::Span<const framework::pb::Node* const> nodes,
       absl::Span<int64_t> scores) const override;
   // Any int64: anti-affinity weights subtract.
-  framework::ScoreRange RawScoreRange() const override {
+  model::ScoreRange RawScoreRange() const override {
     return {std::numeric_limits<int64_t>::min(),
             std::numeric_limits<int64_t>::max()};
   }
@@ -160,9 +160,9 @@ class InterPodAffinity : public framework::PreFilterPlugin,
 
   // Decodes InterPodAffinityArgs strictly and validates them as
   // ValidateInterPodAffinityArgs; errors name the field.
-  static absl::StatusOr<Args> ParseArgs(const framework::YamlField& args);
+  static absl::StatusOr<Args> ParseArgs(const model::YamlField& args);
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 
  private:
   // Whether PreScore skips for this pod before looking at the cluster.

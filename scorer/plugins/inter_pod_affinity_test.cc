@@ -1264,7 +1264,7 @@ TEST(InterPodAffinityTest, StatesRoundTrip) {
 
 absl::StatusOr<InterPodAffinity::Args> Parse(const std::string& yaml) {
   return InterPodAffinity::ParseArgs(
-      framework::YamlField(YAML::Load(yaml), "args"));
+      model::YamlField(YAML::Load(yaml), "args"));
 }
 
 TEST(InterPodAffinityArgsTest, DefaultsAndValues) {

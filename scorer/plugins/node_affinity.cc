@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "model/selectors.h"
+#include "model/validation.h"
 #include "scorer/framework/normalize.h"
-#include "scorer/framework/selectors.h"
-#include "scorer/framework/validation.h"
 
 namespace kscore::plugins {
 
@@ -20,15 +20,15 @@ namespace {
 
 constexpr absl::string_view kNodeNameField = "metadata.name";
 
-using framework::IsEmptyTerm;
-using framework::MatchesNodeSelector;
+using model::IsEmptyTerm;
+using model::MatchesNodeSelector;
 
 std::string CheckTerm(const pb::NodeSelectorTerm& term) {
-  return framework::CheckNodeSelectorTerm(term);
+  return model::CheckNodeSelectorTerm(term);
 }
 
 bool TermMatches(const pb::NodeSelectorTerm& term, const pb::Node& node) {
-  return framework::NodeSelectorTermMatches(term, node);
+  return model::NodeSelectorTermMatches(term, node);
 }
 
 // Whether a preferred term counts: kube-scheduler drops zero weights and
@@ -38,7 +38,7 @@ bool Counts(const pb::PreferredSchedulingTerm& t) {
 }
 
 bool HasRequired(const pb::Pod& pod) {
-  return framework::HasRequiredNodeAffinity(pod);
+  return model::HasRequiredNodeAffinity(pod);
 }
 
 }  // namespace
@@ -191,9 +191,9 @@ NodeAffinity::PodMatch NodeAffinity::MatchPod(const PreFilterState& s,
   return malformed ? PodMatch::kMalformed : PodMatch::kNoMatch;
 }
 
-framework::QueueingHint NodeAffinity::Hint(
-    const pb::Pod& pod, const framework::EventObjects& e) const {
-  using framework::QueueingHint;
+model::QueueingHint NodeAffinity::Hint(const pb::Pod& pod,
+                                       const model::EventObjects& e) const {
+  using model::QueueingHint;
   if (e.new_node == nullptr) return QueueingHint::kQueue;
   if (!MatchesAdded(*e.new_node)) return QueueingHint::kQueueSkip;
   const PreFilterState s = Prepare(pod);
@@ -269,14 +269,14 @@ PluginStatus NodeAffinity::Score(const CycleState& /*state*/,
 PluginStatus NodeAffinity::NormalizeScore(const CycleState& /*state*/,
                                           const pb::Pod& /*pod*/,
                                           absl::Span<int64_t> scores) const {
-  framework::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false,
+  framework::DefaultNormalizeScore(model::kMaxNodeScore, /*reverse=*/false,
                                    scores);
   return PluginStatus::Success();
 }
 
 namespace {
 
-using framework::YamlField;
+using model::YamlField;
 
 absl::Status ParseStrings(
     const YamlField& field,

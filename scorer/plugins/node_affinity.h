@@ -10,8 +10,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -54,16 +54,16 @@ class NodeAffinity : public framework::PreFilterPlugin,
   absl::string_view Name() const override { return kName; }
   // EventsToRegister as upstream's: A node added or relabelled.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {framework::MakeEvent(
-        framework::pb::EVENT_RESOURCE_NODE,
-        framework::action::kAdd | framework::action::kUpdateNodeLabel,
-        /*hinted=*/true)};
+    return {
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                         model::action::kAdd | model::action::kUpdateNodeLabel,
+                         /*hinted=*/true)};
   }
   // Upstream's isSchedulableAfterNodeChange: the node matches addedAffinity
   // and the pod's nodeSelector and required terms, and (for an update) the
   // pod's did not match it before.
-  framework::QueueingHint Hint(const framework::pb::Pod& pod,
-                               const framework::EventObjects& e) const override;
+  model::QueueingHint Hint(const framework::pb::Pod& pod,
+                           const model::EventObjects& e) const override;
 
   // Skip when neither the pod (nodeSelector, required node affinity) nor
   // addedAffinity requires anything.
@@ -119,9 +119,9 @@ class NodeAffinity : public framework::PreFilterPlugin,
 
   // Decodes NodeAffinityArgs strictly; malformed addedAffinity terms are
   // errors naming the field.
-  static absl::StatusOr<Args> ParseArgs(const framework::YamlField& args);
+  static absl::StatusOr<Args> ParseArgs(const model::YamlField& args);
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 
  private:
   bool HasAddedRequired() const {

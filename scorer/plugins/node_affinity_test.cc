@@ -272,14 +272,14 @@ TEST(NodeAffinityTest, PreScore) {
 }
 
 TEST(NodeAffinityTest, AddedAffinity) {
-  auto args = NodeAffinity::ParseArgs(framework::YamlField(
-      YAML::Load(R"({kind: NodeAffinityArgs, addedAffinity: {
+  auto args = NodeAffinity::ParseArgs(
+      model::YamlField(YAML::Load(R"({kind: NodeAffinityArgs, addedAffinity: {
           requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
             {matchExpressions: [{key: pool, operator: In, values: [batch]}]}]},
           preferredDuringSchedulingIgnoredDuringExecution: [
             {weight: 10, preference: {matchExpressions: [
               {key: disk, operator: Exists}]}}]}})"),
-      "args"));
+                       "args"));
   ASSERT_TRUE(args.ok()) << args.status();
   NodeAffinity pl(*args);
 
@@ -319,7 +319,7 @@ TEST(NodeAffinityTest, AddedAffinity) {
 }
 
 TEST(NodeAffinityTest, AddedRequiredWithNoTermsMatchesNothing) {
-  auto args = NodeAffinity::ParseArgs(framework::YamlField(
+  auto args = NodeAffinity::ParseArgs(model::YamlField(
       YAML::Load(
           "{addedAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
           "{nodeSelectorTerms: []}}}"),
@@ -380,7 +380,7 @@ TEST(NodeAffinityTest, Args) {
     SCOPED_TRACE(c.yaml);
     YAML::Node node = c.yaml.empty() ? YAML::Node() : YAML::Load(c.yaml);
     auto pl = NodeAffinity::New(
-        framework::YamlField(node, "profiles[0].pluginConfig[3].args"));
+        model::YamlField(node, "profiles[0].pluginConfig[3].args"));
     if (c.error.empty()) {
       EXPECT_TRUE(pl.ok()) << pl.status();
     } else {
@@ -393,7 +393,7 @@ TEST(NodeAffinityTest, Args) {
 // Upstream's Test_isSchedulableAfterNodeChange (nodeaffinity), with its
 // expected hints, and an update event for each case with a node before.
 TEST(NodeAffinityTest, HintAfterNodeChange) {
-  using framework::QueueingHint;
+  using model::QueueingHint;
   const pb::Pod pod = MakePod().RequiredTerm({Req("foo", "In", {"bar"})}).Obj();
   const std::string enforced = R"({kind: NodeAffinityArgs, addedAffinity: {
       requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
@@ -447,15 +447,14 @@ TEST(NodeAffinityTest, HintAfterNodeChange) {
     SCOPED_TRACE(c.name);
     NodeAffinity::Args args;
     if (!c.args.empty()) {
-      auto parsed = NodeAffinity::ParseArgs(
-          framework::YamlField(YAML::Load(c.args), "args"));
+      auto parsed =
+          NodeAffinity::ParseArgs(model::YamlField(YAML::Load(c.args), "args"));
       ASSERT_TRUE(parsed.ok()) << parsed.status();
       args = *parsed;
     }
     const NodeAffinity pl(args);
-    const framework::EventObjects e = ::kscore::testing::NodeEvent(
-        c.old_node ? framework::action::kUpdateNodeLabel
-                   : framework::action::kAdd,
+    const model::EventObjects e = ::kscore::testing::NodeEvent(
+        c.old_node ? model::action::kUpdateNodeLabel : model::action::kAdd,
         c.old_node ? &*c.old_node : nullptr,
         c.new_node ? &*c.new_node : nullptr);
     EXPECT_EQ(pl.Hint(c.pod, e), c.want);

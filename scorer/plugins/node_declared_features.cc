@@ -76,7 +76,7 @@ PluginStatus NodeDeclaredFeatures::Filter(const CycleState& state,
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeDeclaredFeatures::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
     return s;
   }

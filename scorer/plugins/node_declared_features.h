@@ -9,8 +9,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -42,12 +42,11 @@ class NodeDeclaredFeatures : public framework::PreFilterPlugin,
   // or the pod updated. Unhinted: upstream's hints (features declared
   // before and after) are not done yet; every such event queues.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {
-        framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
-                             framework::action::kAdd |
-                                 framework::action::kUpdateNodeDeclaredFeature),
-        framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
-                             framework::action::kUpdate)};
+    return {model::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                             model::action::kAdd |
+                                 model::action::kUpdateNodeDeclaredFeature),
+            model::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                             model::action::kUpdate)};
   }
 
   // The features a pod needs of its node, sorted by name; empty for most.
@@ -64,7 +63,7 @@ class NodeDeclaredFeatures : public framework::PreFilterPlugin,
 
   // Takes no args (absent, or only apiVersion/kind).
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 };
 
 }  // namespace kscore::plugins

@@ -29,7 +29,7 @@ PluginStatus NodeName::Filter(const CycleState& /*state*/, const pb::Pod& pod,
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeName::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
     return s;
   }

@@ -8,8 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -26,8 +26,8 @@ class NodeName : public framework::PreFilterPlugin,
   // EventsToRegister as upstream's: A node added. Unhinted, as upstream:
   // the event alone queues.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
-                                 framework::action::kAdd)};
+    return {model::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                             model::action::kAdd)};
   }
 
   framework::PluginStatus PreFilter(
@@ -43,7 +43,7 @@ class NodeName : public framework::PreFilterPlugin,
 
   // Takes no args (absent, or only apiVersion/kind).
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 };
 
 }  // namespace kscore::plugins

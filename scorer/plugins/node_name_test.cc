@@ -49,11 +49,11 @@ TEST(NodeNameTest, Filter) {
 }
 
 TEST(NodeNameTest, Args) {
-  EXPECT_TRUE(NodeName::New(framework::YamlField(YAML::Node(), "args")).ok());
-  EXPECT_TRUE(NodeName::New(framework::YamlField(
-                                YAML::Load("{kind: NodeNameArgs}"), "args"))
+  EXPECT_TRUE(NodeName::New(model::YamlField(YAML::Node(), "args")).ok());
+  EXPECT_TRUE(NodeName::New(
+                  model::YamlField(YAML::Load("{kind: NodeNameArgs}"), "args"))
                   .ok());
-  auto bad = NodeName::New(framework::YamlField(
+  auto bad = NodeName::New(model::YamlField(
       YAML::Load("[1, 2]"), "profiles[1].pluginConfig[0].args"));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(

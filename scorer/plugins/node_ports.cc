@@ -75,11 +75,10 @@ PluginStatus NodePorts::Filter(const CycleState& /*state*/, const pb::Pod& pod,
   return PluginStatus::Success();
 }
 
-framework::QueueingHint NodePorts::Hint(
-    const pb::Pod& pod, const framework::EventObjects& e) const {
-  using framework::QueueingHint;
-  if (e.event.action_type() != framework::action::kDelete ||
-      e.old_pod == nullptr) {
+model::QueueingHint NodePorts::Hint(const pb::Pod& pod,
+                                    const model::EventObjects& e) const {
+  using model::QueueingHint;
+  if (e.event.action_type() != model::action::kDelete || e.old_pod == nullptr) {
     return QueueingHint::kQueue;
   }
   if (e.old_pod->node_name().empty()) return QueueingHint::kQueueSkip;
@@ -99,7 +98,7 @@ framework::QueueingHint NodePorts::Hint(
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodePorts::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
     return s;
   }

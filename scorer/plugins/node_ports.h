@@ -5,8 +5,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -23,16 +23,16 @@ class NodePorts : public framework::PreFilterPlugin,
   // EventsToRegister as upstream's: An assigned pod deleted (its ports freed)
   // or a node added.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 framework::action::kDelete, /*hinted=*/true),
+    return {model::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                             model::action::kDelete, /*hinted=*/true),
             // Unhinted upstream too: a new node always queues.
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
-                                 framework::action::kAdd)};
+            model::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                             model::action::kAdd)};
   }
   // Upstream's isSchedulableAfterAssignedPodDeleted: the deleted pod was on
   // a node and held a host port the pod wants (by Filter's conflict rule).
-  framework::QueueingHint Hint(const framework::pb::Pod& pod,
-                               const framework::EventObjects& e) const override;
+  model::QueueingHint Hint(const framework::pb::Pod& pod,
+                           const model::EventObjects& e) const override;
 
   // Skip when the pod asks for no host port. Filter reads the ports from the
   // pod itself, so there is no state to carry.
@@ -45,7 +45,7 @@ class NodePorts : public framework::PreFilterPlugin,
 
   // Takes no args (absent, or only apiVersion/kind).
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 };
 
 }  // namespace kscore::plugins

@@ -102,9 +102,9 @@ TEST(NodePortsTest, Filter) {
 }
 
 TEST(NodePortsTest, Args) {
-  EXPECT_TRUE(NodePorts::New(framework::YamlField(YAML::Node(), "args")).ok());
-  auto bad = NodePorts::New(
-      framework::YamlField(YAML::Load("{ports: [80]}"), "p.args"));
+  EXPECT_TRUE(NodePorts::New(model::YamlField(YAML::Node(), "args")).ok());
+  auto bad =
+      NodePorts::New(model::YamlField(YAML::Load("{ports: [80]}"), "p.args"));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("p.args.ports: unknown field"));
 }
@@ -112,7 +112,7 @@ TEST(NodePortsTest, Args) {
 // Upstream's Test_isSchedulableAfterAssignedPodDeleted (nodeports), with
 // its expected hints.
 TEST(NodePortsTest, HintAfterAssignedPodDelete) {
-  using framework::QueueingHint;
+  using model::QueueingHint;
   const pb::Pod pod = MakePod().HostPort(8080).Obj();
   struct Case {
     std::string name;

@@ -5,13 +5,13 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "scorer/framework/pod_resources.h"
+#include "model/pod_resources.h"
 
 namespace kscore::plugins {
 
 using framework::CycleState;
 using framework::PluginStatus;
-using framework::YamlField;
+using model::YamlField;
 namespace pb = framework::pb;
 
 std::string NodeResourcesBalancedAllocation::State::Encode() const {
@@ -32,7 +32,7 @@ NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(Args args)
 
 std::vector<int64_t> NodeResourcesBalancedAllocation::PodRequests(
     const pb::Pod& pod) const {
-  pb::Resources r = framework::PodRequests(pod);
+  pb::Resources r = model::PodRequests(pod);
   std::vector<int64_t> out;
   out.reserve(resources_.size());
   for (const ScoredResource& res : resources_) out.push_back(res.PodRequest(r));
@@ -78,7 +78,7 @@ int64_t BalancedResourceScore(absl::Span<const int64_t> requested,
     std_dev = std::sqrt(sum / count);
   }
   return static_cast<int64_t>((1 - std_dev) *
-                              static_cast<double>(framework::kMaxNodeScore));
+                              static_cast<double>(model::kMaxNodeScore));
 }
 
 }  // namespace
@@ -112,7 +112,7 @@ PluginStatus NodeResourcesBalancedAllocation::Score(
   absl::Span<int64_t> requested(buf.data(), n);
   absl::Span<int64_t> allocated(buf.data() + n, n);
   absl::Span<int64_t> allocatable(buf.data() + 2 * n, n);
-  constexpr int64_t kHalf = framework::kMaxNodeScore / 2;
+  constexpr int64_t kHalf = model::kMaxNodeScore / 2;
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeAllocatableRequest(resources_, *pod_requests, *nodes[i],
                            /*use_requested=*/true, requested, allocated,

@@ -8,8 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 #include "scorer/plugins/node_resources_fit.h"
 
 namespace kscore::plugins {
@@ -52,15 +52,15 @@ class NodeResourcesBalancedAllocation : public framework::PreScorePlugin,
       const framework::CycleState& state, const framework::pb::Pod& pod,
       absl::Span<const framework::pb::Node* const> nodes,
       absl::Span<int64_t> scores) const override;
-  framework::ScoreRange RawScoreRange() const override {
-    return {0, framework::kMaxNodeScore};
+  model::ScoreRange RawScoreRange() const override {
+    return {0, model::kMaxNodeScore};
   }
 
   const Args& args() const { return args_; }
 
-  static absl::StatusOr<Args> ParseArgs(const framework::YamlField& args);
+  static absl::StatusOr<Args> ParseArgs(const model::YamlField& args);
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 
  private:
   std::vector<int64_t> PodRequests(const framework::pb::Pod& pod) const;

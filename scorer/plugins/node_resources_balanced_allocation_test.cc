@@ -21,8 +21,8 @@ constexpr char kPath[] = "profiles[0].pluginConfig[4].args";
 
 NodeResourcesBalancedAllocation MakePlugin(const std::string& yaml) {
   YAML::Node node = yaml.empty() ? YAML::Node() : YAML::Load(yaml);
-  auto args = NodeResourcesBalancedAllocation::ParseArgs(
-      framework::YamlField(node, kPath));
+  auto args =
+      NodeResourcesBalancedAllocation::ParseArgs(model::YamlField(node, kPath));
   EXPECT_TRUE(args.ok()) << args.status();
   return NodeResourcesBalancedAllocation(
       args.ok() ? *args : NodeResourcesBalancedAllocation::Args());
@@ -155,7 +155,7 @@ TEST(NodeResourcesBalancedAllocationTest, Args) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.yaml);
     auto p = NodeResourcesBalancedAllocation::New(
-        framework::YamlField(YAML::Load(c.yaml), kPath));
+        model::YamlField(YAML::Load(c.yaml), kPath));
     ASSERT_FALSE(p.ok());
     EXPECT_THAT(p.status().message(), HasSubstr(c.error));
   }

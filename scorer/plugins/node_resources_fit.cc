@@ -8,16 +8,16 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "scorer/framework/pod_resources.h"
-#include "scorer/framework/saturating.h"
-#include "scorer/framework/scalar_resources.h"
-#include "scorer/framework/validation.h"
+#include "model/pod_resources.h"
+#include "model/saturating.h"
+#include "model/scalar_resources.h"
+#include "model/validation.h"
 
 namespace kscore::plugins {
 
 using framework::CycleState;
 using framework::PluginStatus;
-using framework::YamlField;
+using model::YamlField;
 namespace pb = framework::pb;
 
 // ------------------------------------------------------------------ shared
@@ -71,7 +71,7 @@ bool IsExtendedResourceName(absl::string_view name) {
   if (IsNativeResource(name) || absl::StartsWith(name, "requests.")) {
     return false;
   }
-  return framework::CheckLabelKey(absl::StrCat("requests.", name)).empty();
+  return model::CheckLabelKey(absl::StrCat("requests.", name)).empty();
 }
 
 bool IsScalarResourceName(absl::string_view name) {
@@ -99,7 +99,7 @@ int64_t ScoredResource::PodRequest(const pb::Resources& pod) const {
     case Kind::kOther:
       break;
   }
-  return framework::ScalarValue(pod, spec_.name);
+  return model::ScalarValue(pod, spec_.name);
 }
 
 std::pair<int64_t, int64_t> ScoredResource::NodeAmounts(
@@ -117,9 +117,9 @@ std::pair<int64_t, int64_t> ScoredResource::NodeAmounts(
     case Kind::kOther:
       break;
   }
-  const int64_t a = framework::ScalarValue(alloc, spec_.name);
+  const int64_t a = model::ScalarValue(alloc, spec_.name);
   if (a == 0) return {0, 0};
-  return {a, framework::ScalarValue(node.requested(), spec_.name)};
+  return {a, model::ScalarValue(node.requested(), spec_.name)};
 }
 
 std::string EncodeRequests(absl::Span<const int64_t> requests) {
@@ -163,7 +163,7 @@ void NodeAllocatableRequest(absl::Span<const ScoredResource> resources,
     if (alloc == 0) continue;
     allocatable[i] = alloc;
     allocated[i] = used;
-    requested[i] = framework::SatAdd(used, pod_requests[i]);
+    requested[i] = model::SatAdd(used, pod_requests[i]);
   }
 }
 
@@ -220,7 +220,7 @@ NodeResourcesFit::NodeResourcesFit(Args args) : args_(std::move(args)) {
   for (const ResourceSpec& r : args_.resources) resources_.emplace_back(r);
   // Shape scores scale from [0, 10] to [0, kMaxNodeScore].
   for (ShapePoint p : args_.shape) {
-    p.score *= framework::kMaxNodeScore / kMaxCustomPriorityScore;
+    p.score *= model::kMaxNodeScore / kMaxCustomPriorityScore;
     shape_.push_back(p);
   }
 }
@@ -239,7 +239,7 @@ bool NodeResourcesFit::Ignored(absl::string_view resource) const {
 
 NodeResourcesFit::PreFilterState NodeResourcesFit::ComputePreFilterState(
     const pb::Pod& pod) const {
-  pb::Resources r = framework::PodRequests(pod);
+  pb::Resources r = model::PodRequests(pod);
   PreFilterState s;
   s.milli_cpu = r.milli_cpu();
   s.memory = r.memory();
@@ -274,7 +274,7 @@ PluginStatus NodeResourcesFit::Filter(const CycleState& state,
   const bool too_many_pods = int64_t{node.pod_count()} + 1 > alloc.pods();
   // What is left on the node; saturating, so that no difference wraps.
   auto free = [](int64_t allocatable, int64_t requested) {
-    return framework::SatSub(allocatable, requested);
+    return model::SatSub(allocatable, requested);
   };
   const bool cpu = want.milli_cpu > 0 &&
                    want.milli_cpu > free(alloc.milli_cpu(), used.milli_cpu());
@@ -286,8 +286,8 @@ PluginStatus NodeResourcesFit::Filter(const CycleState& state,
           free(alloc.ephemeral_storage(), used.ephemeral_storage());
   bool scalar = false;
   for (const auto& [name, q] : want.scalar) {
-    if (q > free(framework::ScalarValue(alloc, name),
-                 framework::ScalarValue(used, name))) {
+    if (q >
+        free(model::ScalarValue(alloc, name), model::ScalarValue(used, name))) {
       scalar = true;
       break;
     }
@@ -314,8 +314,8 @@ PluginStatus NodeResourcesFit::Filter(const CycleState& state,
     unresolvable |= want.ephemeral_storage > alloc.ephemeral_storage();
   }
   for (const auto& [name, q] : want.scalar) {
-    const int64_t capacity = framework::ScalarValue(alloc, name);
-    if (q > free(capacity, framework::ScalarValue(used, name))) {
+    const int64_t capacity = model::ScalarValue(alloc, name);
+    if (q > free(capacity, model::ScalarValue(used, name))) {
       status.reasons.push_back(absl::StrCat(kReasonInsufficientPrefix, name));
       unresolvable |= q > capacity;
     }
@@ -336,7 +336,7 @@ bool RequestedResourcesIncreased(const pb::Pod& pod, const pb::Node& before,
   const pb::Resources& was = before.allocatable();
   const pb::Resources& now = after.allocatable();
   if (now.pods() > was.pods()) return true;
-  const pb::Resources want = framework::PodRequests(pod);
+  const pb::Resources want = model::PodRequests(pod);
   if ((want.milli_cpu() > 0 && now.milli_cpu() > was.milli_cpu()) ||
       (want.memory() > 0 && now.memory() > was.memory()) ||
       (want.ephemeral_storage() > 0 &&
@@ -344,8 +344,8 @@ bool RequestedResourcesIncreased(const pb::Pod& pod, const pb::Node& before,
     return true;
   }
   for (const pb::ScalarResource& r : want.scalar()) {
-    if (r.value() != 0 && framework::ScalarValue(now, r.name()) >
-                              framework::ScalarValue(was, r.name())) {
+    if (r.value() != 0 &&
+        model::ScalarValue(now, r.name()) > model::ScalarValue(was, r.name())) {
       return true;
     }
   }
@@ -366,13 +366,13 @@ bool NodeResourcesFit::FitsEmptyNode(const pb::Pod& pod,
   return Filter(state, pod, empty).ok();
 }
 
-framework::QueueingHint NodeResourcesFit::Hint(
-    const pb::Pod& pod, const framework::EventObjects& e) const {
-  using framework::QueueingHint;
+model::QueueingHint NodeResourcesFit::Hint(const pb::Pod& pod,
+                                           const model::EventObjects& e) const {
+  using model::QueueingHint;
   const uint32_t action = e.event.action_type();
   switch (e.event.resource()) {
     case pb::EVENT_RESOURCE_ASSIGNED_POD:
-      if (action != framework::action::kDelete || e.old_pod == nullptr) {
+      if (action != model::action::kDelete || e.old_pod == nullptr) {
         return QueueingHint::kQueue;
       }
       // A pod that never reached a node freed nothing.
@@ -396,7 +396,7 @@ framework::QueueingHint NodeResourcesFit::Hint(
 PluginStatus NodeResourcesFit::PreScore(
     CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> /*nodes*/) const {
-  pb::Resources r = framework::PodNonZeroRequests(pod);
+  pb::Resources r = model::PodNonZeroRequests(pod);
   PreScoreState s;
   for (const ScoredResource& res : resources_) {
     s.requests.push_back(res.PodRequest(r));
@@ -411,15 +411,14 @@ namespace {
 // 2^63 / 100 would overflow them in int64.
 int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
   if (capacity == 0 || requested > capacity) return 0;
-  return framework::MulDiv(capacity - requested, framework::kMaxNodeScore,
-                           capacity);
+  return model::MulDiv(capacity - requested, model::kMaxNodeScore, capacity);
 }
 
 int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   if (capacity == 0) return 0;
   // Pods without requests count with defaults, so this can overshoot.
   requested = std::min(requested, capacity);
-  return framework::MulDiv(requested, framework::kMaxNodeScore, capacity);
+  return model::MulDiv(requested, model::kMaxNodeScore, capacity);
 }
 
 // helper.BuildBrokenLinearFunction over points with scores already scaled to
@@ -460,14 +459,13 @@ int64_t NodeResourcesFit::ScoreNode(
         score = BrokenLinear(
             shape_, requested[i] > allocatable[i]
                         ? 100
-                        : framework::MulDiv(requested[i], 100, allocatable[i]));
+                        : model::MulDiv(requested[i], 100, allocatable[i]));
         // Resources scoring zero do not count in the average.
         if (score <= 0) continue;
         break;
     }
-    node_score =
-        framework::SatAdd(node_score, framework::SatMul(score, weight));
-    weight_sum = framework::SatAdd(weight_sum, weight);
+    node_score = model::SatAdd(node_score, model::SatMul(score, weight));
+    weight_sum = model::SatAdd(weight_sum, weight);
   }
   if (weight_sum == 0) return 0;
   if (args_.strategy == Strategy::kRequestedToCapacityRatio) {
@@ -486,7 +484,7 @@ PluginStatus NodeResourcesFit::Score(const CycleState& state,
       ScoreRequests<PreScoreState>(
           state, kPreScoreStateKey, resources_.size(),
           [&] {
-            pb::Resources r = framework::PodNonZeroRequests(pod);
+            pb::Resources r = model::PodNonZeroRequests(pod);
             std::vector<int64_t> out;
             for (const ScoredResource& res : resources_) {
               out.push_back(res.PodRequest(r));
@@ -537,7 +535,7 @@ absl::StatusOr<NodeResourcesFit::Args> NodeResourcesFit::ParseArgs(
   for (size_t i = 0; ignored.present() && i < ignored.size(); ++i) {
     absl::StatusOr<std::string> name = ignored.Index(i).String();
     if (!name.ok()) return name.status();
-    if (std::string why = framework::CheckLabelKey(*name); !why.empty()) {
+    if (std::string why = model::CheckLabelKey(*name); !why.empty()) {
       return ignored.Index(i).Error(
           absl::StrCat("invalid resource name \"", *name, "\": ", why));
     }
@@ -552,7 +550,7 @@ absl::StatusOr<NodeResourcesFit::Args> NodeResourcesFit::ParseArgs(
       return groups.Index(i).Error(absl::StrCat(
           "invalid resource group \"", *name, "\": can't contain '/'"));
     }
-    if (std::string why = framework::CheckLabelKey(*name); !why.empty()) {
+    if (std::string why = model::CheckLabelKey(*name); !why.empty()) {
       return groups.Index(i).Error(
           absl::StrCat("invalid resource group \"", *name, "\": ", why));
     }

@@ -11,9 +11,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/cycle_state.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -33,7 +33,7 @@ std::vector<ResourceSpec> DefaultResourceSpecs();
 // Decodes a `resources: [{name, weight}]` list strictly; an absent or zero
 // weight becomes 1. An absent or empty list gives the defaults.
 absl::StatusOr<std::vector<ResourceSpec>> ParseResourceSpecs(
-    const framework::YamlField& field);
+    const model::YamlField& field);
 
 // v1helper.IsExtendedResourceName / schedutil.IsScalarResourceName.
 bool IsExtendedResourceName(absl::string_view name);
@@ -179,24 +179,24 @@ class NodeResourcesFit : public framework::PreFilterPlugin,
   // scale-down registrations stay unhinted: upstream's hints read the pods'
   // status resources, which pb::Pod does not carry.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 framework::action::kDelete, /*hinted=*/true),
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
-                                 framework::action::kAdd |
-                                     framework::action::kUpdateNodeAllocatable,
-                                 /*hinted=*/true),
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 framework::action::kUpdatePodScaleDown),
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
-                                 framework::action::kUpdatePodScaleDown)};
+    return {model::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                             model::action::kDelete, /*hinted=*/true),
+            model::MakeEvent(
+                framework::pb::EVENT_RESOURCE_NODE,
+                model::action::kAdd | model::action::kUpdateNodeAllocatable,
+                /*hinted=*/true),
+            model::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                             model::action::kUpdatePodScaleDown),
+            model::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                             model::action::kUpdatePodScaleDown)};
   }
   // Upstream's isSchedulableAfterAssignedPodDelete (Queue unless the deleted
   // pod was never on a node) and isSchedulableAfterNodeChange (the pod fits
   // the node with no pods on it, by this plugin's own PreFilter and Filter;
   // for an update, the node also gained allocatable the pod asks for, or
   // pod room).
-  framework::QueueingHint Hint(const framework::pb::Pod& pod,
-                               const framework::EventObjects& e) const override;
+  model::QueueingHint Hint(const framework::pb::Pod& pod,
+                           const model::EventObjects& e) const override;
 
   framework::PluginStatus PreFilter(
       framework::CycleState& state,
@@ -212,8 +212,8 @@ class NodeResourcesFit : public framework::PreFilterPlugin,
       const framework::CycleState& state, const framework::pb::Pod& pod,
       absl::Span<const framework::pb::Node* const> nodes,
       absl::Span<int64_t> scores) const override;
-  framework::ScoreRange RawScoreRange() const override {
-    return {0, framework::kMaxNodeScore};
+  model::ScoreRange RawScoreRange() const override {
+    return {0, model::kMaxNodeScore};
   }
 
   const Args& args() const { return args_; }
@@ -221,9 +221,9 @@ class NodeResourcesFit : public framework::PreFilterPlugin,
   // The state PreFilter writes (exposed for the shim's and tests' use).
   PreFilterState ComputePreFilterState(const framework::pb::Pod& pod) const;
 
-  static absl::StatusOr<Args> ParseArgs(const framework::YamlField& args);
+  static absl::StatusOr<Args> ParseArgs(const model::YamlField& args);
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 
  private:
   bool Ignored(absl::string_view resource) const;

@@ -36,7 +36,7 @@ pb::Resources ZeroRequests() {
 std::unique_ptr<NodeResourcesFit> MakeFit(const std::string& yaml) {
   YAML::Node node = yaml.empty() ? YAML::Node() : YAML::Load(yaml);
   absl::StatusOr<NodeResourcesFit::Args> args =
-      NodeResourcesFit::ParseArgs(framework::YamlField(node, kPath));
+      NodeResourcesFit::ParseArgs(model::YamlField(node, kPath));
   EXPECT_TRUE(args.ok()) << args.status();
   return std::make_unique<NodeResourcesFit>(
       args.ok() ? *args : NodeResourcesFit::Args());
@@ -396,7 +396,7 @@ TEST(NodeResourcesFitTest, FilterRefusesNegativeRequestsInState) {
 
 TEST(NodeResourcesFitTest, ArgsDefaults) {
   absl::StatusOr<NodeResourcesFit::Args> a =
-      NodeResourcesFit::ParseArgs(framework::YamlField(YAML::Node(), kPath));
+      NodeResourcesFit::ParseArgs(model::YamlField(YAML::Node(), kPath));
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->strategy, NodeResourcesFit::Strategy::kLeastAllocated);
   ASSERT_EQ(a->resources.size(), 2u);
@@ -404,7 +404,7 @@ TEST(NodeResourcesFitTest, ArgsDefaults) {
   EXPECT_EQ(a->resources[1].name, "memory");
   EXPECT_EQ(a->resources[0].weight, 1);
 
-  a = NodeResourcesFit::ParseArgs(framework::YamlField(
+  a = NodeResourcesFit::ParseArgs(model::YamlField(
       YAML::Load("{apiVersion: kubescheduler.config.k8s.io/v1, kind: "
                  "NodeResourcesFitArgs, scoringStrategy: {type: MostAllocated, "
                  "resources: [{name: cpu}, {name: example.com/gpu, weight: "
@@ -481,7 +481,7 @@ TEST(NodeResourcesFitTest, ArgsErrors) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.yaml);
     auto pl =
-        NodeResourcesFit::New(framework::YamlField(YAML::Load(c.yaml), kPath));
+        NodeResourcesFit::New(model::YamlField(YAML::Load(c.yaml), kPath));
     ASSERT_FALSE(pl.ok());
     EXPECT_THAT(pl.status().message(), HasSubstr(c.error));
   }
@@ -505,7 +505,7 @@ TEST(NodeResourcesFitTest, ResourceNames) {
 // upstream's expected hints. Upstream's nodes have 32 pods of room and no
 // cpu; its pods request memory and example.com/aaa.
 TEST(NodeResourcesFitTest, HintAfterNodeChange) {
-  using framework::QueueingHint;
+  using model::QueueingHint;
   const std::string a = "example.com/aaa";
   const std::string b = "example.com/bbb";
   auto node = [](int64_t memory, int64_t pods = 32) {
@@ -559,9 +559,9 @@ TEST(NodeResourcesFitTest, HintAfterNodeChange) {
   auto fit = MakeFit("");
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const framework::EventObjects e = ::kscore::testing::NodeEvent(
-        c.old_node ? framework::action::kUpdateNodeAllocatable
-                   : framework::action::kAdd,
+    const model::EventObjects e = ::kscore::testing::NodeEvent(
+        c.old_node ? model::action::kUpdateNodeAllocatable
+                   : model::action::kAdd,
         c.old_node ? &*c.old_node : nullptr,
         c.new_node ? &*c.new_node : nullptr);
     EXPECT_EQ(fit->Hint(c.pod, e), c.want);
@@ -577,16 +577,16 @@ TEST(NodeResourcesFitTest, HintIgnoresWhatFilterIgnores) {
   framework::CycleState state;
   ASSERT_TRUE(fit->PreFilter(state, pod).ok());
   ASSERT_TRUE(fit->Filter(state, pod, added).ok());
-  EXPECT_EQ(fit->Hint(pod, ::kscore::testing::NodeEvent(framework::action::kAdd,
+  EXPECT_EQ(fit->Hint(pod, ::kscore::testing::NodeEvent(model::action::kAdd,
                                                         nullptr, &added)),
-            framework::QueueingHint::kQueue);
+            model::QueueingHint::kQueue);
 }
 
 // Upstream's Test_isSchedulableAfterAssignedPodDelete, the cases kscore can
 // express: pb::Pod carries no nominatedNodeName, and the deferred-resize
 // cases need a gate that is off by default.
 TEST(NodeResourcesFitTest, HintAfterAssignedPodDelete) {
-  using framework::QueueingHint;
+  using model::QueueingHint;
   struct Case {
     std::string name;
     pb::Pod pod;

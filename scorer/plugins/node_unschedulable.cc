@@ -23,9 +23,9 @@ PluginStatus NodeUnschedulable::Filter(const CycleState& /*state*/,
       std::string(kReasonUnschedulable));
 }
 
-framework::QueueingHint NodeUnschedulable::Hint(
-    const pb::Pod& /*pod*/, const framework::EventObjects& e) const {
-  using framework::QueueingHint;
+model::QueueingHint NodeUnschedulable::Hint(
+    const pb::Pod& /*pod*/, const model::EventObjects& e) const {
+  using model::QueueingHint;
   if (e.new_node == nullptr) return QueueingHint::kQueue;
   const bool was_unschedulable =
       e.old_node == nullptr || e.old_node->unschedulable();
@@ -35,7 +35,7 @@ framework::QueueingHint NodeUnschedulable::Hint(
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeUnschedulable::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
     return s;
   }

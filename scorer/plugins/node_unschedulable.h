@@ -5,8 +5,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -24,18 +24,18 @@ class NodeUnschedulable : public framework::FilterPlugin {
   // EventsToRegister as upstream's: A node added or uncordoned, or the pod
   // tolerating it.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {framework::MakeEvent(
-                framework::pb::EVENT_RESOURCE_NODE,
-                framework::action::kAdd | framework::action::kUpdateNodeTaint,
-                /*hinted=*/true),
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
-                                 framework::action::kUpdatePodToleration)};
+    return {
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                         model::action::kAdd | model::action::kUpdateNodeTaint,
+                         /*hinted=*/true),
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                         model::action::kUpdatePodToleration)};
   }
   // Upstream's isSchedulableAfterNodeChange: a schedulable node added, or a
   // node uncordoned. The pod's tolerations are not consulted, as upstream:
   // a pod tolerating the cordon was not rejected by this plugin.
-  framework::QueueingHint Hint(const framework::pb::Pod& pod,
-                               const framework::EventObjects& e) const override;
+  model::QueueingHint Hint(const framework::pb::Pod& pod,
+                           const model::EventObjects& e) const override;
 
   framework::PluginStatus Filter(
       const framework::CycleState& state, const framework::pb::Pod& pod,
@@ -43,7 +43,7 @@ class NodeUnschedulable : public framework::FilterPlugin {
 
   // Takes no args (absent, or only apiVersion/kind).
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 };
 
 }  // namespace kscore::plugins

@@ -71,14 +71,14 @@ TEST(NodeUnschedulableTest, Filter) {
 
 TEST(NodeUnschedulableTest, Args) {
   EXPECT_TRUE(
-      NodeUnschedulable::New(framework::YamlField(YAML::Node(), "args")).ok());
+      NodeUnschedulable::New(model::YamlField(YAML::Node(), "args")).ok());
   EXPECT_TRUE(NodeUnschedulable::New(
-                  framework::YamlField(
+                  model::YamlField(
                       YAML::Load("{apiVersion: kubescheduler.config.k8s.io/v1, "
                                  "kind: NodeUnschedulableArgs}"),
                       "args"))
                   .ok());
-  auto bad = NodeUnschedulable::New(framework::YamlField(
+  auto bad = NodeUnschedulable::New(model::YamlField(
       YAML::Load("{foo: 1}"), "profiles[0].pluginConfig[2].args"));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(),
@@ -88,7 +88,7 @@ TEST(NodeUnschedulableTest, Args) {
 // Upstream's TestIsSchedulableAfterNodeChange (nodeunschedulable), with its
 // expected hints.
 TEST(NodeUnschedulableTest, HintAfterNodeChange) {
-  using framework::QueueingHint;
+  using model::QueueingHint;
   const pb::Node cordoned = MakeNode().Unschedulable().Obj();
   const pb::Node open = MakeNode().Obj();
   struct Case {
@@ -118,9 +118,8 @@ TEST(NodeUnschedulableTest, HintAfterNodeChange) {
   const NodeUnschedulable pl;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const framework::EventObjects e = ::kscore::testing::NodeEvent(
-        c.old_node ? framework::action::kUpdateNodeTaint
-                   : framework::action::kAdd,
+    const model::EventObjects e = ::kscore::testing::NodeEvent(
+        c.old_node ? model::action::kUpdateNodeTaint : model::action::kAdd,
         c.old_node ? &*c.old_node : nullptr,
         c.new_node ? &*c.new_node : nullptr);
     EXPECT_EQ(pl.Hint(MakePod().Obj(), e), c.want);

@@ -11,16 +11,16 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "model/saturating.h"
+#include "model/selectors.h"
+#include "model/validation.h"
 #include "scorer/framework/go_math.h"
-#include "scorer/framework/saturating.h"
-#include "scorer/framework/selectors.h"
-#include "scorer/framework/validation.h"
 
 namespace kscore::plugins {
 
 using framework::CycleState;
 using framework::PluginStatus;
-using framework::YamlField;
+using model::YamlField;
 namespace pb = framework::pb;
 
 namespace {
@@ -142,12 +142,12 @@ absl::Status Malformed(absl::string_view what) {
 }  // namespace
 
 bool PodTopologySpread::Constraint::Counts() const {
-  return has_selector && !framework::IsEmptySelector(selector);
+  return has_selector && !model::IsEmptySelector(selector);
 }
 
 bool PodTopologySpread::Constraint::Matches(
-    const framework::LabelMap& labels) const {
-  return has_selector && framework::LabelSelectorMatches(selector, labels);
+    const model::LabelMap& labels) const {
+  return has_selector && model::LabelSelectorMatches(selector, labels);
 }
 
 pb::LabelSelector DefaultSelector(const pb::WorkloadSelectors& workloads) {
@@ -168,7 +168,7 @@ pb::LabelSelector DefaultSelector(const pb::WorkloadSelectors& workloads) {
   for (const auto& [k, v] : set) (*out.mutable_match_labels())[k] = v;
   if ((kind == "ReplicaSet" || kind == "StatefulSet") &&
       workloads.has_controller() &&
-      framework::CheckLabelSelector(workloads.controller()).empty()) {
+      model::CheckLabelSelector(workloads.controller()).empty()) {
     AddRequirements(workloads.controller(), out);
   }
   return out;
@@ -200,7 +200,7 @@ PodTopologySpread::Constraints(const pb::Pod& pod, bool do_not_schedule) const {
       Constraint k = FromSpec(c);
       k.has_selector = c.has_label_selector();
       if (k.has_selector) {
-        if (std::string why = framework::CheckLabelSelector(c.label_selector());
+        if (std::string why = model::CheckLabelSelector(c.label_selector());
             !why.empty()) {
           return absl::InvalidArgumentError(absl::StrCat(
               "obtaining pod's ", do_not_schedule ? "hard" : "soft",
@@ -229,7 +229,7 @@ PodTopologySpread::Constraints(const pb::Pod& pod, bool do_not_schedule) const {
   if (out.empty()) return out;
   pb::LabelSelector selector = DefaultSelector(pod.workload_selectors());
   // A pod of no Service or controller gets no default constraint.
-  if (framework::IsEmptySelector(selector)) return std::vector<Constraint>();
+  if (model::IsEmptySelector(selector)) return std::vector<Constraint>();
   for (Constraint& c : out) {
     c.has_selector = true;
     c.selector = selector;
@@ -361,8 +361,8 @@ PluginStatus PodTopologySpread::Filter(const CycleState& state,
     // existing matching pods in the node's domain + the pod itself if it
     // matches - the global minimum must not exceed maxSkew.
     const int64_t matching = node.query_counts(base + static_cast<int>(i));
-    const int64_t skew = framework::SatSub(
-        framework::SatAdd(matching, c.self_match ? 1 : 0), c.min_match);
+    const int64_t skew = model::SatSub(
+        model::SatAdd(matching, c.self_match ? 1 : 0), c.min_match);
     if (skew > c.max_skew) {
       return PluginStatus::Unschedulable(
           std::string(kReasonConstraintsNotMatch));
@@ -491,7 +491,7 @@ PluginStatus PodTopologySpread::Score(const CycleState& state,
     }
     // Counts near the int64 limit make a score no int64 holds: clamped,
     // where a plain conversion would be undefined.
-    scores[n] = framework::SatFromDouble(std::round(score));
+    scores[n] = model::SatFromDouble(std::round(score));
   }
   return PluginStatus::Success();
 }
@@ -525,13 +525,13 @@ PluginStatus PodTopologySpread::NormalizeScoreByNode(
     if (ignored(i)) {
       scores[i] = 0;
     } else if (max == 0) {
-      scores[i] = framework::kMaxNodeScore;
+      scores[i] = model::kMaxNodeScore;
     } else {
       // max + min - score, which stays within [min, max] as the scores
       // are not negative; the product in 128 bits.
-      scores[i] = framework::MulDiv(
-          framework::kMaxNodeScore,
-          framework::SatAdd(framework::SatSub(max, scores[i]), min), max);
+      scores[i] =
+          model::MulDiv(model::kMaxNodeScore,
+                        model::SatAdd(model::SatSub(max, scores[i]), min), max);
     }
   }
   return PluginStatus::Success();
@@ -662,7 +662,7 @@ absl::StatusOr<PodTopologySpread::Args> PodTopologySpread::ParseArgs(
       return item.Child("topologyKey")
           .Error("Required value: can not be empty");
     }
-    if (std::string why = framework::CheckLabelKey(c.topology_key());
+    if (std::string why = model::CheckLabelKey(c.topology_key());
         !why.empty()) {
       return item.Child("topologyKey")
           .Error(

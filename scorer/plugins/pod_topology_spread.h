@@ -9,9 +9,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/selectors.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/selectors.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -64,7 +64,7 @@ class PodTopologySpread : public framework::PreFilterPlugin,
     // counts none (kube-scheduler's countPodsMatchSelector), though it
     // matches the incoming pod.
     bool Counts() const;
-    bool Matches(const framework::LabelMap& labels) const;
+    bool Matches(const model::LabelMap& labels) const;
   };
 
   // What Filter needs per DoNotSchedule constraint, worked out by PreFilter
@@ -112,18 +112,17 @@ class PodTopologySpread : public framework::PreFilterPlugin,
   // pod, the node's topology keys) are not done yet; every such event
   // queues.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {framework::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 framework::action::kAdd |
-                                     framework::action::kUpdatePodLabel |
-                                     framework::action::kDelete),
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
-                                 framework::action::kUpdatePodToleration |
-                                     framework::action::kUpdatePodLabel),
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
-                                 framework::action::kAdd |
-                                     framework::action::kDelete |
-                                     framework::action::kUpdateNodeLabel |
-                                     framework::action::kUpdateNodeTaint)};
+    return {
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_ASSIGNED_POD,
+                         model::action::kAdd | model::action::kUpdatePodLabel |
+                             model::action::kDelete),
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                         model::action::kUpdatePodToleration |
+                             model::action::kUpdatePodLabel),
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                         model::action::kAdd | model::action::kDelete |
+                             model::action::kUpdateNodeLabel |
+                             model::action::kUpdateNodeTaint)};
   }
   framework::NodeLabelUse NodeLabels() const override {
     return framework::NodeLabelUse::kAlways;
@@ -173,9 +172,9 @@ class PodTopologySpread : public framework::PreFilterPlugin,
 
   // Decodes PodTopologySpreadArgs strictly and validates them as
   // kube-scheduler's ValidatePodTopologySpreadArgs, naming the field.
-  static absl::StatusOr<Args> ParseArgs(const framework::YamlField& args);
+  static absl::StatusOr<Args> ParseArgs(const model::YamlField& args);
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 
  private:
   Args args_;

@@ -9,7 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scorer/framework/config.h"
+#include "model/config.h"
 #include "scorer/framework/profile.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/testing/spread_cluster.h"
@@ -856,25 +856,25 @@ TEST(PodTopologySpreadTest, DefaultSelectorMergesServicesAndController) {
   r->add_values("1");
   (*w.mutable_controller()->mutable_match_labels())["app"] = "web";
   pb::LabelSelector s = DefaultSelector(w);
-  framework::LabelMap labels;
+  model::LabelMap labels;
   labels["app"] = "web";
   labels["tier"] = "front";
   labels["rev"] = "1";
-  EXPECT_TRUE(framework::LabelSelectorMatches(s, labels));
+  EXPECT_TRUE(model::LabelSelectorMatches(s, labels));
   labels["rev"] = "2";
-  EXPECT_FALSE(framework::LabelSelectorMatches(s, labels));
+  EXPECT_FALSE(model::LabelSelectorMatches(s, labels));
   // A ReplicationController's selector is a label set merged in.
   w.set_controller_kind("ReplicationController");
   s = DefaultSelector(w);
-  EXPECT_TRUE(framework::LabelSelectorMatches(s, labels));
+  EXPECT_TRUE(model::LabelSelectorMatches(s, labels));
   EXPECT_EQ(s.match_labels_size(), 2);
   // Nothing selects the pod: no requirement.
-  EXPECT_TRUE(framework::IsEmptySelector(DefaultSelector({})));
+  EXPECT_TRUE(model::IsEmptySelector(DefaultSelector({})));
   // A controller of another kind adds nothing.
   pb::WorkloadSelectors other;
   other.set_controller_kind("Job");
   (*other.mutable_controller()->mutable_match_labels())["a"] = "b";
-  EXPECT_TRUE(framework::IsEmptySelector(DefaultSelector(other)));
+  EXPECT_TRUE(model::IsEmptySelector(DefaultSelector(other)));
 }
 
 // NormalizeScore gives the nodes PreScore ignored 0 and leaves them out of
@@ -978,7 +978,7 @@ TEST(PodTopologySpreadTest, StatesRoundTrip) {
 
 absl::StatusOr<PodTopologySpread::Args> Parse(const std::string& yaml) {
   return PodTopologySpread::ParseArgs(
-      framework::YamlField(YAML::Load(yaml), "args"));
+      model::YamlField(YAML::Load(yaml), "args"));
 }
 
 TEST(PodTopologySpreadTest, ArgsDefaultToSystem) {
@@ -1067,15 +1067,14 @@ TEST(PodTopologySpreadTest, ArgsErrorsAsUpstream) {
 // and the framework hands NormalizeScore the node names so that a node
 // without the topology key scores 0 (not 100) and stays out of the range.
 TEST(PodTopologySpreadTest, ProfileScoresIgnoredNodesZero) {
-  absl::StatusOr<framework::SchedulerConfig> cfg =
-      framework::ParseSchedulerConfig(
-          "apiVersion: kubescheduler.config.k8s.io/v1\n"
-          "kind: KubeSchedulerConfiguration\n"
-          "profiles:\n"
-          "- plugins:\n"
-          "    multiPoint:\n"
-          "      enabled: [{name: PodTopologySpread, weight: 1}]\n"
-          "      disabled: [{name: '*'}]\n");
+  absl::StatusOr<model::SchedulerConfig> cfg = model::ParseSchedulerConfig(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "- plugins:\n"
+      "    multiPoint:\n"
+      "      enabled: [{name: PodTopologySpread, weight: 1}]\n"
+      "      disabled: [{name: '*'}]\n");
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   absl::StatusOr<std::unique_ptr<framework::Profile>> profile =
       framework::Profile::Create(cfg->profiles[0], *cfg, DefaultRegistry());

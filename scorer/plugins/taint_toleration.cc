@@ -42,9 +42,9 @@ PluginStatus TaintToleration::Filter(const CycleState& /*state*/,
   return PluginStatus::Success();
 }
 
-framework::QueueingHint TaintToleration::Hint(
-    const pb::Pod& pod, const framework::EventObjects& e) const {
-  using framework::QueueingHint;
+model::QueueingHint TaintToleration::Hint(const pb::Pod& pod,
+                                          const model::EventObjects& e) const {
+  using model::QueueingHint;
   if (e.new_node == nullptr) return QueueingHint::kQueue;
   const CycleState state;  // Filter reads only the pod and the node
   const bool was_untolerated =
@@ -96,13 +96,13 @@ PluginStatus TaintToleration::Score(const CycleState& state,
 PluginStatus TaintToleration::NormalizeScore(const CycleState& /*state*/,
                                              const pb::Pod& /*pod*/,
                                              absl::Span<int64_t> scores) const {
-  framework::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true,
+  framework::DefaultNormalizeScore(model::kMaxNodeScore, /*reverse=*/true,
                                    scores);
   return PluginStatus::Success();
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> TaintToleration::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
     return s;
   }

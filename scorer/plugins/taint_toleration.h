@@ -8,9 +8,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/repeated_ptr_field.h"
+#include "model/selectors.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/selectors.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::plugins {
 
@@ -20,8 +20,8 @@ inline constexpr absl::string_view kEffectNoExecute = "NoExecute";
 
 // The toleration rules live in the framework (selectors.h): the shim uses
 // them too, to answer queries that honour the pod's taints.
-using framework::ToleratesTaint;
-using framework::TolerationsTolerateTaint;
+using model::ToleratesTaint;
+using model::TolerationsTolerateTaint;
 
 // TaintToleration keeps pods off nodes with NoSchedule/NoExecute taints they
 // do not tolerate, and prefers nodes with fewer untolerated PreferNoSchedule
@@ -47,17 +47,17 @@ class TaintToleration : public framework::FilterPlugin,
   // EventsToRegister as upstream's: A node added or its taints changed, or the
   // pod gaining a toleration.
   std::vector<framework::pb::ClusterEvent> EventsToRegister() const override {
-    return {framework::MakeEvent(
-                framework::pb::EVENT_RESOURCE_NODE,
-                framework::action::kAdd | framework::action::kUpdateNodeTaint,
-                /*hinted=*/true),
-            framework::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
-                                 framework::action::kUpdatePodToleration)};
+    return {
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_NODE,
+                         model::action::kAdd | model::action::kUpdateNodeTaint,
+                         /*hinted=*/true),
+        model::MakeEvent(framework::pb::EVENT_RESOURCE_TARGET_POD,
+                         model::action::kUpdatePodToleration)};
   }
   // Upstream's isSchedulableAfterNodeChange: Filter rejected the node before
   // (or it is new) and passes it now.
-  framework::QueueingHint Hint(const framework::pb::Pod& pod,
-                               const framework::EventObjects& e) const override;
+  model::QueueingHint Hint(const framework::pb::Pod& pod,
+                           const model::EventObjects& e) const override;
 
   framework::PluginStatus Filter(
       const framework::CycleState& state, const framework::pb::Pod& pod,
@@ -77,7 +77,7 @@ class TaintToleration : public framework::FilterPlugin,
 
   // Takes no args (absent, or only apiVersion/kind).
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 };
 
 }  // namespace kscore::plugins

@@ -201,8 +201,8 @@ TEST(TaintTolerationTest, ScoreWithoutStateIsAnError) {
 
 TEST(TaintTolerationTest, Args) {
   EXPECT_TRUE(
-      TaintToleration::New(framework::YamlField(YAML::Node(), "args")).ok());
-  auto bad = TaintToleration::New(framework::YamlField(
+      TaintToleration::New(model::YamlField(YAML::Node(), "args")).ok());
+  auto bad = TaintToleration::New(model::YamlField(
       YAML::Load("{kind: TaintTolerationArgs, x: 1}"), "p.args"));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("p.args.x: unknown field"));
@@ -211,7 +211,7 @@ TEST(TaintTolerationTest, Args) {
 // Upstream's TestIsSchedulableAfterNodeChange (tainttoleration), with its
 // expected hints.
 TEST(TaintTolerationTest, HintAfterNodeChange) {
-  using framework::QueueingHint;
+  using model::QueueingHint;
   const pb::Pod pod =
       MakePod().Toleration("dedicated", "Equal", "user2", "NoSchedule").Obj();
   auto tainted = [](std::vector<std::string> values) {
@@ -246,9 +246,8 @@ TEST(TaintTolerationTest, HintAfterNodeChange) {
   const TaintToleration pl;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const framework::EventObjects e = ::kscore::testing::NodeEvent(
-        c.old_node ? framework::action::kUpdateNodeTaint
-                   : framework::action::kAdd,
+    const model::EventObjects e = ::kscore::testing::NodeEvent(
+        c.old_node ? model::action::kUpdateNodeTaint : model::action::kAdd,
         c.old_node ? &*c.old_node : nullptr,
         c.new_node ? &*c.new_node : nullptr);
     EXPECT_EQ(pl.Hint(pod, e), c.want);

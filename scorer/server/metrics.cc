@@ -8,7 +8,7 @@ namespace kscore::server {
 namespace {
 
 using framework::Code;
-using framework::ExtensionPoint;
+using model::ExtensionPoint;
 
 // Upstream's ExponentialBuckets(0.0001, 2, 12): 0.1ms up to ~200ms.
 prometheus::Histogram::BucketBoundaries Buckets() {
@@ -36,7 +36,7 @@ int PointIndex(ExtensionPoint p) {
 
 // kube-scheduler's extension_point label values (pkg/scheduler/metrics).
 std::string PointLabel(ExtensionPoint p) {
-  std::string name(framework::ExtensionPointName(p));  // "preFilter"
+  std::string name(model::ExtensionPointName(p));  // "preFilter"
   if (!name.empty()) name[0] = static_cast<char>(std::toupper(name[0]));
   return name;
 }

@@ -25,7 +25,7 @@ class ExtensionPointMetrics final : public framework::ExtensionPointObserver {
   ExtensionPointMetrics(prometheus::Registry& registry,
                         const std::vector<std::string>& profiles);
 
-  void OnExtensionPoint(framework::ExtensionPoint point, framework::Code code,
+  void OnExtensionPoint(model::ExtensionPoint point, framework::Code code,
                         const std::string& profile,
                         absl::Duration took) override;
 
@@ -35,7 +35,7 @@ class ExtensionPointMetrics final : public framework::ExtensionPointObserver {
   using Slots = std::array<std::atomic<prometheus::Histogram*>,
                            static_cast<size_t>(kPoints* kCodes)>;
 
-  prometheus::Histogram& Series(framework::ExtensionPoint point,
+  prometheus::Histogram& Series(model::ExtensionPoint point,
                                 framework::Code code,
                                 const std::string& profile);
 

@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
-#include "scorer/framework/wire_numbers.h"
+#include "model/wire_numbers.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::server {
@@ -57,7 +57,7 @@ absl::Status CheckPod(bool has_pod, const pb::Pod& pod,
   if (pod.name().empty()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ".name is required"));
   }
-  return framework::CheckPodNumbers(pod, path);
+  return model::CheckPodNumbers(pod, path);
 }
 
 absl::StatusOr<const Profile*> FindProfile(const framework::ProfileSet& set,
@@ -93,7 +93,7 @@ absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
 // the after for an add, the before for a delete, both for an update (a
 // before sent with an add, or an after with a delete, is not passed on).
 // InvalidArgument naming the field otherwise.
-absl::StatusOr<framework::EventObjects> HintEvent(
+absl::StatusOr<model::EventObjects> HintEvent(
     const pb::QueueingHintRequest& req) {
   if (!req.has_event()) return absl::InvalidArgumentError("event is required");
   const pb::ClusterEvent& event = req.event();
@@ -107,13 +107,13 @@ absl::StatusOr<framework::EventObjects> HintEvent(
   }
   const uint32_t action = event.action_type();
   if (action == 0 || (action & (action - 1)) != 0 ||
-      (action & ~framework::action::kAll) != 0) {
+      (action & ~model::action::kAll) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "event.action_type: want exactly one action bit, got ", action));
   }
-  const bool add = action == framework::action::kAdd;
-  const bool del = action == framework::action::kDelete;
-  framework::EventObjects e;
+  const bool add = action == model::action::kAdd;
+  const bool del = action == model::action::kDelete;
+  model::EventObjects e;
   e.event = event;
   const bool node = resource == pb::EVENT_RESOURCE_NODE;
   const bool has_old = node ? req.has_old_node() : req.has_old_pod();
@@ -121,14 +121,12 @@ absl::StatusOr<framework::EventObjects> HintEvent(
   const char* old_field = node ? "old_node" : "old_pod";
   const char* new_field = node ? "new_node" : "new_pod";
   if (!add && !has_old) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(old_field, " is required for a ",
-                     framework::EventLabel(event), " event"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        old_field, " is required for a ", model::EventLabel(event), " event"));
   }
   if (!del && !has_new) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(new_field, " is required for a ",
-                     framework::EventLabel(event), " event"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        new_field, " is required for a ", model::EventLabel(event), " event"));
   }
   if (node) {
     if (!add) e.old_node = &req.old_node();
@@ -137,16 +135,16 @@ absl::StatusOr<framework::EventObjects> HintEvent(
          {std::pair<const char*, const pb::Node*>{"old_node", e.old_node},
           {"new_node", e.new_node}}) {
       if (n == nullptr) continue;
-      KSCORE_RETURN_IF_ERROR(framework::CheckNodeNumbers(*n, field));
+      KSCORE_RETURN_IF_ERROR(model::CheckNodeNumbers(*n, field));
     }
   } else {
     if (!add) e.old_pod = &req.old_pod();
     if (!del) e.new_pod = &req.new_pod();
     if (e.old_pod != nullptr) {
-      KSCORE_RETURN_IF_ERROR(framework::CheckPodNumbers(*e.old_pod, "old_pod"));
+      KSCORE_RETURN_IF_ERROR(model::CheckPodNumbers(*e.old_pod, "old_pod"));
     }
     if (e.new_pod != nullptr) {
-      KSCORE_RETURN_IF_ERROR(framework::CheckPodNumbers(*e.new_pod, "new_pod"));
+      KSCORE_RETURN_IF_ERROR(model::CheckPodNumbers(*e.new_pod, "new_pod"));
     }
   }
   return e;
@@ -169,7 +167,7 @@ absl::Status CheckConfigHash(const framework::ProfileSet& set,
 absl::Status BindCluster(const Profile& profile, CycleState& state,
                          const pb::Pod& pod, const pb::ClusterData& cluster,
                          absl::Span<const pb::Node* const> nodes) {
-  KSCORE_RETURN_IF_ERROR(framework::CheckClusterNumbers(cluster));
+  KSCORE_RETURN_IF_ERROR(model::CheckClusterNumbers(cluster));
   return profile.BindCluster(state, pod, cluster, nodes);
 }
 
@@ -202,10 +200,10 @@ absl::StatusOr<std::vector<const pb::Node*>> CheckNodes(int count, NodeFn node,
                        name, "\" (also nodes[", it->second, "])"));
     }
     if (field.empty()) {
-      KSCORE_RETURN_IF_ERROR(framework::CheckNodeNumbers(n, "nodes", i));
+      KSCORE_RETURN_IF_ERROR(model::CheckNodeNumbers(n, "nodes", i));
     } else {
-      KSCORE_RETURN_IF_ERROR(framework::CheckNodeNumbers(
-          n, absl::StrCat("nodes[", i, "]", field)));
+      KSCORE_RETURN_IF_ERROR(
+          model::CheckNodeNumbers(n, absl::StrCat("nodes[", i, "]", field)));
     }
     out.push_back(&n);
   }
@@ -397,8 +395,8 @@ grpc::Status ScorerService::DoQueueingHint(const pb::QueueingHintRequest* req,
     KSCORE_ASSIGN_OR_RETURN(const Profile* profile,
                             FindProfile(*profiles_, req->profile()),
                             common::ToGrpcStatus);
-    KSCORE_ASSIGN_OR_RETURN(const framework::EventObjects event,
-                            HintEvent(*req), common::ToGrpcStatus);
+    KSCORE_ASSIGN_OR_RETURN(const model::EventObjects event, HintEvent(*req),
+                            common::ToGrpcStatus);
     resp->mutable_queue()->Reserve(req->queries_size());
     std::vector<std::string> names;  // a query's plugins, contiguous
     for (int i = 0; i < req->queries_size(); ++i) {
@@ -533,7 +531,7 @@ grpc::Status ScorerService::DoNormalizeScore(
     framework::ScoreTable table;
     // Raw scores come from the client: each must be one its plugin's Score
     // could give, or normalising could leave [0, 100] (INTERNAL).
-    std::vector<framework::ScoreRange> ranges;
+    std::vector<model::ScoreRange> ranges;
     ranges.reserve(req->plugins_size());
     for (int k = 0; k < req->plugins_size(); ++k) {
       const framework::ScorePlugin* p =
@@ -561,7 +559,7 @@ grpc::Status ScorerService::DoNormalizeScore(
       }
       for (int i = 0; i < req->raw_size(); ++i) {
         const int64_t v = req->raw(i);
-        if (absl::Status s = framework::CheckRawScore(
+        if (absl::Status s = model::CheckRawScore(
                 v, ranges[i % k], req->plugins(i % k),
                 [i] { return absl::StrCat("raw[", i, "]"); });
             !s.ok()) {
@@ -580,7 +578,7 @@ grpc::Status ScorerService::DoNormalizeScore(
                                     " plugins"));
       }
       for (int k = 0; k < ns.raw_size(); ++k) {
-        if (absl::Status s = framework::CheckRawScore(
+        if (absl::Status s = model::CheckRawScore(
                 ns.raw(k), ranges[k], req->plugins(k),
                 [i, k] {
                   return absl::StrCat("scores[", i, "].raw[", k, "]");
@@ -706,15 +704,14 @@ grpc::Status ScorerService::DoPreempt(const pb::PreemptRequest* req,
         common::ToGrpcStatus);
     for (int i = 0; i < nodes.size(); ++i) {
       for (int j = 0; j < nodes[i].pods_size(); ++j) {
-        if (absl::Status s = framework::CheckVictimNumbers(
+        if (absl::Status s = model::CheckVictimNumbers(
                 nodes[i].pods(j), absl::StrCat("nodes[", i, "].pods[", j, "]"));
             !s.ok()) {
           return common::ToGrpcStatus(s);
         }
       }
     }
-    if (absl::Status s = framework::CheckClusterNumbers(req->cluster());
-        !s.ok()) {
+    if (absl::Status s = model::CheckClusterNumbers(req->cluster()); !s.ok()) {
       return common::ToGrpcStatus(s);
     }
     KSCORE_ASSIGN_OR_RETURN(

@@ -18,7 +18,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "kscore/scorer/v1/scorer.pb.h"
-#include "scorer/framework/selectors.h"
+#include "model/selectors.h"
 
 namespace kscore::testing {
 
@@ -128,7 +128,7 @@ class IpaCluster {
   }
   IpaCluster& Namespace(const std::string& name,
                         std::map<std::string, std::string> labels) {
-    framework::LabelMap& m = namespaces_[name];
+    model::LabelMap& m = namespaces_[name];
     for (auto& [k, v] : labels) m[k] = v;
     return *this;
   }
@@ -213,9 +213,9 @@ class IpaCluster {
     return nullptr;
   }
 
-  framework::LabelMap NamespaceLabels(const std::string& ns) const {
+  model::LabelMap NamespaceLabels(const std::string& ns) const {
     auto it = namespaces_.find(ns);
-    return it == namespaces_.end() ? framework::LabelMap() : it->second;
+    return it == namespaces_.end() ? model::LabelMap() : it->second;
   }
 
   bool Matches(const pb::PodMatcher& m, const pb::Pod& pod) const {
@@ -223,10 +223,10 @@ class IpaCluster {
     bool in_ns = std::find(m.namespaces().begin(), m.namespaces().end(),
                            pod.namespace_()) != m.namespaces().end();
     if (!in_ns && m.has_namespace_selector()) {
-      in_ns = framework::LabelSelectorMatches(
-          m.namespace_selector(), NamespaceLabels(pod.namespace_()));
+      in_ns = model::LabelSelectorMatches(m.namespace_selector(),
+                                          NamespaceLabels(pod.namespace_()));
     }
-    return in_ns && framework::LabelSelectorMatches(m.selector(), pod.labels());
+    return in_ns && model::LabelSelectorMatches(m.selector(), pod.labels());
   }
 
   static std::string Identity(const pb::ExistingTerm& e) {
@@ -299,7 +299,7 @@ class IpaCluster {
 
   std::vector<pb::Node> nodes_;
   std::vector<Placed> pods_;
-  std::map<std::string, framework::LabelMap> namespaces_;
+  std::map<std::string, model::LabelMap> namespaces_;
 };
 
 }  // namespace kscore::testing

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kscore/scorer/v1/scorer.pb.h"
-#include "scorer/framework/selectors.h"
+#include "model/selectors.h"
 
 namespace kscore::testing {
 
@@ -50,14 +50,14 @@ class ExistingPod {
   const std::string& name() const { return name_; }
   const std::string& node() const { return node_; }
   const std::string& ns() const { return ns_; }
-  const framework::LabelMap& labels() const { return labels_; }
+  const model::LabelMap& labels() const { return labels_; }
   bool terminating() const { return terminating_; }
 
  private:
   std::string name_;
   std::string node_;
   std::string ns_ = "default";
-  framework::LabelMap labels_;
+  model::LabelMap labels_;
   bool terminating_ = false;
 };
 
@@ -117,11 +117,11 @@ class SpreadCluster {
           if (!n.labels().contains(k)) return false;
         }
         if (q.nodes().pod_node_affinity() &&
-            !framework::MatchesRequiredNodeAffinity(pod, n)) {
+            !model::MatchesRequiredNodeAffinity(pod, n)) {
           return false;
         }
         return !q.nodes().pod_taints() ||
-               framework::ToleratesNoScheduleTaints(pod, n);
+               model::ToleratesNoScheduleTaints(pod, n);
       };
       std::map<std::string, int64_t> counts;  // by domain, or by node
       int64_t total = 0;
@@ -178,7 +178,7 @@ class SpreadCluster {
           std::find(m.namespaces().begin(), m.namespaces().end(), p.ns()) !=
           m.namespaces().end();
       if (!in_namespace ||
-          !framework::LabelSelectorMatches(m.selector(), p.labels())) {
+          !model::LabelSelectorMatches(m.selector(), p.labels())) {
         return false;
       }
     }

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "kscore/scorer/v1/scorer.pb.h"
-#include "scorer/framework/cluster_event.h"
-#include "scorer/framework/scalar_resources.h"
+#include "model/cluster_event.h"
+#include "model/scalar_resources.h"
 
 // Fixture builders in the style of kube-scheduler's st.MakePod():
 //   MakePod().Name("p").Label("app", "web").Req(500, 1 << 30).Obj()
@@ -91,7 +91,7 @@ class PodWrapper {
   }
   PodWrapper& ScalarReq(const std::string& name, int64_t v) {
     if (pod_.containers_size() == 0) pod_.add_containers();
-    framework::MutableScalar(
+    model::MutableScalar(
         pod_.mutable_containers(pod_.containers_size() - 1)->mutable_requests(),
         name)
         ->set_value(v);
@@ -122,7 +122,7 @@ class PodWrapper {
   // Scalar request on the last init container (added if none).
   PodWrapper& InitScalarReq(const std::string& name, int64_t v) {
     if (pod_.init_containers_size() == 0) pod_.add_init_containers();
-    framework::MutableScalar(
+    model::MutableScalar(
         pod_.mutable_init_containers(pod_.init_containers_size() - 1)
             ->mutable_requests(),
         name)
@@ -224,7 +224,7 @@ class NodeWrapper {
     return *this;
   }
   NodeWrapper& ScalarCapacity(const std::string& name, int64_t v) {
-    framework::MutableScalar(node_.mutable_allocatable(), name)->set_value(v);
+    model::MutableScalar(node_.mutable_allocatable(), name)->set_value(v);
     return *this;
   }
   NodeWrapper& Requested(int64_t milli_cpu, int64_t memory) {
@@ -255,8 +255,8 @@ class NodeWrapper {
     return *this;
   }
   NodeWrapper& ScalarRequested(const std::string& name, int64_t v) {
-    framework::MutableScalar(node_.mutable_requested(), name)->set_value(v);
-    framework::MutableScalar(node_.mutable_non_zero_requested(), name)
+    model::MutableScalar(node_.mutable_requested(), name)->set_value(v);
+    model::MutableScalar(node_.mutable_non_zero_requested(), name)
         ->set_value(v);
     return *this;
   }
@@ -290,19 +290,18 @@ inline NodeWrapper MakeNode() { return NodeWrapper(); }
 
 // A cluster event as a plugin's Hint sees it: one action bit and the
 // objects before and after (null when absent), which the caller keeps.
-inline framework::EventObjects NodeEvent(uint32_t action,
-                                         const pb::Node* old_node,
-                                         const pb::Node* new_node) {
-  framework::EventObjects e;
-  e.event = framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action);
+inline model::EventObjects NodeEvent(uint32_t action, const pb::Node* old_node,
+                                     const pb::Node* new_node) {
+  model::EventObjects e;
+  e.event = model::MakeEvent(pb::EVENT_RESOURCE_NODE, action);
   e.old_node = old_node;
   e.new_node = new_node;
   return e;
 }
-inline framework::EventObjects AssignedPodDelete(const pb::Pod* deleted) {
-  framework::EventObjects e;
-  e.event = framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 framework::action::kDelete);
+inline model::EventObjects AssignedPodDelete(const pb::Pod* deleted) {
+  model::EventObjects e;
+  e.event =
+      model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, model::action::kDelete);
   e.old_pod = deleted;
   return e;
 }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "google/protobuf/util/message_differencer.h"
-#include "scorer/framework/cluster_event.h"
+#include "model/cluster_event.h"
 #include "shim/queue/pod_events.h"
 
 namespace kscore::app {
@@ -16,7 +16,7 @@ namespace pb = ::kscore::scorer::v1;
 void ClusterEvents::OnPod(const PodPtr& pod) { OnPodUpdate(nullptr, pod); }
 
 void ClusterEvents::OnPodUpdate(const PodPtr& before, const PodPtr& pod) {
-  namespace action = framework::action;
+  namespace action = model::action;
   if (!pod->node_name.empty()) {
     SetGated(pod->key, false);
     cache_->UpsertAssignedPod(*pod);
@@ -26,14 +26,13 @@ void ClusterEvents::OnPodUpdate(const PodPtr& before, const PodPtr& pod) {
     if (before == nullptr || before->node_name.empty()) {
       if (!pod->terminated()) {
         queue_->MoveAllToActiveOrBackoff(
-            framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kAdd),
+            model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kAdd),
             {nullptr, nullptr, nullptr, pod});
       }
     } else if (pod->terminated()) {
       if (!before->terminated()) {
         queue_->MoveAllToActiveOrBackoff(
-            framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
-                                 action::kDelete),
+            model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, action::kDelete),
             {nullptr, nullptr, pod, nullptr});
       }
     } else {
@@ -92,8 +91,7 @@ void ClusterEvents::PodLeftNode(const cache::PodInfo& pod,
   auto gone = std::make_shared<cache::PodInfo>(pod);
   gone->pod.set_node_name(node);
   queue_->MoveAllToActiveOrBackoff(
-      framework::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
-                           framework::action::kDelete),
+      model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, model::action::kDelete),
       {nullptr, nullptr, std::move(gone), nullptr}, max_priority);
 }
 
@@ -112,17 +110,17 @@ void ClusterEvents::OnPodDelete(const PodPtr& pod) {
 void ClusterEvents::OnNode(const NodePtr& node) {
   cache_->UpsertNode(node->node, node->images);
   queue_->MoveAllToActiveOrBackoff(
-      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, framework::action::kAdd),
+      model::MakeEvent(pb::EVENT_RESOURCE_NODE, model::action::kAdd),
       {nullptr, node, nullptr, nullptr});
 }
 
 std::vector<pb::ClusterEvent> NodeUpdateEvents(const pb::Node& before,
                                                const pb::Node& after) {
   using google::protobuf::util::MessageDifferencer;
-  namespace action = framework::action;
+  namespace action = model::action;
   std::vector<pb::ClusterEvent> events;
   auto add = [&](uint32_t a) {
-    events.push_back(framework::MakeEvent(pb::EVENT_RESOURCE_NODE, a));
+    events.push_back(model::MakeEvent(pb::EVENT_RESOURCE_NODE, a));
   };
   if (!MessageDifferencer::Equals(before.allocatable(), after.allocatable())) {
     add(action::kUpdateNodeAllocatable);
@@ -171,7 +169,7 @@ void ClusterEvents::OnNodeDelete(const NodePtr& node) {
   cache_->RemoveNode(node->node.name());
   // PodTopologySpread registers it: a domain may be gone.
   queue_->MoveAllToActiveOrBackoff(
-      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, framework::action::kDelete),
+      model::MakeEvent(pb::EVENT_RESOURCE_NODE, model::action::kDelete),
       {node, nullptr, nullptr, nullptr});
 }
 

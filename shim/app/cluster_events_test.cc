@@ -5,11 +5,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/cluster_event.h"
 #include "nlohmann/json.hpp"
-#include "scorer/framework/cluster_event.h"
-#include "scorer/framework/profile_set.h"
-#include "scorer/plugins/registry.h"
 #include "shim/cache/informer_codecs.h"
+#include "tests/support/in_process_scorer.h"
 
 namespace kscore::app {
 namespace {
@@ -104,15 +103,12 @@ class ClusterEventsTest : public ::testing::Test {
   static std::shared_ptr<const queue::PluginEvents> InTreeEvents() {
     static const auto* events = [] {
       auto* m = new queue::PluginEvents();
-      auto profiles = framework::ParseProfileSet(
+      auto events = testing::PluginEventsOf(
           "apiVersion: kubescheduler.config.k8s.io/v1\n"
           "kind: KubeSchedulerConfiguration\n",
-          plugins::DefaultRegistry());
-      EXPECT_TRUE(profiles.ok()) << profiles.status();
-      for (const auto& info :
-           (*profiles)->profiles.at("default-scheduler")->Describe()) {
-        (*m)[info.name] = info.events;
-      }
+          "default-scheduler");
+      EXPECT_TRUE(events.ok()) << events.status();
+      for (auto& [name, list] : *events) (*m)[name] = std::move(list);
       return m;
     }();
     return std::shared_ptr<const queue::PluginEvents>(
@@ -475,7 +471,7 @@ TEST(NodeUpdateEventsTest, NamesWhatChanged) {
   auto NodeUpdateEvents = [](const pb::Node& a, const pb::Node& b) {
     Events labels;
     for (const pb::ClusterEvent& e : app::NodeUpdateEvents(a, b)) {
-      labels.push_back(framework::EventLabel(e));
+      labels.push_back(model::EventLabel(e));
     }
     return labels;
   };

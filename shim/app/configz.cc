@@ -7,15 +7,15 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/time/time.h"
+#include "model/config.h"
 #include "nlohmann/json.hpp"
-#include "scorer/framework/config.h"
 #include "yaml-cpp/yaml.h"
 
 namespace kscore::app {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using framework::ExtensionPoint;
+using model::ExtensionPoint;
 
 constexpr char kApiVersion[] = "kubescheduler.config.k8s.io/v1";
 
@@ -75,16 +75,16 @@ Json Number(double v) {
   return v;
 }
 
-Json PluginList(const std::vector<framework::PluginRef>& refs) {
+Json PluginList(const std::vector<model::PluginRef>& refs) {
   Json out = Json::array();
-  for (const framework::PluginRef& r : refs) {
+  for (const model::PluginRef& r : refs) {
     // The round trip through the internal type makes every weight explicit.
     out.push_back(Json{{"name", r.name}, {"weight", r.weight.value_or(0)}});
   }
   return out;
 }
 
-Json PluginSetJson(const framework::PluginSet& set) {
+Json PluginSetJson(const model::PluginSet& set) {
   Json out = Json::object();
   if (!set.enabled.empty()) out["enabled"] = PluginList(set.enabled);
   if (!set.disabled.empty()) out["disabled"] = PluginList(set.disabled);
@@ -103,7 +103,7 @@ constexpr ExtensionPoint kPluginsOrder[] = {
     ExtensionPoint::kPlacementScore, ExtensionPoint::kPodGroupPostFilter,
 };
 
-Json ProfileJson(const framework::ProfileConfig& p) {
+Json ProfileJson(const model::ProfileConfig& p) {
   Json out = Json::object();
   out["schedulerName"] = p.scheduler_name;
   if (p.percentage_of_nodes_to_score.has_value()) {
@@ -112,27 +112,26 @@ Json ProfileJson(const framework::ProfileConfig& p) {
   Json plugins = Json::object();
   std::set<std::string> enabled;  // every point, for the args defaults
   for (ExtensionPoint point : kPluginsOrder) {
-    const framework::PluginSet merged =
-        framework::MergePluginSet(point == ExtensionPoint::kMultiPoint
-                                      ? framework::DefaultMultiPointPlugins()
-                                      : std::vector<framework::PluginRef>{},
-                                  p.at(point));
-    for (const framework::PluginRef& r : merged.enabled) enabled.insert(r.name);
-    plugins[std::string(framework::ExtensionPointName(point))] =
+    const model::PluginSet merged = model::MergePluginSet(
+        point == ExtensionPoint::kMultiPoint ? model::DefaultMultiPointPlugins()
+                                             : std::vector<model::PluginRef>{},
+        p.at(point));
+    for (const model::PluginRef& r : merged.enabled) enabled.insert(r.name);
+    plugins[std::string(model::ExtensionPointName(point))] =
         PluginSetJson(merged);
   }
   out["plugins"] = std::move(plugins);
 
   Json config = Json::array();
   std::set<std::string> given;
-  for (const framework::PluginConfigEntry& e : p.plugin_config) {
+  for (const model::PluginConfigEntry& e : p.plugin_config) {
     given.insert(e.name);
     Json entry{{"name", e.name}};
     entry["args"] = e.args.IsDefined() && !e.args.IsNull() ? YamlToJson(e.args)
                                                            : Json(nullptr);
     config.push_back(std::move(entry));
   }
-  for (const auto& [name, yaml] : framework::DefaultPluginArgs()) {
+  for (const auto& [name, yaml] : model::DefaultPluginArgs()) {
     if (!enabled.contains(name) || given.contains(name)) continue;
     Json args{{"kind", name + "Args"}, {"apiVersion", kApiVersion}};
     const Json defaults = YamlToJson(YAML::Load(yaml));
@@ -146,8 +145,8 @@ Json ProfileJson(const framework::ProfileConfig& p) {
 }  // namespace
 
 std::string ConfigzJson(const Options& o) {
-  const framework::SchedulerConfig& c = o.config;
-  const framework::LeaderElectionConfig& le = o.leader_election;
+  const model::SchedulerConfig& c = o.config;
+  const model::LeaderElectionConfig& le = o.leader_election;
   Json cfg = Json::object();
   cfg["kind"] = "KubeSchedulerConfiguration";
   cfg["apiVersion"] = kApiVersion;
@@ -172,7 +171,7 @@ std::string ConfigzJson(const Options& o) {
   cfg["podInitialBackoffSeconds"] = c.pod_initial_backoff_seconds;
   cfg["podMaxBackoffSeconds"] = c.pod_max_backoff_seconds;
   Json profiles = Json::array();
-  for (const framework::ProfileConfig& p : c.profiles) {
+  for (const model::ProfileConfig& p : c.profiles) {
     profiles.push_back(ProfileJson(p));
   }
   cfg["profiles"] = std::move(profiles);

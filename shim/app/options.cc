@@ -44,7 +44,7 @@ absl::Status Longer(absl::Duration a, const char* a_flag, absl::Duration b,
 }
 
 absl::Status ApplyLeaderElection(const Flags& flags, Options* o) {
-  framework::LeaderElectionConfig& le = o->leader_election;
+  model::LeaderElectionConfig& le = o->leader_election;
   if (flags.leader_elect.has_value()) le.leader_elect = *flags.leader_elect;
   KSCORE_RETURN_IF_ERROR(DurationFlag(
       flags.lease_duration, "leader-elect-lease-duration", &le.lease_duration));
@@ -162,7 +162,7 @@ absl::Status ApplyServing(const Flags& flags, Options* o) {
 }  // namespace
 
 absl::StatusOr<Options> MakeOptions(const Flags& flags,
-                                    framework::SchedulerConfig config) {
+                                    model::SchedulerConfig config) {
   if (flags.scorer.empty()) {
     return FlagError("--scorer is required (the scorer's gRPC target)");
   }
@@ -230,8 +230,8 @@ absl::StatusOr<Options> LoadOptions(const Flags& flags) {
   }
   // Strictly decoded as the scorer decodes it; the plugins and their args
   // are the scorer's to validate (the shim links none).
-  absl::StatusOr<framework::SchedulerConfig> config =
-      framework::LoadSchedulerConfig(flags.config);
+  absl::StatusOr<model::SchedulerConfig> config =
+      model::LoadSchedulerConfig(flags.config);
   if (!config.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "invalid configuration: ",

@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/tls_files.h"
-#include "scorer/framework/config.h"
+#include "model/config.h"
 #include "shim/app/delegated_auth.h"
 #include "shim/app/status_server.h"
 
@@ -57,7 +57,7 @@ struct Flags {
 // Everything the shim runs with: the flags over the configuration file,
 // checked together.
 struct Options {
-  framework::SchedulerConfig config;
+  model::SchedulerConfig config;
   std::vector<std::string> served;  // the profiles' schedulerNames
   std::string kubeconfig;           // the flag; the config's is in `config`
   std::string scorer_target;
@@ -87,7 +87,7 @@ struct Options {
   bool protobuf = true;
   // leaderElection with the flags applied; the Lease is named after the
   // first profile's scheduler unless resourceName or the flag names it.
-  framework::LeaderElectionConfig leader_election;
+  model::LeaderElectionConfig leader_election;
   std::string lease_name;
   std::string lease_namespace;
 };
@@ -96,7 +96,7 @@ struct Options {
 // flag or the field; a flag's error is kInvalidArgument (exit 2), the
 // configuration's kFailedPrecondition (exit 1).
 absl::StatusOr<Options> MakeOptions(const Flags& flags,
-                                    framework::SchedulerConfig config);
+                                    model::SchedulerConfig config);
 // Reads and strictly decodes flags.config, then MakeOptions.
 absl::StatusOr<Options> LoadOptions(const Flags& flags);
 // The process's exit code for an error of LoadOptions.

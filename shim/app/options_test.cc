@@ -8,8 +8,8 @@
 namespace kscore::app {
 namespace {
 
-framework::SchedulerConfig Config(const std::string& extra = "") {
-  auto c = framework::ParseSchedulerConfig(
+model::SchedulerConfig Config(const std::string& extra = "") {
+  auto c = model::ParseSchedulerConfig(
       "apiVersion: kubescheduler.config.k8s.io/v1\n"
       "kind: KubeSchedulerConfiguration\n" +
       extra +

@@ -637,7 +637,7 @@ std::vector<std::string> Cache::NodeNames() const {
 }
 
 void Cache::UpsertNamespace(const std::string& name,
-                            const framework::LabelMap& labels) {
+                            const model::LabelMap& labels) {
   absl::MutexLock lock(&mu_);
   index_.UpsertNamespace(name, labels);
 }
@@ -665,8 +665,8 @@ void Cache::UpsertPdb(std::shared_ptr<const PdbInfo> pdb) {
   // of an empty one (which preemption skips) and an error of a malformed
   // one: none of them protects a pod.
   const bool selects = pdb->has_selector &&
-                       !framework::IsEmptySelector(pdb->selector) &&
-                       framework::CheckLabelSelector(pdb->selector).empty();
+                       !model::IsEmptySelector(pdb->selector) &&
+                       model::CheckLabelSelector(pdb->selector).empty();
   absl::MutexLock lock(&mu_);
   std::map<std::string, PdbEntry>& in_ns = pdbs_[pdb->namespace_];
   const std::string name = pdb->name;
@@ -691,14 +691,14 @@ size_t Cache::PdbCount() const {
 std::vector<std::shared_ptr<const PdbInfo>> Cache::PdbsCovering(
     const PodInfo& pod) const {
   std::vector<std::shared_ptr<const PdbInfo>> out;
-  const framework::LabelMap& labels = pod.pod.labels();
+  const model::LabelMap& labels = pod.pod.labels();
   if (labels.empty()) return out;
   absl::MutexLock lock(&mu_);
   auto it = pdbs_.find(pod.namespace_);
   if (it == pdbs_.end()) return out;
   for (const auto& [name, entry] : it->second) {
     if (entry.selects &&
-        framework::LabelSelectorMatches(entry.info->selector, labels)) {
+        model::LabelSelectorMatches(entry.info->selector, labels)) {
       out.push_back(entry.info);
     }
   }

@@ -76,7 +76,7 @@ class Cache {
 
   // Namespaces' labels and the Services and controllers whose selectors
   // kube-scheduler's default spreading reads (ClusterIndex).
-  void UpsertNamespace(const std::string& name, const framework::LabelMap& l);
+  void UpsertNamespace(const std::string& name, const model::LabelMap& l);
   void RemoveNamespace(const std::string& name);
   void UpsertWorkload(WorkloadKind kind, const std::string& ns,
                       const std::string& name, bool has_selector,

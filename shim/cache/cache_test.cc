@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scorer/framework/scalar_resources.h"
+#include "model/scalar_resources.h"
 
 namespace kscore::cache {
 namespace {
@@ -85,15 +85,15 @@ TEST(CacheTest, AggregatesSaturateAndStayExact) {
   PodInfo big2 = Pod("ns", "big2", "web", "a", kMax - 1);
   big1.requests.set_memory(kMax);
   big2.requests.set_memory(kMax);
-  framework::MutableScalar(&big1.requests, "example.com/gpu")->set_value(kMax);
-  framework::MutableScalar(&big2.requests, "example.com/gpu")->set_value(kMax);
+  model::MutableScalar(&big1.requests, "example.com/gpu")->set_value(kMax);
+  model::MutableScalar(&big2.requests, "example.com/gpu")->set_value(kMax);
   c.UpsertAssignedPod(big1);
   c.UpsertAssignedPod(big2);
   c.UpsertAssignedPod(Pod("ns", "small", "web", "a", 100));
   pb::Node a = Candidates(c, Pod("ns", "new", "web", ""))["a"];
   EXPECT_EQ(a.requested().milli_cpu(), kMax);
   EXPECT_EQ(a.requested().memory(), kMax);
-  EXPECT_EQ(framework::ScalarValue(a.requested(), "example.com/gpu"), kMax);
+  EXPECT_EQ(model::ScalarValue(a.requested(), "example.com/gpu"), kMax);
   EXPECT_EQ(a.non_zero_requested().milli_cpu(), kMax);
 
   c.RemovePod("ns/big2");
@@ -115,7 +115,7 @@ TEST(CacheTest, UpdatesAndDeletesSubtractExactly) {
   c.UpsertNode(Node("a"));
   c.UpsertNode(Node("b"));
   PodInfo w1 = Pod("ns", "w1", "web", "a", 300);
-  framework::MutableScalar(&w1.requests, "example.com/gpu")->set_value(1);
+  model::MutableScalar(&w1.requests, "example.com/gpu")->set_value(1);
   c.UpsertAssignedPod(w1);
   w1.node_name = "b";
   c.UpsertAssignedPod(w1);  // moved (re-created elsewhere)
@@ -123,7 +123,7 @@ TEST(CacheTest, UpdatesAndDeletesSubtractExactly) {
   EXPECT_EQ(m["a"].requested().milli_cpu(), 0);
   // An extended resource back at 0 leaves no entry behind.
   EXPECT_EQ(m["a"].requested().scalar_size(), 0);
-  EXPECT_EQ(framework::ScalarValue(m["b"].requested(), "example.com/gpu"), 1);
+  EXPECT_EQ(model::ScalarValue(m["b"].requested(), "example.com/gpu"), 1);
   EXPECT_EQ(Count(m["a"]), 0);
   EXPECT_EQ(Count(m["b"]), 1);
   c.RemovePod("ns/w1");

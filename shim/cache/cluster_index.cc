@@ -12,7 +12,7 @@
 namespace kscore::cache {
 namespace {
 
-using framework::LabelMap;
+using model::LabelMap;
 
 // "namespace\0k1=v1\0k2=v2..." with keys sorted: one per distinct label set.
 std::string SignatureKey(const std::string& ns, const LabelMap& labels) {
@@ -80,9 +80,8 @@ bool CountsPodsOn(const pb::PodQuery& q, const pb::Pod& pod,
     ok = Label(node, f.required_keys(i)) != nullptr;
   }
   ok = ok && (!f.pod_node_affinity() ||
-              framework::MatchesRequiredNodeAffinity(pod, node));
-  return ok &&
-         (!f.pod_taints() || framework::ToleratesNoScheduleTaints(pod, node));
+              model::MatchesRequiredNodeAffinity(pod, node));
+  return ok && (!f.pod_taints() || model::ToleratesNoScheduleTaints(pod, node));
 }
 
 template <typename Map>
@@ -231,7 +230,7 @@ pb::WorkloadSelectors ClusterIndex::WorkloadSelectorsFor(
     // Sorted by name, so the message (and the plan cache key) is stable.
     std::vector<const std::pair<const std::string, pb::LabelSelector>*> hits;
     for (const auto& entry : it->second) {
-      if (framework::LabelSelectorMatches(entry.second, pod.pod.labels())) {
+      if (model::LabelSelectorMatches(entry.second, pod.pod.labels())) {
         hits.push_back(&entry);
       }
     }
@@ -268,11 +267,10 @@ bool ClusterIndex::Matches(const pb::PodMatcher& m, const Signature& s) const {
   bool in_namespace = std::find(m.namespaces().begin(), m.namespaces().end(),
                                 s.ns) != m.namespaces().end();
   if (!in_namespace && m.has_namespace_selector()) {
-    in_namespace = framework::LabelSelectorMatches(m.namespace_selector(),
-                                                   NamespaceLabels(s.ns));
+    in_namespace = model::LabelSelectorMatches(m.namespace_selector(),
+                                               NamespaceLabels(s.ns));
   }
-  return in_namespace &&
-         framework::LabelSelectorMatches(m.selector(), s.labels);
+  return in_namespace && model::LabelSelectorMatches(m.selector(), s.labels);
 }
 
 ClusterIndex::Prepared ClusterIndex::Prepare(
@@ -374,7 +372,7 @@ ClusterIndex::Prepared ClusterIndex::Prepare(
     }
   }
   for (const std::string& image : pod.images()) {
-    std::string name = framework::NormalizedImageName(image);
+    std::string name = model::NormalizedImageName(image);
     if (std::find(out.images.begin(), out.images.end(), name) ==
         out.images.end()) {
       out.images.push_back(std::move(name));

@@ -10,7 +10,7 @@
 // - node labels, taints and images; namespace labels; the selectors of the
 //   Services and controllers that kube-scheduler's default spreading reads.
 // The index only counts and matches selectors, with the framework's
-// selector semantics (scorer/framework/selectors.h), as the API server
+// selector semantics (model/selectors.h), as the API server
 // answers a list with a label selector; what the counts mean is the
 // plugins' rule, in the scorer.
 //
@@ -25,7 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "kscore/scorer/v1/scorer.pb.h"
-#include "scorer/framework/selectors.h"
+#include "model/selectors.h"
 
 namespace kscore::cache {
 
@@ -97,7 +97,7 @@ class ClusterIndex {
   PodRef AddPod(const PodInfo& pod, const std::string& node);
   void RemovePod(const PodRef& ref);
 
-  void UpsertNamespace(const std::string& name, const framework::LabelMap& l);
+  void UpsertNamespace(const std::string& name, const model::LabelMap& l);
   void RemoveNamespace(const std::string& name);
   // A Service's selector (match_labels; has_selector false for a Service
   // without one, which selects no pod) or a controller's.
@@ -108,7 +108,7 @@ class ClusterIndex {
                       const std::string& name);
 
   // The labels of a namespace (empty when unknown).
-  const framework::LabelMap& NamespaceLabels(const std::string& ns) const;
+  const model::LabelMap& NamespaceLabels(const std::string& ns) const;
   // helper.DefaultSelector's inputs for the pod: the selectors of the
   // Services of its namespace that select it, and its controller's.
   pb::WorkloadSelectors WorkloadSelectorsFor(const PodInfo& pod) const;
@@ -140,7 +140,7 @@ class ClusterIndex {
   };
   struct Signature {
     std::string ns;
-    framework::LabelMap labels;
+    model::LabelMap labels;
     absl::flat_hash_map<std::string, Counts> nodes;
     int64_t pods = 0;
   };
@@ -160,7 +160,7 @@ class ClusterIndex {
   absl::flat_hash_map<std::string, absl::flat_hash_set<Signature*>>
       by_namespace_;
   absl::flat_hash_map<std::string, std::unique_ptr<Term>> terms_;
-  absl::flat_hash_map<std::string, framework::LabelMap> namespaces_;
+  absl::flat_hash_map<std::string, model::LabelMap> namespaces_;
   // Services with a selector: namespace -> name -> selector.
   absl::flat_hash_map<std::string,
                       absl::flat_hash_map<std::string, pb::LabelSelector>>

@@ -175,7 +175,7 @@ TEST_F(ClusterIndexTest, EmptyTopologyKeyCountsEachNodesOwnPods) {
 }
 
 TEST_F(ClusterIndexTest, MatchersAreAndedAndNamespaceSelectorsReadLabels) {
-  framework::LabelMap team;
+  model::LabelMap team;
   team["team"] = "x";
   index_.UpsertNamespace("blue", team);
   Add(Pod("blue", "p1", {{"app", "web"}, {"tier", "1"}}, "a1"));

@@ -22,8 +22,8 @@ inline void ExpectSameList(const std::optional<pb::Resources>& j,
 }
 
 inline void ExpectSameStatuses(
-    const std::vector<framework::PodResourceStatus::Container>& j,
-    const std::vector<framework::PodResourceStatus::Container>& p) {
+    const std::vector<model::PodResourceStatus::Container>& j,
+    const std::vector<model::PodResourceStatus::Container>& p) {
   ASSERT_EQ(j.size(), p.size());
   for (size_t i = 0; i < j.size(); ++i) {
     ExpectSameList(j[i].allocated, p[i].allocated);
@@ -68,8 +68,8 @@ inline void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
     ExpectSameStatuses({j.container_statuses[i].resources},
                        {p.container_statuses[i].resources});
   }
-  const framework::PodResourceStatus& js = j.resource_status;
-  const framework::PodResourceStatus& ps = p.resource_status;
+  const model::PodResourceStatus& js = j.resource_status;
+  const model::PodResourceStatus& ps = p.resource_status;
   ExpectSameStatuses(js.containers, ps.containers);
   ExpectSameStatuses(js.init_containers, ps.init_containers);
   ExpectSameList(js.allocated, ps.allocated);

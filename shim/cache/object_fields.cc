@@ -4,9 +4,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "scorer/framework/pod_resources.h"
-#include "scorer/framework/scalar_resources.h"
-#include "scorer/framework/wire_numbers.h"
+#include "model/pod_resources.h"
+#include "model/scalar_resources.h"
+#include "model/wire_numbers.h"
 #include "shim/cache/quantity.h"
 
 namespace kscore::cache::fields {
@@ -33,7 +33,7 @@ void HostPorts(PodInfo* p) {
 // kube-scheduler's findContainerStatus).
 void MatchContainerStatuses(PodInfo* p) {
   auto find = [p](size_t i) {
-    framework::PodResourceStatus::Container found;
+    model::PodResourceStatus::Container found;
     if (i >= p->container_names.size()) return found;
     for (const PodInfo::ContainerStatus& s : p->container_statuses) {
       if (s.name == p->container_names[i]) return s.resources;
@@ -42,7 +42,7 @@ void MatchContainerStatuses(PodInfo* p) {
   };
   const size_t containers = static_cast<size_t>(p->pod.containers_size());
   const size_t init = static_cast<size_t>(p->pod.init_containers_size());
-  framework::PodResourceStatus& status = p->resource_status;
+  model::PodResourceStatus& status = p->resource_status;
   status.containers.clear();
   status.init_containers.clear();
   for (size_t i = 0; i < containers; ++i) {
@@ -80,7 +80,7 @@ absl::Status AddResource(absl::string_view path, absl::string_view name,
              absl::StartsWith(name, "hugepages-")) {
     // Extended and hugepages resources; others (e.g. storage) are not
     // scheduled on.
-    framework::MutableScalar(out, std::string(name))->set_value(*v);
+    model::MutableScalar(out, std::string(name))->set_value(*v);
   }
   return absl::OkStatus();
 }
@@ -257,8 +257,8 @@ absl::Status FinishPod(PodInfo* p) {
   pod.set_uid(p->uid);
   pod.set_priority(p->priority);
   MatchContainerStatuses(p);
-  framework::AssignedPodResources r =
-      framework::AssignedPodRequests(pod, p->resource_status);
+  model::AssignedPodResources r =
+      model::AssignedPodRequests(pod, p->resource_status);
   p->requests = std::move(r.requests);
   p->non_zero = std::move(r.non_zero);
   HostPorts(p);
@@ -266,7 +266,7 @@ absl::Status FinishPod(PodInfo* p) {
   // constraints' maxSkew, terms' weights...): a pod the scorer would refuse
   // is reported unschedulable with the scorer's reason instead of sent.
   if (p->invalid.empty()) {
-    if (absl::Status s = framework::CheckPodNumbers(pod, "pod"); !s.ok()) {
+    if (absl::Status s = model::CheckPodNumbers(pod, "pod"); !s.ok()) {
       p->invalid = std::string(s.message());
     }
   }

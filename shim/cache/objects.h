@@ -11,9 +11,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "kscore/scorer/v1/scorer.pb.h"
+#include "model/pod_resources.h"
+#include "model/selectors.h"
 #include "nlohmann/json.hpp"
-#include "scorer/framework/pod_resources.h"
-#include "scorer/framework/selectors.h"
 #include "shim/cache/cluster_index.h"
 
 namespace kscore::cache {
@@ -56,11 +56,11 @@ struct PodInfo {
   // resource_status; FinishPod matches the containers up.
   struct ContainerStatus {
     std::string name;
-    framework::PodResourceStatus::Container resources;
+    model::PodResourceStatus::Container resources;
   };
   std::vector<std::string> container_names;
   std::vector<ContainerStatus> container_statuses;
-  framework::PodResourceStatus resource_status;
+  model::PodResourceStatus resource_status;
   bool seen_resize_pending = false;  // only the first such condition counts
 
   // Why the pod cannot be scheduled as it came, or empty: the first
@@ -71,7 +71,7 @@ struct PodInfo {
   std::string invalid;
 
   pb::Pod pod;
-  // What the pod holds on a node (framework::AssignedPodRequests): effective
+  // What the pod holds on a node (model::AssignedPodRequests): effective
   // requests, and with the non-zero defaults, for scoring.
   pb::Resources requests;
   pb::Resources non_zero;
@@ -125,7 +125,7 @@ struct NamespaceInfo {
   std::string name;
   std::string uid;
   std::string resource_version;
-  framework::LabelMap labels;
+  model::LabelMap labels;
 };
 
 absl::StatusOr<NamespaceInfo> NamespaceFromJson(const nlohmann::json& obj);

@@ -9,7 +9,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "kscore/k8s/k8s_subset.pb.h"
-#include "scorer/framework/scalar_resources.h"
+#include "model/scalar_resources.h"
 #include "shim/cache/expect_same_pod.h"
 #include "shim/cache/objects.h"
 
@@ -558,7 +558,7 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
   EXPECT_EQ(rich->pod.tolerations_size(), 2);
   // 8080 and the sidecar's 9000; not the init container's 7000.
   EXPECT_EQ(rich->host_ports.size(), 2u);
-  EXPECT_EQ(framework::ScalarValue(rich->requests, "acme.io/fpga"), 2);
+  EXPECT_EQ(model::ScalarValue(rich->requests, "acme.io/fpga"), 2);
   EXPECT_EQ(rich->unschedulable_message, "0/3");
   EXPECT_EQ(rich->nominated_node_name, "n4");
   EXPECT_TRUE(rich->start_time.has_value());
@@ -624,7 +624,7 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
   EXPECT_EQ(resized->pod.pod_level_requests().milli_cpu(), 2000);
   EXPECT_TRUE(resized->pod.containers(0).requests().has_memory());
   EXPECT_TRUE(resized->pod.init_containers(0).requests().has_milli_cpu());
-  const framework::PodResourceStatus& st = resized->resource_status;
+  const model::PodResourceStatus& st = resized->resource_status;
   ASSERT_EQ(st.containers.size(), 2u);
   EXPECT_EQ(st.containers[0].allocated->milli_cpu(), 3000);  // a, by name
   EXPECT_EQ(st.containers[0].actuated->milli_cpu(), 3000);

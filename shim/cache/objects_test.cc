@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scorer/framework/pod_resources.h"
-#include "scorer/framework/scalar_resources.h"
+#include "model/pod_resources.h"
+#include "model/scalar_resources.h"
 
 namespace kscore::cache {
 namespace {
@@ -65,7 +65,7 @@ TEST(PodFromJsonTest, ReadsWhatPluginsNeed) {
   // max(init 2000m, 500m + 250m) + 100m overhead
   EXPECT_EQ(p->requests.milli_cpu(), 2100);
   EXPECT_EQ(p->requests.memory(), int64_t{1} << 30);
-  EXPECT_EQ(framework::ScalarValue(p->requests, "example.com/gpu"), 1);
+  EXPECT_EQ(model::ScalarValue(p->requests, "example.com/gpu"), 1);
   ASSERT_EQ(p->host_ports.size(), 1u);
   EXPECT_EQ(p->host_ports[0].port(), 8080);
   EXPECT_EQ(p->host_ports[0].protocol(), "TCP");
@@ -139,7 +139,7 @@ TEST(PodFromJsonTest, PodLevelRequestsReplaceTheContainers) {
   EXPECT_EQ(p->non_zero.milli_cpu(), 3050);
   // No memory request anywhere: the default, for scoring only.
   EXPECT_FALSE(p->requests.has_memory());
-  EXPECT_EQ(p->non_zero.memory(), framework::kDefaultMemoryRequest);
+  EXPECT_EQ(p->non_zero.memory(), model::kDefaultMemoryRequest);
 }
 
 TEST(PodFromJsonTest, ExplicitZeroRequestStaysZero) {
@@ -149,7 +149,7 @@ TEST(PodFromJsonTest, ExplicitZeroRequestStaysZero) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_TRUE(p->pod.containers(0).requests().has_milli_cpu());
   EXPECT_EQ(p->non_zero.milli_cpu(), 0);
-  EXPECT_EQ(p->non_zero.memory(), framework::kDefaultMemoryRequest);
+  EXPECT_EQ(p->non_zero.memory(), model::kDefaultMemoryRequest);
 }
 
 // A pod resized in place holds the larger of its spec and what the kubelet
@@ -475,7 +475,7 @@ TEST(NodeFromJsonTest, ReadsNode) {
   EXPECT_EQ(n->allocatable().milli_cpu(), 4000);
   EXPECT_EQ(n->allocatable().memory(), int64_t{16} << 30);
   EXPECT_EQ(n->allocatable().pods(), 110);
-  EXPECT_EQ(framework::ScalarValue(n->allocatable(), "example.com/gpu"), 2);
+  EXPECT_EQ(model::ScalarValue(n->allocatable(), "example.com/gpu"), 2);
   EXPECT_EQ(info->uid, "u9");
   EXPECT_EQ(info->resource_version, "8");
 }

@@ -1,6 +1,6 @@
 #include "shim/cache/resource_sum.h"
 
-#include "scorer/framework/saturating.h"
+#include "model/saturating.h"
 
 namespace kscore::cache {
 
@@ -23,13 +23,13 @@ void ResourceSum::Apply(const pb::Resources& r, int sign) {
 
 pb::Resources ResourceSum::ToProto() const {
   pb::Resources out;
-  if (milli_cpu_ != 0) out.set_milli_cpu(framework::Clamp128(milli_cpu_));
-  if (memory_ != 0) out.set_memory(framework::Clamp128(memory_));
-  out.set_ephemeral_storage(framework::Clamp128(ephemeral_storage_));
+  if (milli_cpu_ != 0) out.set_milli_cpu(model::Clamp128(milli_cpu_));
+  if (memory_ != 0) out.set_memory(model::Clamp128(memory_));
+  out.set_ephemeral_storage(model::Clamp128(ephemeral_storage_));
   for (const auto& [name, v] : scalar_) {
     pb::ScalarResource* s = out.add_scalar();
     s->set_name(name);
-    s->set_value(framework::Clamp128(v));
+    s->set_value(model::Clamp128(v));
   }
   return out;
 }

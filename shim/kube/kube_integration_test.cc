@@ -19,8 +19,8 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "model/scalar_resources.h"
 #include "nlohmann/json.hpp"
-#include "scorer/framework/scalar_resources.h"
 #include "shim/cache/expect_same_pod.h"
 #include "shim/cache/informer_codecs.h"
 #include "shim/cache/objects.h"
@@ -520,7 +520,7 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
   // The object really carries what was compared (not two empty pods).
   EXPECT_EQ(first.pod.node_affinity().required_size(), 2);
   EXPECT_EQ(first.host_ports.size(), 2u);
-  EXPECT_EQ(framework::ScalarValue(first.requests, "example.com/gpu"), 1);
+  EXPECT_EQ(model::ScalarValue(first.requests, "example.com/gpu"), 1);
   EXPECT_TRUE(first.gated);
   EXPECT_EQ(first.unschedulable_message, "0/3 nodes are available");
   EXPECT_EQ(first.pod.pod_anti_affinity().required_size(), 1);

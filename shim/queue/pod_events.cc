@@ -6,13 +6,13 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "scorer/framework/cluster_event.h"
+#include "model/cluster_event.h"
 
 namespace kscore::queue {
 namespace {
 
 namespace pb = ::kscore::scorer::v1;
-namespace action = ::kscore::framework::action;
+namespace action = ::kscore::model::action;
 
 // Every resource a pod requests, by name (present ones only).
 absl::flat_hash_map<std::string, int64_t> Requested(const pb::Resources& r) {
@@ -45,7 +45,7 @@ std::vector<pb::ClusterEvent> PodUpdateEvents(const cache::PodInfo& before,
   using google::protobuf::util::MessageDifferencer;
   std::vector<pb::ClusterEvent> events;
   auto add = [&](uint32_t a) {
-    events.push_back(framework::MakeEvent(resource, a));
+    events.push_back(model::MakeEvent(resource, a));
   };
   bool labels = before.pod.labels_size() != after.pod.labels_size();
   for (const auto& [key, value] : before.pod.labels()) {

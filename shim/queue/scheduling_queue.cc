@@ -1,6 +1,6 @@
 #include "shim/queue/scheduling_queue.h"
 
-#include "scorer/framework/cluster_event.h"
+#include "model/cluster_event.h"
 #include "shim/queue/pod_events.h"
 
 namespace kscore::queue {
@@ -24,7 +24,7 @@ void SchedulingQueue::Incoming(absl::string_view queue,
 SchedulingQueue::Strategy SchedulingQueue::Classify(
     const QueuedPod& pod, const pb::ClusterEvent& event,
     std::vector<std::string>* ask) {
-  if (framework::IsWildCard(event)) return Strategy::kMove;
+  if (model::IsWildCard(event)) return Strategy::kMove;
   if (pod.unschedulable_plugins.empty() || pod.plugin_events == nullptr) {
     return Strategy::kMove;
   }
@@ -34,7 +34,7 @@ SchedulingQueue::Strategy SchedulingQueue::Classify(
     if (it == pod.plugin_events->end()) return Strategy::kMove;
     bool asked = false;
     for (const pb::ClusterEvent& registered : it->second) {
-      if (!framework::MatchClusterEvents(registered, event)) continue;
+      if (!model::MatchClusterEvents(registered, event)) continue;
       if (!registered.hinted()) return Strategy::kMove;
       hinted = true;
       if (ask != nullptr && !asked) ask->push_back(plugin);
@@ -119,7 +119,7 @@ void SchedulingQueue::AddOrUpdate(std::shared_ptr<const cache::PodInfo> pod) {
       e.pod.info = std::move(pod);
       for (const pb::ClusterEvent& ev : events) {
         if (WorthRequeuing(e.pod, ev)) {
-          BackoffOrActivateLocked(e, framework::EventLabel(ev));
+          BackoffOrActivateLocked(e, model::EventLabel(ev));
           break;
         }
       }
@@ -298,7 +298,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(
     }
     if (unschedulable_.empty()) return;
     const bool can_ask = options_.ask_hints && !objects.empty();
-    const std::string label = framework::EventLabel(event);
+    const std::string label = model::EventLabel(event);
     std::vector<std::string> keys;
     for (const std::string& key : unschedulable_) {
       const QueuedPod& pod = entries_.at(key).pod;
@@ -345,7 +345,7 @@ void SchedulingQueue::Activate(const std::string& key) {
 void SchedulingQueue::ApplyHints(const HintJob& job,
                                  const std::vector<bool>& queue) {
   absl::MutexLock lock(&mu_);
-  const std::string label = framework::EventLabel(job.event);
+  const std::string label = model::EventLabel(job.event);
   for (size_t i = 0; i < job.pods.size() && i < queue.size(); ++i) {
     if (!queue[i]) continue;
     const QueuedPod& asked = job.pods[i];

@@ -3,14 +3,14 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scorer/framework/cluster_event.h"
+#include "model/cluster_event.h"
 
 namespace kscore::queue {
 namespace {
 
 namespace pb = ::kscore::scorer::v1;
-namespace action = ::kscore::framework::action;
-using ::kscore::framework::MakeEvent;
+namespace action = ::kscore::model::action;
+using ::kscore::model::MakeEvent;
 
 pb::ClusterEvent NodeAdd() {
   return MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd);

@@ -21,7 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "google/protobuf/map.h"
-#include "scorer/framework/fit_error.h"
+#include "model/fit_error.h"
 #include "shim/cache/cache.h"
 #include "shim/scheduler/explain.h"
 #include "shim/scheduler/profiles.h"
@@ -183,7 +183,7 @@ struct Evaluation {
   // took one call, else by Normalize.
   std::vector<int64_t> totals;
   google::protobuf::Map<std::string, std::string> cycle_state;
-  framework::FitErrorBuilder fit_error;         // the rejected nodes' reasons
+  model::FitErrorBuilder fit_error;             // the rejected nodes' reasons
   std::set<std::string> unschedulable_plugins;  // every call's, together
   size_t processed = 0;                         // candidates sent
   size_t calls = 0;                             // Evaluate calls made

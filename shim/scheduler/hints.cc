@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "scorer/framework/cluster_event.h"
+#include "model/cluster_event.h"
 #include "shim/scheduler/cycle.h"
 #include "spdlog/spdlog.h"
 
@@ -85,7 +85,7 @@ void HintAsker::Answer(const queue::SchedulingQueue::HintJob& job) {
     absl::StatusOr<pb::QueueingHintResponse> resp = scorer_->QueueingHint(req);
     if (!resp.ok() || resp->queue_size() != req.queries_size()) {
       spdlog::warn("queueing hints for {} ({} pods): {}; moving them all",
-                   framework::EventLabel(job.event), pods.size(),
+                   model::EventLabel(job.event), pods.size(),
                    resp.ok() ? "answer of the wrong size"
                              : std::string(resp.status().message()));
       continue;

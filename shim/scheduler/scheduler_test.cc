@@ -11,14 +11,12 @@
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "model/cluster_event.h"
 #include "nlohmann/json.hpp"
-#include "scorer/framework/cluster_event.h"
-#include "scorer/framework/profile_set.h"
-#include "scorer/plugins/registry.h"
-#include "scorer/server/scorer_service.h"
 #include "shim/scheduler/fake_scorer.h"
 #include "shim/scheduler/hints.h"
 #include "shim/scorer_client/scorer_client.h"
+#include "tests/support/in_process_scorer.h"
 
 namespace kscore::scheduler {
 namespace {
@@ -123,18 +121,10 @@ cache::PodInfo Pod(int i) {
 }
 
 TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
-  auto profiles = *framework::BuildProfileSet(
-      *framework::ParseSchedulerConfig(kProfile), plugins::DefaultRegistry());
-  server::ScorerService service(profiles.get(), server::ServiceOptions{});
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
-  auto scorer = *scorer_client::ScorerClient::Create(
-      {.target = absl::StrCat("127.0.0.1:", port)});
+  auto real = testing::InProcessScorer::Start(kProfile);
+  ASSERT_TRUE(real.ok()) << real.status();
+  auto scorer =
+      *scorer_client::ScorerClient::Create({.target = (*real)->target()});
 
   cache::Cache cache;
   pb::Node node;
@@ -196,7 +186,6 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
       client.Others(),
       std::vector<std::string>(
           kPods, "POST /apis/events.k8s.io/v1/namespaces/default/events"));
-  server->Shutdown();
 }
 
 // A failed cycle's kind decides the condition's reason and where the pod
@@ -395,7 +384,7 @@ TEST(WriterTest, FeedbackTwoInFlightTheRestInOrder) {
 // The plugins that rejected the pod, as the scorer names them, stay with it
 // in the queue with what they register: only those events move it.
 TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
-  namespace action = framework::action;
+  namespace action = model::action;
   fakes::FakeScorer scorer;
   scorer.rejected[fakes::NodeName(0)] = "node(s) were unschedulable";
   scorer.tamper = [](pb::EvaluateResponse& r) {
@@ -423,7 +412,7 @@ TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
     pb::PluginInfo* plugin = p->add_plugins();
     plugin->set_name("NodeUnschedulable");
     plugin->add_extension_points("Filter");
-    *plugin->add_events() = framework::MakeEvent(
+    *plugin->add_events() = model::MakeEvent(
         pb::EVENT_RESOURCE_NODE, action::kAdd | action::kUpdateNodeTaint);
     return r;
   });
@@ -438,17 +427,17 @@ TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
               ::testing::ElementsAre(::testing::Pair(
                   Key{"concentrate-scheduler", "NodeUnschedulable"}, 1)));
   queue.MoveAllToActiveOrBackoff(
-      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeLabel));
+      model::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeLabel));
   EXPECT_EQ(queue.sizes().unschedulable, 1u);
   queue.MoveAllToActiveOrBackoff(
-      framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeTaint));
+      model::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kUpdateNodeTaint));
   EXPECT_EQ(queue.sizes().unschedulable, 0u);
 }
 
 // One QueueingHint call per event and profile, one query per template and
 // plugins; the answers go back to the right pods; a failed call moves all.
 TEST(HintAskerTest, OneQueryPerTemplateAndFailuresMoveEveryPod) {
-  namespace action = framework::action;
+  namespace action = model::action;
   fakes::FakeScorer scorer;
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                 absl::Minutes(5), [] { return absl::Now(); },
@@ -464,7 +453,7 @@ TEST(HintAskerTest, OneQueryPerTemplateAndFailuresMoveEveryPod) {
   HintAsker asker(&profiles, &scorer, &queue);
   // Three pods waiting: two of one template (cpu 2), one of another (cpu 9).
   queue::SchedulingQueue::HintJob job;
-  job.event = framework::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd);
+  job.event = model::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd);
   job.objects.new_node = std::make_shared<cache::NodeInfo>();
   for (int i = 0; i < 3; ++i) {
     cache::PodInfo pod = Pod(i);
@@ -593,24 +582,14 @@ TEST(WriterTest, LanesAreIndependentAndOnlyFeedbackDrops) {
 class InterPodAffinityEndToEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    profiles_ = *framework::BuildProfileSet(
-        *framework::ParseSchedulerConfig(
-            "apiVersion: kubescheduler.config.k8s.io/v1\n"
-            "kind: KubeSchedulerConfiguration\n"
-            "profiles:\n"
-            "- schedulerName: ipa-scheduler\n"),
-        plugins::DefaultRegistry());
-    service_ = std::make_unique<server::ScorerService>(
-        profiles_.get(), server::ServiceOptions{});
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port);
-    builder.RegisterService(service_.get());
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(server_, nullptr);
-    scorer_ = *scorer_client::ScorerClient::Create(
-        {.target = absl::StrCat("127.0.0.1:", port)});
+    auto real = testing::InProcessScorer::Start(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n"
+        "profiles:\n"
+        "- schedulerName: ipa-scheduler\n");
+    ASSERT_TRUE(real.ok()) << real.status();
+    real_ = *std::move(real);
+    scorer_ = *scorer_client::ScorerClient::Create({.target = real_->target()});
     Profiles::Options o;
     o.served = {"ipa-scheduler"};
     known_ = std::make_unique<Profiles>(
@@ -618,9 +597,6 @@ class InterPodAffinityEndToEndTest : public ::testing::Test {
     auto info = known_->Lookup("ipa-scheduler");
     ASSERT_TRUE(info.ok()) << info.status();
     profile_ = *info;
-  }
-  void TearDown() override {
-    if (server_) server_->Shutdown();
   }
 
   void AddNode(const std::string& name, const std::string& zone) {
@@ -675,9 +651,7 @@ class InterPodAffinityEndToEndTest : public ::testing::Test {
                     *scorer_);
   }
 
-  std::unique_ptr<framework::ProfileSet> profiles_;
-  std::unique_ptr<server::ScorerService> service_;
-  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<testing::InProcessScorer> real_;
   std::unique_ptr<scorer_client::ScorerClient> scorer_;
   std::unique_ptr<Profiles> known_;
   std::shared_ptr<const ProfileInfo> profile_;
@@ -688,7 +662,7 @@ TEST_F(InterPodAffinityEndToEndTest, RequiredTermsDecideTheNode) {
   AddNode("n1", "a");
   AddNode("n2", "a");
   AddNode("n3", "b");
-  framework::LabelMap team;
+  model::LabelMap team;
   team["team"] = "x";
   cache_.UpsertNamespace("web-ns", team);
   cache_.UpsertAssignedPod(

@@ -34,10 +34,10 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "grpcpp/grpcpp.h"
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
+#include "model/config.h"
+#include "model/selectors.h"
 #include "nlohmann/json.hpp"
-#include "scorer/framework/config.h"
 #include "scorer/framework/profile_set.h"
-#include "scorer/framework/selectors.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
 #include "shim/cache/cache.h"
@@ -388,7 +388,7 @@ bool TerminatingByPreemption(const json& pod) {
 struct PreemptContext {
   const Evaluated* ev = nullptr;
   std::map<std::string, pb::Node> nodes;  // full, by name
-  std::map<std::string, framework::LabelMap> namespaces;
+  std::map<std::string, model::LabelMap> namespaces;
 };
 
 // The plan's queries whose count on `node` includes `pod` (PodQuery's
@@ -402,7 +402,7 @@ std::vector<int32_t> MatchedQueries(const PreemptContext& ctx,
   if (pod.terminated()) return out;
   auto ns_labels = [&](const std::string& ns) {
     auto it = ctx.namespaces.find(ns);
-    return it == ctx.namespaces.end() ? framework::LabelMap() : it->second;
+    return it == ctx.namespaces.end() ? model::LabelMap() : it->second;
   };
   for (int q = 0; q < plan.queries_size(); ++q) {
     const pb::PodQuery& query = plan.queries(q);
@@ -413,11 +413,11 @@ std::vector<int32_t> MatchedQueries(const PreemptContext& ctx,
       bool in_ns = std::find(m.namespaces().begin(), m.namespaces().end(),
                              pod.namespace_) != m.namespaces().end();
       if (!in_ns && m.has_namespace_selector()) {
-        in_ns = framework::LabelSelectorMatches(m.namespace_selector(),
-                                                ns_labels(pod.namespace_));
+        in_ns = model::LabelSelectorMatches(m.namespace_selector(),
+                                            ns_labels(pod.namespace_));
       }
       if (!in_ns || !m.has_selector() ||
-          !framework::LabelSelectorMatches(m.selector(), pod.pod.labels())) {
+          !model::LabelSelectorMatches(m.selector(), pod.pod.labels())) {
         matches = false;
         break;
       }
@@ -429,11 +429,10 @@ std::vector<int32_t> MatchedQueries(const PreemptContext& ctx,
       counted = counted && node.labels().contains(key);
     }
     if (f.pod_node_affinity()) {
-      counted =
-          counted && framework::MatchesRequiredNodeAffinity(incoming, node);
+      counted = counted && model::MatchesRequiredNodeAffinity(incoming, node);
     }
     if (f.pod_taints()) {
-      counted = counted && framework::ToleratesNoScheduleTaints(incoming, node);
+      counted = counted && model::ToleratesNoScheduleTaints(incoming, node);
     }
     if (!query.topology_key().empty()) {
       counted = counted && node.labels().contains(query.topology_key());

@@ -59,7 +59,7 @@ Answered FromIndex(const std::vector<pb::Node>& nodes,
   cache::ClusterIndex index;
   for (const pb::Node& n : nodes) index.UpsertNode(n, {});
   for (const auto& [name, labels] : nss) {
-    framework::LabelMap m;
+    model::LabelMap m;
     for (const auto& [k, v] : labels) m[k] = v;
     index.UpsertNamespace(name, m);
   }

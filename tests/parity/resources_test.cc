@@ -11,9 +11,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/scalar_resources.h"
 #include "nlohmann/json.hpp"
 #include "scorer/framework/cycle_state.h"
-#include "scorer/framework/scalar_resources.h"
 #include "scorer/plugins/node_resources_balanced_allocation.h"
 #include "scorer/plugins/node_resources_fit.h"
 #include "shim/cache/objects.h"
@@ -40,7 +40,7 @@ void Add(pb::Resources* into, const pb::Resources& r) {
   into->set_ephemeral_storage(into->ephemeral_storage() +
                               r.ephemeral_storage());
   for (const pb::ScalarResource& s : r.scalar()) {
-    framework::AddToScalar(into, s.name(), s.value());
+    model::AddToScalar(into, s.name(), s.value());
   }
 }
 

@@ -9,14 +9,14 @@ framework::PluginStatus PreferNodeLabel::Score(
   for (size_t i = 0; i < nodes.size(); ++i) {
     auto it = nodes[i]->labels().find(key_);
     scores[i] = it != nodes[i]->labels().end() && it->second == value_
-                    ? framework::kMaxNodeScore
+                    ? model::kMaxNodeScore
                     : 0;
   }
   return framework::PluginStatus::Success();
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> PreferNodeLabel::New(
-    const framework::YamlField& args) {
+    const model::YamlField& args) {
   if (absl::Status s =
           args.ExpectMap({"apiVersion", "kind", "labelKey", "labelValue"});
       !s.ok()) {

@@ -6,8 +6,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
-#include "scorer/framework/yaml_decode.h"
 
 namespace kscore::testplugin {
 
@@ -32,7 +32,7 @@ class PreferNodeLabel : public framework::ScorePlugin {
 
   // args: {labelKey: required, labelValue: default "true"}.
   static absl::StatusOr<std::unique_ptr<framework::Plugin>> New(
-      const framework::YamlField& args);
+      const model::YamlField& args);
 
  private:
   std::string key_;

@@ -14,7 +14,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(PreferNodeLabelTest, ScoresLabelledNodesAndNeedsLabels) {
-  auto plugin = PreferNodeLabel::New(framework::YamlField(
+  auto plugin = PreferNodeLabel::New(model::YamlField(
       YAML::Load("{labelKey: tier, labelValue: gold}"), "args"));
   ASSERT_TRUE(plugin.ok()) << plugin.status();
   const auto* score =
@@ -36,7 +36,7 @@ TEST(PreferNodeLabelTest, ScoresLabelledNodesAndNeedsLabels) {
 
 TEST(PreferNodeLabelTest, LabelKeyIsRequired) {
   auto plugin = PreferNodeLabel::New(
-      framework::YamlField(YAML::Load("{labelValue: gold}"), "args"));
+      model::YamlField(YAML::Load("{labelValue: gold}"), "args"));
   ASSERT_FALSE(plugin.ok());
   EXPECT_THAT(std::string(plugin.status().message()),
               HasSubstr("args.labelKey: Required value"));

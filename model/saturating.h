@@ -1,5 +1,5 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_SATURATING_H_
-#define KSCORE_SCORER_FRAMEWORK_SATURATING_H_
+#ifndef KSCORE_MODEL_SATURATING_H_
+#define KSCORE_MODEL_SATURATING_H_
 
 // int64 arithmetic that clamps at the ends of the range instead of wrapping.
 // Quantities and counts come from the wire: a sum that wrapped would turn
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace kscore::framework {
+namespace kscore::model {
 
 inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 inline constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
@@ -60,6 +60,6 @@ constexpr int64_t SatFromDouble(double v) {
   return static_cast<int64_t>(v);
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_SATURATING_H_
+#endif  // KSCORE_MODEL_SATURATING_H_

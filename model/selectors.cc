@@ -1,11 +1,11 @@
-#include "scorer/framework/selectors.h"
+#include "model/selectors.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "scorer/framework/validation.h"
+#include "model/validation.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 namespace {
 
@@ -309,4 +309,4 @@ bool PodAffinityTermMatches(const pb::PodAffinityTerm& term,
          LabelSelectorMatches(term.label_selector(), pod_labels);
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

@@ -1,8 +1,8 @@
-#include "scorer/framework/scalar_resources.h"
+#include "model/scalar_resources.h"
 
 #include "absl/strings/str_cat.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 namespace pb = ::kscore::scorer::v1;
 
@@ -52,4 +52,4 @@ std::string CheckScalars(const pb::Resources& r) {
   return "";
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

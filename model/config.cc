@@ -1,4 +1,4 @@
-#include "scorer/framework/config.h"
+#include "model/config.h"
 
 #include <fstream>
 #include <sstream>
@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
-#include "scorer/framework/yaml_decode.h"
+#include "model/yaml_decode.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 constexpr absl::string_view kApiVersion = "kubescheduler.config.k8s.io/v1";
@@ -447,4 +447,4 @@ std::vector<std::pair<std::string, std::string>> DefaultPluginArgs() {
   };
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

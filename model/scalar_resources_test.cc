@@ -1,9 +1,9 @@
-#include "scorer/framework/scalar_resources.h"
+#include "model/scalar_resources.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 namespace pb = ::kscore::scorer::v1;
@@ -38,4 +38,4 @@ TEST(ScalarResourcesTest, CheckNamesTheRepeatedOrUnnamedEntry) {
 }
 
 }  // namespace
-}  // namespace kscore::framework
+}  // namespace kscore::model

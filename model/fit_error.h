@@ -1,12 +1,12 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_FIT_ERROR_H_
-#define KSCORE_SCORER_FRAMEWORK_FIT_ERROR_H_
+#ifndef KSCORE_MODEL_FIT_ERROR_H_
+#define KSCORE_MODEL_FIT_ERROR_H_
 
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 // Builds kube-scheduler's FitError message from the filter reasons of every
 // rejected node, so events read the same as upstream's:
@@ -40,6 +40,6 @@ class FitErrorBuilder {
   absl::flat_hash_map<std::string, int> reasons_;
 };
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_FIT_ERROR_H_
+#endif  // KSCORE_MODEL_FIT_ERROR_H_

@@ -1,10 +1,10 @@
-#include "scorer/framework/validation.h"
+#include "model/validation.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 bool IsAlnum(char c) {
@@ -62,4 +62,4 @@ std::string CheckLabelKey(absl::string_view key) {
   return "";
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

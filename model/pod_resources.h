@@ -1,5 +1,5 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_POD_RESOURCES_H_
-#define KSCORE_SCORER_FRAMEWORK_POD_RESOURCES_H_
+#ifndef KSCORE_MODEL_POD_RESOURCES_H_
+#define KSCORE_MODEL_POD_RESOURCES_H_
 
 #include <cstdint>
 #include <optional>
@@ -7,7 +7,7 @@
 
 #include "kscore/scorer/v1/scorer.pb.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 namespace pb = ::kscore::scorer::v1;
 
@@ -71,6 +71,6 @@ struct AssignedPodResources {
 AssignedPodResources AssignedPodRequests(const pb::Pod& pod,
                                          const PodResourceStatus& status);
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_POD_RESOURCES_H_
+#endif  // KSCORE_MODEL_POD_RESOURCES_H_

@@ -1,5 +1,5 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_CONFIG_H_
-#define KSCORE_SCORER_FRAMEWORK_CONFIG_H_
+#ifndef KSCORE_MODEL_CONFIG_H_
+#define KSCORE_MODEL_CONFIG_H_
 
 #include <cstdint>
 #include <optional>
@@ -12,7 +12,7 @@
 #include "absl/time/time.h"
 #include "yaml-cpp/yaml.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 // KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1), decoded
 // strictly and defaulted as kube-scheduler does. Both the scorer and the shim
@@ -130,6 +130,6 @@ std::vector<std::pair<std::string, std::string>> DefaultPluginArgs();
 absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml);
 absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(const std::string& path);
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_CONFIG_H_
+#endif  // KSCORE_MODEL_CONFIG_H_

@@ -1,4 +1,4 @@
-#include "scorer/framework/fit_error.h"
+#include "model/fit_error.h"
 
 #include <algorithm>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 std::string FitErrorBuilder::Message() const {
   std::string msg = absl::StrCat("0/", num_all_nodes_, " nodes are available:");
@@ -25,4 +25,4 @@ std::string FitErrorBuilder::Message() const {
   return msg;
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

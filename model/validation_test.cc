@@ -1,8 +1,8 @@
-#include "scorer/framework/validation.h"
+#include "model/validation.h"
 
 #include "gtest/gtest.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 TEST(CheckLabelKeyTest, Valid) {
@@ -23,4 +23,4 @@ TEST(CheckLabelKeyTest, Invalid) {
 }
 
 }  // namespace
-}  // namespace kscore::framework
+}  // namespace kscore::model

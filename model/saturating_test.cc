@@ -1,11 +1,11 @@
-#include "scorer/framework/saturating.h"
+#include "model/saturating.h"
 
 #include <cmath>
 #include <limits>
 
 #include "gtest/gtest.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 constexpr int64_t kMax = kInt64Max;
@@ -72,4 +72,4 @@ static_assert(SatAdd(kMax, kMax) == kMax);
 static_assert(MulDiv(100, kMax, kMax) == 100);
 
 }  // namespace
-}  // namespace kscore::framework
+}  // namespace kscore::model

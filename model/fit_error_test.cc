@@ -1,8 +1,8 @@
-#include "scorer/framework/fit_error.h"
+#include "model/fit_error.h"
 
 #include "gtest/gtest.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 TEST(FitErrorTest, HistogramSortedAsStrings) {
@@ -39,4 +39,4 @@ TEST(FitErrorTest, NoNodes) {
 }
 
 }  // namespace
-}  // namespace kscore::framework
+}  // namespace kscore::model

@@ -1,13 +1,13 @@
-#include "scorer/framework/pod_resources.h"
+#include "model/pod_resources.h"
 
 #include <algorithm>
 #include <string>
 
 #include "absl/strings/match.h"
-#include "scorer/framework/saturating.h"
-#include "scorer/framework/scalar_resources.h"
+#include "model/saturating.h"
+#include "model/scalar_resources.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 // Sums saturate: requests near the int64 limit add up to "too much", never
@@ -225,4 +225,4 @@ AssignedPodResources AssignedPodRequests(const pb::Pod& pod,
   return out;
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

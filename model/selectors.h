@@ -1,5 +1,5 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_SELECTORS_H_
-#define KSCORE_SCORER_FRAMEWORK_SELECTORS_H_
+#ifndef KSCORE_MODEL_SELECTORS_H_
+#define KSCORE_MODEL_SELECTORS_H_
 
 // Kubernetes' selector semantics over the contract's messages: label
 // selectors (metav1.LabelSelector), node selector terms, a pod's required
@@ -15,7 +15,7 @@
 #include "google/protobuf/repeated_ptr_field.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 namespace pb = ::kscore::scorer::v1;
 
@@ -90,6 +90,6 @@ bool PodAffinityTermMatches(const pb::PodAffinityTerm& term,
                             const LabelMap& pod_labels,
                             const LabelMap& namespace_labels);
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_SELECTORS_H_
+#endif  // KSCORE_MODEL_SELECTORS_H_

@@ -1,5 +1,5 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_SCALAR_RESOURCES_H_
-#define KSCORE_SCORER_FRAMEWORK_SCALAR_RESOURCES_H_
+#ifndef KSCORE_MODEL_SCALAR_RESOURCES_H_
+#define KSCORE_MODEL_SCALAR_RESOURCES_H_
 
 #include <cstdint>
 #include <string>
@@ -7,7 +7,7 @@
 #include "absl/strings/string_view.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 // Resources.scalar, a short list of (name, value) with at most one entry per
 // name, read and written by name.
@@ -30,6 +30,6 @@ void RemoveScalar(scorer::v1::Resources* r, absl::string_view name);
 // an error that names the field (e.g. `duplicate "example.com/gpu"`).
 std::string CheckScalars(const scorer::v1::Resources& r);
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_SCALAR_RESOURCES_H_
+#endif  // KSCORE_MODEL_SCALAR_RESOURCES_H_

@@ -1,5 +1,5 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_CLUSTER_EVENT_H_
-#define KSCORE_SCORER_FRAMEWORK_CLUSTER_EVENT_H_
+#ifndef KSCORE_MODEL_CLUSTER_EVENT_H_
+#define KSCORE_MODEL_CLUSTER_EVENT_H_
 
 // kube-scheduler's cluster events (framework.ClusterEvent): what plugins
 // register (EventsToRegister) and what the shim's queue matches against the
@@ -11,7 +11,7 @@
 
 #include "kscore/scorer/v1/scorer.pb.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 namespace pb = ::kscore::scorer::v1;
 
@@ -79,6 +79,6 @@ bool MatchClusterEvents(const pb::ClusterEvent& registered,
 // "NodeUpdateNodeTaint"...), as scheduler_queue_incoming_pods_total uses.
 std::string EventLabel(const pb::ClusterEvent& e);
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_CLUSTER_EVENT_H_
+#endif  // KSCORE_MODEL_CLUSTER_EVENT_H_

@@ -1,4 +1,4 @@
-#include "scorer/framework/yaml_decode.h"
+#include "model/yaml_decode.h"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 YamlField YamlField::Child(absl::string_view key) const {
   YAML::Node child = node_.IsMap() ? node_[std::string(key)]
@@ -140,4 +140,4 @@ absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
   return absl::OkStatus();
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

@@ -1,8 +1,8 @@
-#include "scorer/framework/cluster_event.h"
+#include "model/cluster_event.h"
 
 #include "absl/strings/str_cat.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 bool MatchResources(pb::EventResource registered, pb::EventResource incoming) {
@@ -89,4 +89,4 @@ std::string EventLabel(const pb::ClusterEvent& e) {
   return absl::StrCat(ResourceName(e.resource()), ActionName(e.action_type()));
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

@@ -1,13 +1,13 @@
-#include "scorer/framework/wire_numbers.h"
+#include "model/wire_numbers.h"
 
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scorer/framework/saturating.h"
+#include "model/saturating.h"
 #include "scorer/testing/wrappers.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 using ::kscore::testing::MakeNode;
@@ -216,4 +216,4 @@ TEST(WireNumbersTest, RawScoresMustLieInThePluginsRange) {
 }
 
 }  // namespace
-}  // namespace kscore::framework
+}  // namespace kscore::model

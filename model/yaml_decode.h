@@ -1,5 +1,5 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_YAML_DECODE_H_
-#define KSCORE_SCORER_FRAMEWORK_YAML_DECODE_H_
+#ifndef KSCORE_MODEL_YAML_DECODE_H_
+#define KSCORE_MODEL_YAML_DECODE_H_
 
 #include <cstdint>
 #include <initializer_list>
@@ -10,7 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "yaml-cpp/yaml.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 
 // Strict decoding of YAML, the way kube-scheduler decodes its configuration:
 // unknown fields and wrong types are errors that name the field's path, e.g.
@@ -60,6 +60,6 @@ class YamlField {
 absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
                                   const std::string& path);
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_YAML_DECODE_H_
+#endif  // KSCORE_MODEL_YAML_DECODE_H_

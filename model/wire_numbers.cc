@@ -1,11 +1,11 @@
-#include "scorer/framework/wire_numbers.h"
+#include "model/wire_numbers.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "scorer/framework/scalar_resources.h"
+#include "model/scalar_resources.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 constexpr int64_t kMaxPort = 65535;
@@ -281,4 +281,4 @@ absl::Status RawScoreOutOfRange(int64_t score, ScoreRange range,
                    "], got ", score, " (a raw score of ", plugin, ")"));
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model

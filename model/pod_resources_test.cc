@@ -1,4 +1,4 @@
-#include "scorer/framework/pod_resources.h"
+#include "model/pod_resources.h"
 
 #include <limits>
 #include <map>
@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "scorer/framework/scalar_resources.h"
+#include "model/scalar_resources.h"
 #include "scorer/testing/wrappers.h"
 
-namespace kscore::framework {
+namespace kscore::model {
 namespace {
 
 using ::kscore::testing::MakePod;
@@ -448,4 +448,4 @@ TEST(PodResourcesTest, SumsSaturateInsteadOfWrapping) {
 }
 
 }  // namespace
-}  // namespace kscore::framework
+}  // namespace kscore::model

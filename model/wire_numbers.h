@@ -1,5 +1,5 @@
-#ifndef KSCORE_SCORER_FRAMEWORK_WIRE_NUMBERS_H_
-#define KSCORE_SCORER_FRAMEWORK_WIRE_NUMBERS_H_
+#ifndef KSCORE_MODEL_WIRE_NUMBERS_H_
+#define KSCORE_MODEL_WIRE_NUMBERS_H_
 
 // Checks of the numbers a request brings, run once per request before any
 // plugin: quantities, counts, sizes and weights that must not be negative,
@@ -14,9 +14,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "kscore/scorer/v1/scorer.pb.h"
-#include "scorer/framework/plugin.h"
+#include "model/score_range.h"
 
-namespace kscore::framework {
+namespace kscore::model {
+
+namespace pb = ::kscore::scorer::v1;
 
 // A pod's resource lists (each container's requests and host ports, the
 // init containers', overhead, pod-level requests; the scalar entries'
@@ -57,6 +59,6 @@ absl::Status CheckRawScore(int64_t score, ScoreRange range,
   return RawScoreOutOfRange(score, range, plugin, path());
 }
 
-}  // namespace kscore::framework
+}  // namespace kscore::model
 
-#endif  // KSCORE_SCORER_FRAMEWORK_WIRE_NUMBERS_H_
+#endif  // KSCORE_MODEL_WIRE_NUMBERS_H_
