@@ -23,11 +23,14 @@ RUN source hack/lib/deps.sh && kscore_install_deps build \
  && rm -rf /var/lib/apt/lists/*
 COPY . .
 # Only the two programs. The compiler cache outlives the build (a cache
-# mount), so a rebuild after a source change recompiles what changed; the
-# build tree goes, so the layer holds just the two stripped binaries.
+# mount, or the host's cache when hack/image.sh passes it as a volume and
+# names it in KSCORE_CCACHE_DIR), so a build recompiles only what the cache
+# lacks; the build tree goes, so the layer holds just the two stripped
+# binaries.
+ARG KSCORE_CCACHE_DIR=/root/.cache/ccache
 RUN --mount=type=cache,target=/root/.cache/ccache \
     rm -rf build && source hack/lib/deps.sh \
- && KSCORE_NINJA_TARGETS="scorer shim" kscore_build /src \
+ && CCACHE_DIR="$KSCORE_CCACHE_DIR" KSCORE_NINJA_TARGETS="scorer shim" kscore_build /src \
  && mkdir -p /out \
  && strip --strip-unneeded -o /out/scorer build/bin/scorer \
  && strip --strip-unneeded -o /out/shim build/bin/shim \

@@ -22,13 +22,9 @@ mapfile -t all < <(find "$root/fuzz/corpus" -mindepth 1 -maxdepth 1 -type d \
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all[@]}"); fi
 
-# clang's warnings differ from GCC's, which CI holds to -Werror; the fuzz
-# build reports them without failing.
 start=$(date +%s)
-KSCORE_NINJA_TARGETS="$(printf 'fuzz_%s ' "${targets[@]}")" \
-  KSCORE_WERROR=OFF CI='' kscore_build "$root" "$build" \
-  -DCMAKE_CXX_COMPILER=clang++ \
-  -DKSCORE_FUZZ=ON -DKSCORE_SANITIZE=address,undefined
+# shellcheck disable=SC2046  # one word per target
+KSCORE_FUZZ_BUILD_DIR="$build" kscore_build_fuzz "$root" $(printf 'fuzz_%s ' "${targets[@]}")
 echo "fuzz: build took $(($(date +%s) - start)) s" >&2
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"

@@ -32,7 +32,16 @@ kscore_container_engine
 # --format docker: the OCI format drops the Dockerfile's SHELL line, and the
 # build stage's RUN lines need bash. --network host: apt-get reaches Debian
 # the way the machine does.
-kscore_podman build --format docker --network host --layers -t "$image" "$root" >&2
+# The machine's compiler cache, when it has one: the build stage then
+# compiles only what hack/test.sh's build has not.
+cache_flags=()
+if command -v ccache >/dev/null; then
+  host_cache="$(ccache -k cache_dir)"
+  mkdir -p "$host_cache"
+  cache_flags=(--volume "$host_cache:/ccache-host" --build-arg KSCORE_CCACHE_DIR=/ccache-host)
+fi
+kscore_podman build --format docker --network host --layers "${cache_flags[@]}" \
+  -t "$image" "$root" >&2
 if [ -n "$push" ]; then
   kscore_podman push "${push_flags[@]}" "$image" "$push" >&2
 fi

@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
 # Every test: installs what is missing, builds, runs the unit and gRPC tests
-# (ctest), then the end-to-end tests on a real local control plane.
-#   hack/test.sh            everything
-#   hack/test.sh --unit     only the build and ctest
+# (ctest), then the end-to-end tests on real local control planes. Each
+# stage's time is in the summary.
+#   hack/test.sh            everything (CI)
+#   hack/test.sh --unit     only the build, the layout checks and ctest
 #   hack/test.sh --sanitize ASan+UBSan build (build-asan/): ctest and the
 #                           shim's end-to-end test; TSan build (build-tsan/):
 #                           the shim's unit tests, its Kubernetes client
 #                           against a real API server and the shim's
 #                           end-to-end test. Cold, about 70 CPU-minutes for
-#                           ASan (an ASan compile costs 2.8x a plain one)
-#                           plus about 11 for protobuf, Abseil and gRPC
+#                           ASan plus about 11 for protobuf, Abseil and gRPC
 #                           rebuilt with TSan (hack/lib/tsan.sh, cached):
 #                           not in the default run.
-# The default run (CI) also builds the scorer side with ASan+UBSan (the
-# scorer binary and its tests: about 21 CPU-minutes cold) and runs those
-# tests there; KSCORE_TEST_ASAN=0 skips that stage.
-# Stages after ctest: clang-format, the reference's go test, the oracle, each
-# fuzz target for KSCORE_FUZZ_SECONDS (10) s, then the end-to-end tests.
+# The default run builds three trees, each once: build/ (GCC, -Werror),
+# build-fuzz/ (clang, ASan+UBSan: the scorer side's tests and the libFuzzer
+# targets; KSCORE_TEST_ASAN=0 skips it) and the Go programs (Kubernetes from
+# the module proxy, cached by version; reference/ and the oracle), the Go
+# ones in the background while C++ compiles. Stages after ctest:
+# clang-format, the reference's go test, the oracle, each fuzz target for
+# KSCORE_FUZZ_SECONDS (10) s, then the end-to-end tests,
+# KSCORE_E2E_JOBS (2) at a time but for those that time a recovery.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=hack/lib/deps.sh
 source "$root/hack/lib/deps.sh"
+# shellcheck source=hack/lib/stages.sh
+source "$root/hack/lib/stages.sh"
 
 only_unit=false
 sanitize=false
@@ -31,61 +36,27 @@ case "${1:-}" in
   *) echo "usage: $0 [--unit | --sanitize]" >&2; exit 2 ;;
 esac
 
-kscore_install_deps
-if $sanitize; then
-  # No build/ needed: the end-to-end test runs the sanitizer build's binaries.
-  kscore_build "$root" "$root/build-asan" -DKSCORE_SANITIZE=address,undefined
-  # shellcheck source=hack/lib/tsan.sh
-  source "$root/hack/lib/tsan.sh"
-  tsan_prefix="$(kscore_tsan_prefix)"
-  tsan_tests=(shim_test kube_unit_test)
-  tsan_bins=("${tsan_tests[@]}" kube_integration_test shim scorer)
-  KSCORE_NINJA_TARGETS="${tsan_bins[*]}" kscore_build "$root" "$root/build-tsan" \
-    -DKSCORE_SANITIZE=thread -DKSCORE_TSAN_LIBDIR="$tsan_prefix/lib"
-else
-  kscore_build "$root"
-fi
-
-failed=0
-summary=()
 # A sanitizer's finding fails the test that made it.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$root/hack/tsan.supp}"
-run() {
-  local name="$1"; shift
-  echo "=== $name" >&2
-  if "$@"; then
-    summary+=("PASS $name")
-  else
-    summary+=("FAIL $name")
-    failed=$((failed + 1))
-  fi
-}
 
+run "install missing Debian packages" kscore_install_deps
 if $sanitize; then
-  run "ctest under ASan+UBSan" ctest --test-dir "$root/build-asan" \
-    --output-on-failure -j2 --timeout 600
-  run "shim.sh under ASan+UBSan" env KSCORE_BIN_DIR="$root/build-asan/bin" \
-    bash "$root/tests/e2e/shim.sh"
-  # The TSan binaries must load the instrumented libraries, or TSan would
-  # report the uninstrumented ones' hand-offs (or protobuf would crash).
-  for t in "${tsan_bins[@]}"; do
-    run "$t loads the TSan libraries" kscore_tsan_check "$tsan_prefix" "$root/build-tsan/bin/$t"
-  done
-  for t in "${tsan_tests[@]}"; do
-    run "$t under TSan" "$root/build-tsan/bin/$t"
-  done
-  run "kube_client.sh under TSan" env KSCORE_BUILD_DIR="$root/build-tsan" \
-    bash "$root/tests/e2e/kube_client.sh"
-  run "shim.sh under TSan" env KSCORE_BIN_DIR="$root/build-tsan/bin" \
-    bash "$root/tests/e2e/shim.sh"
-  echo "=== summary" >&2
-  printf '%s\n' "${summary[@]}"
-  echo "$(( ${#summary[@]} - failed )) passed, $failed failed"
-  [ "$failed" -eq 0 ]
+  sanitize_run "$root"
+  print_summary
   exit
 fi
+
+# The Go programs build while C++ compiles: their module downloads wait on
+# the network, not on the cores.
+go_log="$(mktemp /tmp/kscore-go-prebuild-XXXXXX.log)"
+go_pid=""
+if ! $only_unit; then
+  go_prebuild "$root" >"$go_log" 2>&1 &
+  go_pid=$!
+fi
+run "build (build/, GCC)" kscore_build "$root"
 
 # shim/ and scorer/ are peers over model/: neither includes the other, and
 # the shim binary holds no framework or plugin code.
@@ -95,36 +66,28 @@ run "layout: shim and scorer include neither other" kscore_check_includes "$root
 run "layout: the shim links no framework or plugin" \
   kscore_check_shim_symbols "$root/build/bin/shim"
 run "ctest (unit + gRPC)" ctest --test-dir "$root/build" --output-on-failure -j2 --timeout 300
-if ! $only_unit && [ "${KSCORE_TEST_ASAN:-1}" != 0 ]; then
-  # The scorer takes requests from the network: its framework, plugins,
-  # service and the real binary under gRPC calls, with ASan+UBSan. The test
-  # binaries run directly (ctest would list the targets not built here).
-  asan_tests=(common_test framework_test plugins_test scorer_server_test)
-  run "build the scorer side with ASan+UBSan" env \
-    KSCORE_NINJA_TARGETS="scorer ${asan_tests[*]}" \
-    bash -c 'source "$1/hack/lib/deps.sh" && kscore_build "$1" "$1/build-asan" \
-      -DKSCORE_SANITIZE=address,undefined' _ "$root"
+run "clang-format" "$root/hack/format.sh" --check
+if $only_unit; then
+  print_summary
+  exit
+fi
+
+# The scorer takes requests from the network: its libraries, service and the
+# real binary under gRPC calls, with ASan+UBSan, in the fuzz targets' tree.
+asan_tests=(common_test model_test framework_test plugins_test scorer_server_test)
+if [ "${KSCORE_TEST_ASAN:-1}" != 0 ]; then
+  run "build build-fuzz/ (clang, ASan+UBSan)" \
+    kscore_build_fuzz "$root" scorer "${asan_tests[@]}" fuzzers
   for t in "${asan_tests[@]}"; do
-    run "$t under ASan+UBSan" "$root/build-asan/bin/$t"
+    run "$t under ASan+UBSan" "$root/build-fuzz/bin/$t"
   done
 fi
-run "clang-format" "$root/hack/format.sh" --check
+run "Go programs built (background since the start)" go_prebuild_wait "$go_pid" "$go_log"
 run "reference go test" bash -c "cd '$root/reference' && go test ./... -count=1"
 run "oracle (kube-scheduler's plugins vs kscore)" "$root/tests/oracle/run.sh"
-# Every libFuzzer target for a short while (clang, ASan+UBSan; build-fuzz/).
-run "fuzz (each target ${KSCORE_FUZZ_SECONDS:-10} s)" "$root/hack/fuzz.sh" \
-  "${KSCORE_FUZZ_SECONDS:-10}"
-
-if ! $only_unit; then
-  for t in "$root"/tests/e2e/*.sh; do
-    [ -e "$t" ] || continue
-    [ "$(basename "$t")" = lib.sh ] && continue  # helpers, sourced by the tests
-    run "$(basename "$t")" bash "$t"
-  done
+if [ "${KSCORE_TEST_ASAN:-1}" != 0 ]; then
+  run "fuzz (each target ${KSCORE_FUZZ_SECONDS:-10} s)" "$root/hack/fuzz.sh" \
+    "${KSCORE_FUZZ_SECONDS:-10}"
 fi
-
-echo "=== summary" >&2
-printf '%s\n' "${summary[@]}"
-passed=$(( ${#summary[@]} - failed ))
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+run_e2e "$root" "${KSCORE_E2E_JOBS:-2}"
+print_summary

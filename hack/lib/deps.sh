@@ -15,6 +15,7 @@ KSCORE_BUILD_PACKAGES=(
 KSCORE_DEB_PACKAGES=(
   "${KSCORE_BUILD_PACKAGES[@]}"
   clang-format clang-tidy openssl python3 curl ca-certificates
+  ccache  # every tree's objects by content: worktrees and the image's build share them
   clang libclang-rt-14-dev  # hack/fuzz.sh: clang and its libFuzzer, ASan, UBSan
 )
 
@@ -50,16 +51,33 @@ kscore_ccache_args() {  # kscore_ccache_args ARRAY
   fi
 }
 
-# Configures and builds into build/ (binaries in build/bin/).
+# Configures and builds into build/ (binaries in build/bin/). Warnings are
+# errors by default, in hack/demo.sh as in CI, so both build one tree with the
+# same flags and a later run reuses what an earlier one built.
 kscore_build() {  # kscore_build ROOT [BUILD_DIR [CMAKE_ARGS...]]
   local root="$1"
   local dir="${2:-$root/build}"
   shift $(($# < 2 ? $# : 2))
-  local werror="${KSCORE_WERROR:-OFF}"
-  if [ -n "${CI:-}" ]; then werror=ON; fi
+  local werror="${KSCORE_WERROR:-ON}"
   local launcher=()
   kscore_ccache_args launcher
+  # Paths relative to the checkout and no build directory in the hash: the
+  # same sources compile to the same objects in any checkout, and in the
+  # image's build stage (/src), which reuses this machine's cache.
+  local ccache_env=(CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR=1)
   cmake -G Ninja -S "$root" -B "$dir" -DKSCORE_WERROR="$werror" "${launcher[@]}" "$@" >&2
   # shellcheck disable=SC2086  # a list of targets
-  ninja -C "$dir" ${KSCORE_NINJA_TARGETS:-} >&2
+  env "${ccache_env[@]}" ninja -C "$dir" ${KSCORE_NINJA_TARGETS:-} >&2
+}
+
+# The one sanitizer tree of the default run (build-fuzz/): clang with
+# ASan+UBSan and libFuzzer's coverage. It holds the libFuzzer targets and the
+# scorer side's test binaries, so both compile every library once. clang's
+# warnings differ from GCC's, which the ordinary build holds to -Werror: this
+# tree reports them without failing.
+kscore_build_fuzz() {  # kscore_build_fuzz ROOT TARGET...
+  local root="$1"; shift
+  KSCORE_NINJA_TARGETS="$*" KSCORE_WERROR=OFF kscore_build "$root" \
+    "${KSCORE_FUZZ_BUILD_DIR:-$root/build-fuzz}" -DCMAKE_CXX_COMPILER=clang++ \
+    -DKSCORE_FUZZ=ON -DKSCORE_SANITIZE=address,undefined
 }
