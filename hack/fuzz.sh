@@ -5,7 +5,7 @@
 # Seeds come from fuzz/corpus/<target>/ and fuzz/regressions/<target>/; what
 # a run finds is kept in build-fuzz/corpus/<target>/ for the next run. A
 # crash leaves its input in build-fuzz/crashes/<target>/: fix it, then add
-# the input to fuzz/regressions/<target>/ and a test (docs/testing.md).
+# the input to fuzz/regressions/<target>/ and a test (docs/fuzzing.md).
 # Exits non-zero if any target crashed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
