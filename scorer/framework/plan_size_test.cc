@@ -133,7 +133,7 @@ TEST(PlanSizeTest, QuadraticPlansAreRefusedNamingTheFieldAndTheLimit) {
     SCOPED_TRACE(c.name);
     EXPECT_LT(c.pod.ByteSizeLong(), 512u << 10);
     absl::Status s = profile.CheckPlanSize(c.pod, kLimit, "--max-plan-bytes");
-    EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
     EXPECT_THAT(s.message(), HasSubstr(c.field));
     EXPECT_THAT(s.message(), HasSubstr("--max-plan-bytes"));
     EXPECT_THAT(s.message(), HasSubstr(absl::StrCat("limit of ", kLimit)));
@@ -161,7 +161,7 @@ TEST(PlanSizeTest, MatchLabelKeysCopiesCount) {
     c->add_match_label_keys("big");
   }
   absl::Status s = profile.CheckPlanSize(pod, kLimit, "--max-plan-bytes");
-  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(s.message(), HasSubstr("pod.topology_spread_constraints"));
 }
 

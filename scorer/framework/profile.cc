@@ -880,7 +880,7 @@ absl::Status Profile::CheckPlanSize(const pb::Pod& pod, int64_t max_bytes,
     if (size.bytes > largest.bytes) largest = size;
   }
   if (total <= max_bytes) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
+  return absl::InvalidArgumentError(absl::StrCat(
       largest.field, ": the pod's plan would take about ", total,
       " bytes, more than the limit of ", max_bytes, " (", limit,
       "); a plan grows with the square of some fields (each of n topology "

@@ -101,7 +101,7 @@ class Profile {
   bool plans() const { return plans_; }
   // The pod's plan: every enabled plugin's queries, in a fixed order.
   pb::PlanResponse Plan(const pb::Pod& pod) const;
-  // RESOURCE_EXHAUSTED when the pod's plan would take more than `max_bytes`
+  // INVALID_ARGUMENT when the pod's plan would take more than `max_bytes`
   // (the plugins' Plugin::PlanBytes), naming the pod's field that makes it
   // and `limit` (the option that sets the bound): checked before Plan or
   // BindCluster builds it.

@@ -53,7 +53,7 @@ absl::Status CheckWork(int64_t work, int64_t max_work, absl::string_view field,
                        absl::string_view what, absl::string_view limit,
                        absl::string_view advice) {
   if (work <= max_work) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
+  return absl::InvalidArgumentError(absl::StrCat(
       field, ": the call would read about ", work, " bytes (", what,
       "), more than the limit of ", max_work, " (", limit, "); ", advice));
 }

@@ -8,7 +8,10 @@
 // preemption dry run filters a node again for each victim and checks each
 // victim against every disruption budget. Such work is counted in bytes
 // read (a pass over the pod's bytes for each node), so that a call whose
-// product passes a bound is refused (RESOURCE_EXHAUSTED) instead of run.
+// product passes a bound is refused instead of run: INVALID_ARGUMENT, as a
+// batch over --max-batch-nodes, since the request alone decides it (the
+// shim retries RESOURCE_EXHAUSTED on another replica and counts it as the
+// scorer unreachable).
 
 #include <cstdint>
 
@@ -38,7 +41,7 @@ int64_t PreemptWork(const pb::PreemptRequest& req);
 // deleted pod's).
 int64_t HintWork(const pb::QueueingHintRequest& req);
 
-// RESOURCE_EXHAUSTED when `work` is above `max_work`: "<field>: the call
+// INVALID_ARGUMENT when `work` is above `max_work`: "<field>: the call
 // would read about <work> bytes (<what>), more than the limit of
 // <max_work> (<limit>); <advice>".
 absl::Status CheckWork(int64_t work, int64_t max_work, absl::string_view field,

@@ -60,7 +60,7 @@ TEST(RequestBoundsTest, ManyTolerationsOnManyNodesAreRefused) {
   absl::Status s =
       CheckWork(NodesWork(pod, ptrs), kLimit, "nodes", "the pod for each node",
                 "--max-request-work", "send fewer nodes per call");
-  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(s.message(), HasSubstr("nodes: the call would read about"));
   EXPECT_THAT(s.message(), HasSubstr("--max-request-work"));
   // A real pod on the largest batch passes.
@@ -112,7 +112,7 @@ TEST(RequestBoundsTest, PreemptWorkGrowsWithVictimsTimesBudgets) {
   absl::Status s = CheckWork(PreemptWork(Preemption(50000, 1, 50000)), kLimit,
                              "nodes[].pods", "victims", "--max-request-work",
                              "send fewer nodes or victims");
-  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(s.message(), HasSubstr("nodes[].pods: "));
 }
 
@@ -135,7 +135,7 @@ TEST(RequestBoundsTest, HintWorkIsTheQueriesReadForEachTaintAndPort) {
   }
   absl::Status s = CheckWork(HintWork(big), kLimit, "queries", "",
                              "--max-request-work", "send fewer queries");
-  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
 }  // namespace

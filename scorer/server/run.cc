@@ -45,12 +45,12 @@ ABSL_FLAG(int, max_batch_nodes, 5000,
 ABSL_FLAG(int64_t, max_plan_bytes, int64_t{4} << 20,
           "Largest plan a pod may need, in bytes (some pod fields make plans "
           "that grow with their square); a call about a pod whose plan "
-          "would be larger is refused with RESOURCE_EXHAUSTED");
+          "would be larger is refused with INVALID_ARGUMENT");
 ABSL_FLAG(int64_t, max_request_work, int64_t{4} << 30,
           "Most bytes one call may read, counting each pass a plugin makes "
           "over the pod for each node and taint, and over the pod, cluster "
           "data and PodDisruptionBudgets for each preemption victim; a call "
-          "that would read more is refused with RESOURCE_EXHAUSTED");
+          "that would read more is refused with INVALID_ARGUMENT");
 ABSL_FLAG(int64_t, max_request_bytes, int64_t{64} << 20,
           "Largest request message accepted, in bytes; a larger one is "
           "refused with RESOURCE_EXHAUSTED");

@@ -34,13 +34,13 @@ struct ServiceOptions {
   // so a person sees which replica decided: host name and port.
   std::string replica = {};
   // A pod whose plan would take more bytes is refused with
-  // RESOURCE_EXHAUSTED (Profile::CheckPlanSize) by every call that builds
+  // INVALID_ARGUMENT (Profile::CheckPlanSize) by every call that builds
   // the plan: 4 MiB, gRPC's default for the largest message a client
   // receives, which a Plan answer must fit anyway.
   int64_t max_plan_bytes = int64_t{4} << 20;
   // A call whose work grows with the product of two of its lists (the
   // pod's bytes times the nodes and their taints; victims times the pod,
-  // cluster data and disruption budgets) is refused with RESOURCE_EXHAUSTED
+  // cluster data and disruption budgets) is refused with INVALID_ARGUMENT
   // past this many bytes read (framework/request_bounds.h). 4 GiB: a few
   // seconds of one core; the shim's largest preemption request (20000
   // victims) with 200 KB of pod, cluster data and budgets stays under it.

@@ -125,7 +125,7 @@ pb::Pod ManyConstraints() {
 
 // Evaluate (as every call about a pod) builds the pod's plan to check the
 // cluster's answers against it.
-TEST_F(RequestBoundsTest, EvaluateOfManySpreadKeysIsResourceExhausted) {
+TEST_F(RequestBoundsTest, EvaluateOfManySpreadKeysIsInvalid) {
   pb::EvaluateRequest eval;
   eval.set_profile("default-scheduler");
   *eval.mutable_pod() = ManyConstraints();
@@ -138,12 +138,12 @@ TEST_F(RequestBoundsTest, EvaluateOfManySpreadKeysIsResourceExhausted) {
         *n = resp.ByteSizeLong();
         return st;
       });
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << s.error_message();
   EXPECT_THAT(s.error_message(), HasSubstr("--max-plan-bytes"));
 }
 
-TEST_F(RequestBoundsTest, PlanOfManySpreadKeysIsResourceExhausted) {
+TEST_F(RequestBoundsTest, PlanOfManySpreadKeysIsInvalid) {
   pb::PlanRequest req;
   req.set_profile("default-scheduler");
   *req.mutable_pod() = ManyConstraints();
@@ -155,7 +155,7 @@ TEST_F(RequestBoundsTest, PlanOfManySpreadKeysIsResourceExhausted) {
         *n = resp.ByteSizeLong();
         return st;
       });
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << s.error_message();
   EXPECT_THAT(s.error_message(), HasSubstr("pod.topology_spread_constraints"));
   EXPECT_THAT(s.error_message(), HasSubstr("--max-plan-bytes"));
@@ -227,7 +227,7 @@ TEST_F(RequestBoundsTest, ManyTolerationsOnManyTaintedNodesAreRefused) {
                       std::chrono::steady_clock::now() - start)
                       .count();
   std::cerr << "tolerations: answered in " << ms << " ms\n";
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << s.error_message();
   EXPECT_THAT(s.error_message(), HasSubstr("nodes: the call would read"));
   EXPECT_THAT(s.error_message(), HasSubstr("--max-request-work"));
@@ -270,7 +270,7 @@ TEST_F(RequestBoundsTest, ManyVictimsAgainstALongBudgetAreRefused) {
                       std::chrono::steady_clock::now() - start)
                       .count();
   std::cerr << "victims: answered in " << ms << " ms\n";
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << s.error_message();
   EXPECT_THAT(s.error_message(), HasSubstr("nodes[].pods: "));
   EXPECT_THAT(s.error_message(), HasSubstr("--max-request-work"));
