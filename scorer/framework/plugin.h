@@ -63,6 +63,18 @@ class Plugin {
   // plugin reports it from PreFilter or PreScore as kube-scheduler does.
   virtual void AddToPlan(const pb::Pod& /*pod*/,
                          pb::PlanResponse& /*plan*/) const {}
+  // At least the bytes AddToPlan adds for `pod` (as
+  // PlanResponse::ByteSizeLong counts them), found in time linear in the
+  // pod without building anything, and the pod's field that makes them
+  // ("pod.topology_spread_constraints"). The framework refuses a pod whose
+  // plan would be larger than its bound before a plugin builds it: a plan
+  // may grow with the square of the pod (every query of n spread
+  // constraints lists the n keys).
+  struct PlanSize {
+    int64_t bytes = 0;
+    absl::string_view field;
+  };
+  virtual PlanSize PlanBytes(const pb::Pod& /*pod*/) const { return {}; }
   // kube-scheduler's EventsToRegister (pb::PluginInfo::events): the cluster
   // events that may make a pod this plugin rejected at PreFilter or Filter
   // schedulable. The default is every event, as upstream gives a plugin

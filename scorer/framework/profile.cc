@@ -869,6 +869,25 @@ pb::PlanResponse Profile::Plan(const pb::Pod& pod) const {
   return BuildPlan(planners_, pod, nullptr);
 }
 
+absl::Status Profile::CheckPlanSize(const pb::Pod& pod, int64_t max_bytes,
+                                    absl::string_view limit) const {
+  if (!plans_) return absl::OkStatus();
+  int64_t total = 0;
+  Plugin::PlanSize largest;
+  for (const Plugin* p : planners_) {
+    const Plugin::PlanSize size = p->PlanBytes(pod);
+    total = model::SatAdd(total, size.bytes);
+    if (size.bytes > largest.bytes) largest = size;
+  }
+  if (total <= max_bytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      largest.field, ": the pod's plan would take about ", total,
+      " bytes, more than the limit of ", max_bytes, " (", limit,
+      "); a plan grows with the square of some fields (each of n topology "
+      "spread constraints lists the n keys, each of n required affinity "
+      "terms carries the n selectors)"));
+}
+
 absl::Status Profile::BindCluster(
     CycleState& state, const pb::Pod& pod, const pb::ClusterData& cluster,
     absl::Span<const pb::Node* const> nodes) const {

@@ -101,6 +101,12 @@ class Profile {
   bool plans() const { return plans_; }
   // The pod's plan: every enabled plugin's queries, in a fixed order.
   pb::PlanResponse Plan(const pb::Pod& pod) const;
+  // INVALID_ARGUMENT when the pod's plan would take more than `max_bytes`
+  // (the plugins' Plugin::PlanBytes), naming the pod's field that makes it
+  // and `limit` (the option that sets the bound): checked before Plan or
+  // BindCluster builds it.
+  absl::Status CheckPlanSize(const pb::Pod& pod, int64_t max_bytes,
+                             absl::string_view limit) const;
   // Checks that `cluster` and the nodes answer the pod's plan (one answer
   // and one Node.query_counts entry per query, existing terms' indices in
   // range; a node may carry no counts when the plan has no query) and makes

@@ -230,6 +230,37 @@ void InterPodAffinity::AddToPlan(const pb::Pod& pod,
   if (!pod.pod_affinity().required().empty()) plan.set_node_labels(true);
 }
 
+InterPodAffinity::PlanSize InterPodAffinity::PlanBytes(
+    const pb::Pod& pod) const {
+  // A term's matcher holds at most the term's bytes and the pod's
+  // namespace; a query adds its tag, topology key and flags (64 bytes
+  // cover them). Each required affinity query holds every such matcher.
+  const int64_t ns = static_cast<int64_t>(pod.namespace_().size()) + 64;
+  auto term_bytes = [ns](const pb::PodAffinityTerm& t) {
+    return model::SatAdd(static_cast<int64_t>(t.ByteSizeLong()), ns);
+  };
+  int64_t affinity = 0;
+  for (const pb::PodAffinityTerm& t : pod.pod_affinity().required()) {
+    affinity = model::SatAdd(affinity, term_bytes(t));
+  }
+  const int64_t required = pod.pod_affinity().required_size();
+  const int64_t quadratic =
+      model::SatMul(required, model::SatAdd(affinity, ns));
+  int64_t bytes = 64;
+  for (const pb::PodAffinityTerm& t : pod.pod_anti_affinity().required()) {
+    bytes = model::SatAdd(bytes, term_bytes(t));
+  }
+  for (const auto* terms : {&pod.pod_affinity().preferred(),
+                            &pod.pod_anti_affinity().preferred()}) {
+    for (const pb::WeightedPodAffinityTerm& t : *terms) {
+      bytes = model::SatAdd(bytes, term_bytes(t.term()));
+    }
+  }
+  return {model::SatAdd(quadratic, bytes), quadratic >= bytes
+                                               ? "pod.pod_affinity.required"
+                                               : "pod.pod_anti_affinity"};
+}
+
 PluginStatus InterPodAffinity::PreFilter(CycleState& state,
                                          const pb::Pod& pod) const {
   if (std::string why = CheckTerms(pod); !why.empty()) {

@@ -119,6 +119,10 @@ class InterPodAffinity : public framework::PreFilterPlugin,
   // pod with a malformed selector: PreFilter and PreScore reject it.
   void AddToPlan(const framework::pb::Pod& pod,
                  framework::pb::PlanResponse& plan) const override;
+  // Each required affinity query carries every required affinity term's
+  // selectors: n terms make n * n selectors (the API server admits any
+  // number of terms).
+  PlanSize PlanBytes(const framework::pb::Pod& pod) const override;
 
   // UnschedulableAndUnresolvable ("parsing pod: ...") for a malformed
   // selector in any of the pod's terms; Skip when the pod has no required

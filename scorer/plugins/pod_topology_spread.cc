@@ -267,6 +267,76 @@ void PodTopologySpread::AddToPlan(const pb::Pod& pod,
   plan.set_score_needs_all_feasible(true);
 }
 
+namespace {
+
+// What a string or message field costs in a plan at most beside its bytes:
+// its tag and length, rounded up generously.
+constexpr int64_t kFieldBytes = 16;
+
+int64_t FieldBytes(size_t n) {
+  return model::SatAdd(static_cast<int64_t>(n), kFieldBytes);
+}
+
+// The bytes matchLabelKeys adds to a constraint's selector: the pod's own
+// key and value for each key it has (an In requirement each).
+int64_t OwnLabelBytes(const pb::TopologySpreadConstraint& c,
+                      const pb::Pod& pod) {
+  int64_t bytes = 0;
+  for (const std::string& key : c.match_label_keys()) {
+    auto it = pod.labels().find(key);
+    if (it == pod.labels().end()) continue;
+    bytes = model::SatAdd(bytes, FieldBytes(key.size()) +
+                                     FieldBytes(it->second.size()) +
+                                     4 * kFieldBytes);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+PodTopologySpread::PlanSize PodTopologySpread::PlanBytes(
+    const pb::Pod& pod) const {
+  const int64_t query = FieldBytes(pod.namespace_().size()) + 8 * kFieldBytes;
+  // Per kind (DoNotSchedule, the others): constraints, and their keys.
+  int64_t count[2] = {0, 0};
+  int64_t keys[2] = {0, 0};
+  int64_t bytes = 0;
+  if (pod.topology_spread_constraints_size() > 0) {
+    for (const pb::TopologySpreadConstraint& c :
+         pod.topology_spread_constraints()) {
+      const int kind = WhenUnsatisfiable(c) == kDoNotSchedule ? 0 : 1;
+      ++count[kind];
+      keys[kind] =
+          model::SatAdd(keys[kind], FieldBytes(c.topology_key().size()));
+      bytes = model::SatAdd(
+          bytes, query + FieldBytes(c.topology_key().size()) +
+                     static_cast<int64_t>(c.label_selector().ByteSizeLong()) +
+                     OwnLabelBytes(c, pod));
+    }
+  } else {
+    // Each default constraint's selector is made of the workload
+    // selectors: at most their bytes again for the In requirements that
+    // match_labels become.
+    const int64_t selector =
+        3 * static_cast<int64_t>(pod.workload_selectors().ByteSizeLong());
+    for (const pb::TopologySpreadConstraint& c : defaults_) {
+      const int kind = WhenUnsatisfiable(c) == kDoNotSchedule ? 0 : 1;
+      ++count[kind];
+      keys[kind] =
+          model::SatAdd(keys[kind], FieldBytes(c.topology_key().size()));
+      bytes = model::SatAdd(
+          bytes, query + FieldBytes(c.topology_key().size()) + selector);
+    }
+  }
+  // Every query lists the keys of its kind.
+  for (int kind = 0; kind < 2; ++kind) {
+    bytes = model::SatAdd(bytes, model::SatMul(count[kind], keys[kind]));
+  }
+  return {bytes, pod.topology_spread_constraints_size() > 0
+                     ? "pod.topology_spread_constraints"
+                     : "pod.workload_selectors"};
+}
+
 // ------------------------------------------------------------ filtering
 
 std::string PodTopologySpread::PreFilterState::Encode() const {

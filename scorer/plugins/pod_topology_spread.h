@@ -137,6 +137,10 @@ class PodTopologySpread : public framework::PreFilterPlugin,
   // depend on every feasible node.
   void AddToPlan(const framework::pb::Pod& pod,
                  framework::pb::PlanResponse& plan) const override;
+  // Each query lists every key of its kind's constraints: n constraints on
+  // n keys make n * n keys (the API server admits any number of
+  // constraints, each {topologyKey, whenUnsatisfiable} once).
+  PlanSize PlanBytes(const framework::pb::Pod& pod) const override;
 
   // Skip when the pod has no DoNotSchedule constraint.
   framework::PluginStatus PreFilter(

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -41,6 +42,15 @@ ABSL_FLAG(std::string, listen, "0.0.0.0:50051",
           "Address to serve gRPC on, host:port (port 0 picks a free one)");
 ABSL_FLAG(int, max_batch_nodes, 5000,
           "Largest batch of nodes one call may carry");
+ABSL_FLAG(int64_t, max_plan_bytes, int64_t{4} << 20,
+          "Largest plan a pod may need, in bytes (some pod fields make plans "
+          "that grow with their square); a call about a pod whose plan "
+          "would be larger is refused with INVALID_ARGUMENT");
+ABSL_FLAG(int64_t, max_request_work, int64_t{4} << 30,
+          "Most bytes one call may read, counting each pass a plugin makes "
+          "over the pod for each node and taint, and over the pod, cluster "
+          "data and PodDisruptionBudgets for each preemption victim; a call "
+          "that would read more is refused with INVALID_ARGUMENT");
 ABSL_FLAG(int64_t, max_request_bytes, int64_t{64} << 20,
           "Largest request message accepted, in bytes; a larger one is "
           "refused with RESOURCE_EXHAUSTED");
@@ -171,6 +181,46 @@ std::string ReplicaName(const std::string& listen) {
 
 namespace kscore::server {
 
+namespace {
+
+// The limits' flags: each positive, --max-request-bytes an int (gRPC takes
+// one: at most 2 GiB - 1) and at most --grpc-memory-limit-bytes. Logs what
+// is wrong otherwise.
+bool LimitFlagsValid() {
+  const int max_batch = absl::GetFlag(FLAGS_max_batch_nodes);
+  if (max_batch <= 0) {
+    spdlog::critical("--max-batch-nodes must be greater than 0, got {}",
+                     max_batch);
+    return false;
+  }
+  const int64_t max_request = absl::GetFlag(FLAGS_max_request_bytes);
+  if (max_request <= 0 || max_request > std::numeric_limits<int>::max()) {
+    spdlog::critical("--max-request-bytes must be between 1 and {}, got {}",
+                     std::numeric_limits<int>::max(), max_request);
+    return false;
+  }
+  for (const auto& [name, value] :
+       {std::pair<const char*, int64_t>{"--max-plan-bytes",
+                                        absl::GetFlag(FLAGS_max_plan_bytes)},
+        {"--max-request-work", absl::GetFlag(FLAGS_max_request_work)}}) {
+    if (value <= 0) {
+      spdlog::critical("{} must be greater than 0, got {}", name, value);
+      return false;
+    }
+  }
+  const int64_t grpc_memory = absl::GetFlag(FLAGS_grpc_memory_limit_bytes);
+  if (grpc_memory < max_request) {
+    spdlog::critical(
+        "--grpc-memory-limit-bytes ({}) must be at least --max-request-bytes "
+        "({}): a request of the largest size must fit",
+        grpc_memory, max_request);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 int RunScorer(int argc, char** argv, framework::Registry registry) {
   kscore::common::StartProgram(
       argc, argv, "scorer",
@@ -183,27 +233,10 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
         "--config is required (a KubeSchedulerConfiguration file)");
     return 2;
   }
+  if (!LimitFlagsValid()) return 2;
   const int max_batch = absl::GetFlag(FLAGS_max_batch_nodes);
-  if (max_batch <= 0) {
-    spdlog::critical("--max-batch-nodes must be greater than 0, got {}",
-                     max_batch);
-    return 2;
-  }
-  // gRPC takes an int: at most 2 GiB - 1.
   const int64_t max_request = absl::GetFlag(FLAGS_max_request_bytes);
-  if (max_request <= 0 || max_request > std::numeric_limits<int>::max()) {
-    spdlog::critical("--max-request-bytes must be between 1 and {}, got {}",
-                     std::numeric_limits<int>::max(), max_request);
-    return 2;
-  }
   const int64_t grpc_memory = absl::GetFlag(FLAGS_grpc_memory_limit_bytes);
-  if (grpc_memory < max_request) {
-    spdlog::critical(
-        "--grpc-memory-limit-bytes ({}) must be at least --max-request-bytes "
-        "({}): a request of the largest size must fit",
-        grpc_memory, max_request);
-    return 2;
-  }
   auto profiles = kscore::framework::LoadProfileSet(config_path, registry);
   if (!profiles.ok()) {
     spdlog::critical(
@@ -251,10 +284,11 @@ int RunScorer(int argc, char** argv, framework::Registry registry) {
   }
 
   const std::string listen = absl::GetFlag(FLAGS_listen);
-  kscore::server::ScorerService service(
-      profiles->get(), kscore::server::ServiceOptions{max_batch, &call_metrics,
-                                                      &extension_point_metrics,
-                                                      ReplicaName(listen)});
+  kscore::server::ServiceOptions options{
+      max_batch, &call_metrics, &extension_point_metrics, ReplicaName(listen)};
+  options.max_plan_bytes = absl::GetFlag(FLAGS_max_plan_bytes);
+  options.max_request_work = absl::GetFlag(FLAGS_max_request_work);
+  kscore::server::ScorerService service(profiles->get(), options);
   grpc::EnableDefaultHealthCheckService(true);
   // Keeps grpc.health.v1's descriptors linked in, for reflection.
   (void)grpc::health::v1::HealthCheckRequest::descriptor();

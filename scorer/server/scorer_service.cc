@@ -12,6 +12,7 @@
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 #include "model/wire_numbers.h"
+#include "scorer/framework/request_bounds.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::server {
@@ -160,15 +161,6 @@ absl::Status CheckConfigHash(const framework::ProfileSet& set,
       ", the request expects ", expected,
       " (scorer replicas, or the shim and the scorer, run different "
       "configurations)"));
-}
-
-// The cluster data's numbers checked, then bound to the cycle's state
-// (Profile::BindCluster checks its shape against the pod's plan).
-absl::Status BindCluster(const Profile& profile, CycleState& state,
-                         const pb::Pod& pod, const pb::ClusterData& cluster,
-                         absl::Span<const pb::Node* const> nodes) {
-  KSCORE_RETURN_IF_ERROR(model::CheckClusterNumbers(cluster));
-  return profile.BindCluster(state, pod, cluster, nodes);
 }
 
 // Checks a batch of `count` nodes (size, names, numbers) and returns
@@ -329,7 +321,53 @@ void TotalsTo(const framework::Evaluation& ev, bool normalized,
   for (const std::string& s : ev.skipped) resp->add_skipped(s);
 }
 
+constexpr absl::string_view kMaxPlanBytes = "--max-plan-bytes";
+constexpr absl::string_view kMaxRequestWork = "--max-request-work";
+
+// The shape of NormalizeScore's raw scores, checked before any is copied:
+// each plugin named once (the table keeps a row of every node's scores per
+// name, so repeated names would multiply the request's nodes), and each
+// named node with one raw score per plugin (the rows are reserved for every
+// node).
+absl::Status CheckNormalizeShape(const pb::NormalizeScoreRequest& req) {
+  absl::flat_hash_map<absl::string_view, int> seen;
+  seen.reserve(req.plugins_size());
+  for (int k = 0; k < req.plugins_size(); ++k) {
+    if (auto [it, inserted] = seen.emplace(req.plugins(k), k); !inserted) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("plugins[", k, "]: \"", req.plugins(k),
+                       "\" is listed twice (also plugins[", it->second, "])"));
+    }
+  }
+  for (int i = 0; i < req.scores_size(); ++i) {
+    if (req.scores(i).raw_size() != req.plugins_size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("scores[", i, "].raw has ", req.scores(i).raw_size(),
+                       " values for ", req.plugins_size(), " plugins"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::Status ScorerService::BindCluster(
+    const Profile& profile, CycleState& state, const pb::Pod& pod,
+    const pb::ClusterData& cluster,
+    absl::Span<const pb::Node* const> nodes) const {
+  KSCORE_RETURN_IF_ERROR(
+      profile.CheckPlanSize(pod, options_.max_plan_bytes, kMaxPlanBytes));
+  if (const int64_t work = framework::NodesWork(pod, nodes);
+      work > options_.max_request_work) {
+    return framework::CheckWork(
+        work, options_.max_request_work, "nodes",
+        absl::StrCat("the pod's ", pod.ByteSizeLong(), " bytes for each of ",
+                     nodes.size(), " nodes and each of their taints"),
+        kMaxRequestWork, "send fewer nodes per call");
+  }
+  KSCORE_RETURN_IF_ERROR(model::CheckClusterNumbers(cluster));
+  return profile.BindCluster(state, pod, cluster, nodes);
+}
 
 ScorerService::ScorerService(const framework::ProfileSet* profiles,
                              ServiceOptions options)
@@ -380,6 +418,11 @@ grpc::Status ScorerService::DoPlan(const pb::PlanRequest* req,
     }
     KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
                             common::ToGrpcStatus);
+    if (absl::Status s = profile->CheckPlanSize(
+            req->pod(), options_.max_plan_bytes, kMaxPlanBytes);
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     *resp = profile->Plan(req->pod());
     return grpc::Status::OK;
   });
@@ -397,6 +440,14 @@ grpc::Status ScorerService::DoQueueingHint(const pb::QueueingHintRequest* req,
                             common::ToGrpcStatus);
     KSCORE_ASSIGN_OR_RETURN(const model::EventObjects event, HintEvent(*req),
                             common::ToGrpcStatus);
+    if (absl::Status s = framework::CheckWork(
+            framework::HintWork(*req), options_.max_request_work, "queries",
+            "each query's pod for each taint and host port of the event's "
+            "objects",
+            kMaxRequestWork, "send fewer queries per call");
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     resp->mutable_queue()->Reserve(req->queries_size());
     std::vector<std::string> names;  // a query's plugins, contiguous
     for (int i = 0; i < req->queries_size(); ++i) {
@@ -528,6 +579,9 @@ grpc::Status ScorerService::DoNormalizeScore(
     }
     KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
                             common::ToGrpcStatus);
+    if (absl::Status s = CheckNormalizeShape(*req); !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
     framework::ScoreTable table;
     // Raw scores come from the client: each must be one its plugin's Score
     // could give, or normalising could leave [0, 100] (INTERNAL).
@@ -572,11 +626,6 @@ grpc::Status ScorerService::DoNormalizeScore(
     for (int i = 0; i < req->scores_size(); ++i) {
       const pb::NodeScore& ns = req->scores(i);
       table.nodes.emplace_back(ns.node_name());
-      if (ns.raw_size() != req->plugins_size()) {
-        return Invalid(absl::StrCat("scores[", i, "].raw has ", ns.raw_size(),
-                                    " values for ", req->plugins_size(),
-                                    " plugins"));
-      }
       for (int k = 0; k < ns.raw_size(); ++k) {
         if (absl::Status s = model::CheckRawScore(
                 ns.raw(k), ranges[k], req->plugins(k),
@@ -712,6 +761,20 @@ grpc::Status ScorerService::DoPreempt(const pb::PreemptRequest* req,
       }
     }
     if (absl::Status s = model::CheckClusterNumbers(req->cluster()); !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
+    if (absl::Status s = profile->CheckPlanSize(
+            req->pod(), options_.max_plan_bytes, kMaxPlanBytes);
+        !s.ok()) {
+      return common::ToGrpcStatus(s);
+    }
+    if (absl::Status s = framework::CheckWork(
+            framework::PreemptWork(*req), options_.max_request_work,
+            "nodes[].pods",
+            "the pod, cluster data and pdbs for each victim, and the "
+            "victims' host ports for each port used on their node",
+            kMaxRequestWork, "send fewer nodes or victims");
+        !s.ok()) {
       return common::ToGrpcStatus(s);
     }
     KSCORE_ASSIGN_OR_RETURN(

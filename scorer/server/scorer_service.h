@@ -33,6 +33,18 @@ struct ServiceOptions {
   // Named in answers to requests that ask for explanations (explain_top),
   // so a person sees which replica decided: host name and port.
   std::string replica = {};
+  // A pod whose plan would take more bytes is refused with
+  // INVALID_ARGUMENT (Profile::CheckPlanSize) by every call that builds
+  // the plan: 4 MiB, gRPC's default for the largest message a client
+  // receives, which a Plan answer must fit anyway.
+  int64_t max_plan_bytes = int64_t{4} << 20;
+  // A call whose work grows with the product of two of its lists (the
+  // pod's bytes times the nodes and their taints; victims times the pod,
+  // cluster data and disruption budgets) is refused with INVALID_ARGUMENT
+  // past this many bytes read (framework/request_bounds.h). 4 GiB: a few
+  // seconds of one core; the shim's largest preemption request (20000
+  // victims) with 200 KB of pod, cluster data and budgets stays under it.
+  int64_t max_request_work = int64_t{4} << 30;
 };
 
 // The gRPC adapter: decode the request, call the framework, encode the
@@ -121,6 +133,14 @@ class ScorerService final : public pb::Scorer::CallbackService {
                               pb::QueueingHintResponse* resp);
   grpc::Status DoPreempt(const pb::PreemptRequest* req,
                          pb::PreemptResponse* resp);
+
+  // The pod's plan checked against --max-plan-bytes, the cluster data's
+  // numbers checked, then both bound to the cycle's state
+  // (Profile::BindCluster checks their shape against the pod's plan).
+  absl::Status BindCluster(const framework::Profile& profile,
+                           framework::CycleState& state, const pb::Pod& pod,
+                           const pb::ClusterData& cluster,
+                           absl::Span<const pb::Node* const> nodes) const;
 
   // Runs one call's body and counts it, with the code it returned.
   template <typename Body>

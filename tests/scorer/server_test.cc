@@ -1349,7 +1349,11 @@ TEST(ScorerBinaryTest, BadSizeLimitsExitNonZeroNamingTheFlag) {
            {{"--max-request-bytes", "1048576", "--grpc-memory-limit-bytes",
              "1000"},
             "--grpc-memory-limit-bytes (1000) must be at least "
-            "--max-request-bytes (1048576)"}}) {
+            "--max-request-bytes (1048576)"},
+           {{"--max-plan-bytes", "0"},
+            "--max-plan-bytes must be greater than 0, got 0"},
+           {{"--max-request-work", "-1"},
+            "--max-request-work must be greater than 0, got -1"}}) {
     std::vector<std::string> argv = {ScorerBinary(), "--config", config,
                                      "--listen", "127.0.0.1:0"};
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
