@@ -406,7 +406,9 @@ TEST(StatusServerTest, ReadHeaderTimeoutCutsSlowClients) {
     const absl::Time start = absl::Now();
     auto client = RawClient::Open(port, c.tls && c.handshake);
     ASSERT_NE(client, nullptr);
-    if (c.handshake) ASSERT_TRUE(client->Send(kHalfHeader));
+    if (c.handshake) {
+      ASSERT_TRUE(client->Send(kHalfHeader));
+    }
     bool closed = false;
     while (!closed && absl::Now() < start + absl::Seconds(3)) {
       if (c.dribble && !client->Send("X")) break;
