@@ -42,7 +42,6 @@ FROM debian:12-slim AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libabsl20220623 \
-      libcpp-httplib0.11 \
       libcurl4 \
       libfmt9 \
       libgrpc++1.51 \

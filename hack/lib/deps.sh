@@ -9,7 +9,7 @@ KSCORE_BUILD_PACKAGES=(
   libabsl-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev nlohmann-json3-dev prometheus-cpp-dev libjemalloc-dev
-  libcpp-httplib-dev libssl-dev
+  libcpp-httplib-dev libssl-dev libboost-dev
 )
 # ...and what the tests and checks also use.
 KSCORE_DEB_PACKAGES=(

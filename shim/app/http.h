@@ -39,7 +39,8 @@ inline HttpReply JsonReply(int code, std::string body) {
   return r;
 }
 
-// One path's handler; it runs on one of the server's threads.
+// One path's handler. It runs on one of the server's worker threads, never
+// on the thread that reads and writes the connections, so it may take long.
 using Route = std::function<HttpReply(const HttpRequest&)>;
 
 }  // namespace kscore::app

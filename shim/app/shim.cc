@@ -64,8 +64,11 @@ namespace {
 //   event recorder write ended series (its mutex).
 // - the leader elector (with leader election): renews the Lease; its
 //   callbacks open the start gate or signal the main thread.
-// - the status server's threads (8 per listener, cpp-httplib): /healthz,
-//   /livez, /readyz (informers' atomics), /metrics (queue mutex,
+// - the status server's I/O thread (HttpServer, Boost.Beast): accepts,
+//   handshakes, reads and writes every connection of both listeners; no
+//   lock. Complete requests run on its lanes: one probe thread for
+//   /healthz, /livez, /readyz (informers' atomics), 4 worker threads for
+//   the rest: /metrics (queue mutex,
 //   ClusterEvents' gated set, the scorer client's atomic counters, the
 //   Prometheus registry's own locks), /debug/kscore/explain (the
 //   decision log's mutex) and /debug/kscore/what-if (a dry cycle: Profiles'

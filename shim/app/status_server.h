@@ -6,15 +6,11 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "shim/app/http.h"
-
-namespace httplib {
-class Server;
-}
+#include "shim/app/http_server.h"
 
 namespace kscore::app {
 
@@ -30,6 +26,7 @@ struct Serving {
   std::string cert_pem;
   std::string key_pem;
   std::string insecure_address;  // "host:port" of plain HTTP; "": none
+  HttpLimits limits = {};        // both listeners'
 };
 
 // Decides whether a request on the HTTPS listener is served: nullopt
@@ -44,7 +41,9 @@ using AccessCheck = std::function<std::optional<HttpReply>(
 // not, or "" when ready), /metrics (metrics() runs at each scrape), /configz
 // (the effective configuration as JSON, when configz is set), and any
 // further path in `routes`. GET (and HEAD); POST too, with
-// its body, for a route that takes one.
+// its body, for a route that takes one. Served as Go's net/http serves
+// kube-scheduler's: a connection holds no thread, so slow or idle clients
+// never starve a probe (HttpServer; Serving::limits).
 class StatusServer {
  public:
   struct Handlers {
@@ -67,17 +66,17 @@ class StatusServer {
 
  private:
   StatusServer() = default;
+  void AddRoutes();
+  HttpHandler Handler(AccessCheck check) const;
   HttpReply Serve(const HttpRequest& request) const;
 
   Handlers handlers_;
   std::map<std::string, Route> routes_;
-  std::unique_ptr<httplib::Server> secure_;
-  std::unique_ptr<httplib::Server> insecure_;
-  std::thread secure_thread_;
-  std::thread insecure_thread_;
   int secure_port_ = 0;
   int insecure_port_ = 0;
   std::string cert_pem_;
+  // Last: its threads run the routes above, so it goes first.
+  std::unique_ptr<HttpServer> server_;
 };
 
 }  // namespace kscore::app

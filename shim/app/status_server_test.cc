@@ -1,16 +1,26 @@
 #include "shim/app/status_server.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
@@ -86,6 +96,99 @@ httplib::Result GetTls(int port, const std::string& path,
   if (!token.empty()) c.set_bearer_token_auth(token.c_str());
   return c.Get(path.c_str());
 }
+
+// A client socket the test drives byte by byte, as a slow client would:
+// plain TCP or TLS (OpenSSL, blocking), from a chosen 127.x source address.
+class RawClient {
+ public:
+  // nullptr when the TCP connection (or the TLS handshake) fails.
+  static std::unique_ptr<RawClient> Open(int port, bool tls,
+                                         const char* from = "127.0.0.1") {
+    auto c = std::unique_ptr<RawClient>(new RawClient());
+    c->fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in src{};
+    src.sin_family = AF_INET;
+    inet_pton(AF_INET, from, &src.sin_addr);
+    sockaddr_in dst{};
+    dst.sin_family = AF_INET;
+    dst.sin_port = htons(port);
+    dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    timeval tv{5, 0};
+    setsockopt(c->fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    if (bind(c->fd_, reinterpret_cast<sockaddr*>(&src), sizeof(src)) != 0 ||
+        connect(c->fd_, reinterpret_cast<sockaddr*>(&dst), sizeof(dst)) != 0) {
+      return nullptr;
+    }
+    if (tls) {
+      c->ctx_ = SSL_CTX_new(TLS_client_method());
+      c->ssl_ = SSL_new(c->ctx_);
+      SSL_set_fd(c->ssl_, c->fd_);
+      if (SSL_connect(c->ssl_) != 1) return nullptr;
+    }
+    return c;
+  }
+  ~RawClient() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+    if (ctx_ != nullptr) SSL_CTX_free(ctx_);
+    close(fd_);
+  }
+
+  bool Send(const std::string& bytes) {
+    if (ssl_ != nullptr) {
+      return SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size())) > 0;
+    }
+    return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+  // What the server sends until it closes the connection or `within`
+  // passes; nullopt when it is still open then.
+  std::optional<std::string> ReadUntilClosed(absl::Duration within) {
+    const absl::Time deadline = absl::Now() + within;
+    std::string got;
+    while (true) {
+      const int left =
+          static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now()));
+      if (left <= 0) return std::nullopt;
+      pollfd p{fd_, POLLIN, 0};
+      if ((ssl_ == nullptr || SSL_pending(ssl_) == 0) &&
+          poll(&p, 1, left) == 0) {
+        continue;
+      }
+      char buf[4096];
+      const int n = ssl_ != nullptr
+                        ? SSL_read(ssl_, buf, sizeof(buf))
+                        : static_cast<int>(recv(fd_, buf, sizeof(buf), 0));
+      if (n <= 0) return got;
+      got.append(buf, n);
+    }
+  }
+  // The first answer's status line, read until `within` passes.
+  std::string StatusLine(absl::Duration within) {
+    const absl::Time deadline = absl::Now() + within;
+    std::string got;
+    while (got.find("\r\n") == std::string::npos && absl::Now() < deadline) {
+      pollfd p{fd_, POLLIN, 0};
+      if ((ssl_ == nullptr || SSL_pending(ssl_) == 0) && poll(&p, 1, 50) == 0) {
+        continue;
+      }
+      char buf[4096];
+      const int n = ssl_ != nullptr
+                        ? SSL_read(ssl_, buf, sizeof(buf))
+                        : static_cast<int>(recv(fd_, buf, sizeof(buf), 0));
+      if (n <= 0) break;
+      got.append(buf, n);
+    }
+    return got.substr(0, got.find("\r\n"));
+  }
+
+ private:
+  RawClient() = default;
+  int fd_ = -1;
+  SSL_CTX* ctx_ = nullptr;
+  SSL* ssl_ = nullptr;
+};
+
+constexpr char kHalfHeader[] = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n";
 
 TEST(StatusServerTest, ProbesAndMetricsReadWhenAsked) {
   std::atomic<bool> ready{false};
@@ -273,6 +376,182 @@ TEST(StatusServerTest, SelfSignedUnlessACertificateIsGiven) {
   auto bad = StartSecure(Basic(), nullptr, given->cert, "no key");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("serving certificate"));
+}
+
+// A client that does not finish its header (or its TLS handshake) within
+// read_header_timeout is cut off, even while it keeps sending, as Go's
+// ReadHeaderTimeout does.
+TEST(StatusServerTest, ReadHeaderTimeoutCutsSlowClients) {
+  struct Case {
+    const char* name;
+    bool tls;
+    bool handshake;  // else the TCP connection only
+    bool dribble;    // a header byte every 100 ms
+  };
+  const Case cases[] = {
+      {"no TLS handshake", true, false, false},
+      {"half a header over TLS", true, true, false},
+      {"a header dribbled over TLS", true, true, true},
+      {"half a header over plain HTTP", false, true, false},
+  };
+  Serving serving = Secure(FreePort());
+  serving.insecure_address = "127.0.0.1:0";
+  serving.limits.read_header_timeout = absl::Milliseconds(500);
+  auto server = StatusServer::Start(serving, Basic(), nullptr);
+  ASSERT_TRUE(server.ok()) << server.status();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const int port =
+        c.tls ? (*server)->secure_port() : (*server)->insecure_port();
+    const absl::Time start = absl::Now();
+    auto client = RawClient::Open(port, c.tls && c.handshake);
+    ASSERT_NE(client, nullptr);
+    if (c.handshake) {
+      ASSERT_TRUE(client->Send(kHalfHeader));
+    }
+    bool closed = false;
+    while (!closed && absl::Now() < start + absl::Seconds(3)) {
+      if (c.dribble && !client->Send("X")) break;
+      closed = client->ReadUntilClosed(absl::Milliseconds(100)).has_value();
+    }
+    const absl::Duration took = absl::Now() - start;
+    EXPECT_LT(took, absl::Seconds(3)) << "still open";
+    EXPECT_GE(took, absl::Milliseconds(400));
+  }
+}
+
+// More than max_conns_per_address connections from one address are closed
+// at once; other addresses are served meanwhile, and a freed slot is
+// usable again.
+TEST(StatusServerTest, LimitsConnectionsPerAddress) {
+  Serving serving = Secure(FreePort());
+  serving.limits.max_conns_per_address = 3;
+  auto server = StatusServer::Start(serving, Basic(), nullptr);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->secure_port();
+  std::vector<std::unique_ptr<RawClient>> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(RawClient::Open(port, true));
+    ASSERT_NE(held.back(), nullptr);
+    ASSERT_TRUE(held.back()->Send(kHalfHeader));
+  }
+  // The fourth gets no TLS handshake: the server closes it.
+  auto fourth = RawClient::Open(port, false);
+  ASSERT_NE(fourth, nullptr);
+  EXPECT_TRUE(fourth->ReadUntilClosed(absl::Seconds(2)).has_value());
+
+  auto other = RawClient::Open(port, true, "127.0.0.2");
+  ASSERT_NE(other, nullptr);
+  ASSERT_TRUE(other->Send(absl::StrCat(kHalfHeader, "\r\n")));
+  EXPECT_EQ(other->StatusLine(absl::Seconds(2)), "HTTP/1.1 200 OK");
+
+  held.pop_back();
+  bool served = false;
+  const absl::Time deadline = absl::Now() + absl::Seconds(3);
+  while (!served && absl::Now() < deadline) {
+    auto again = RawClient::Open(port, true);
+    served = again != nullptr &&
+             again->Send(absl::StrCat(kHalfHeader, "\r\n")) &&
+             again->StatusLine(absl::Seconds(1)) == "HTTP/1.1 200 OK";
+  }
+  EXPECT_TRUE(served);
+}
+
+// Slow clients hold no thread: with many of them connected (TLS done,
+// header unfinished), probes over TLS still answer at once.
+TEST(StatusServerTest, ProbesAnswerWhileSlowClientsAreHeld) {
+  auto server = StartSecure(Basic(), nullptr);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->secure_port();
+  std::vector<std::unique_ptr<RawClient>> slow;
+  for (int i = 0; i < 100; ++i) {
+    const std::string from = absl::StrCat("127.0.1.", i % 5 + 1);
+    slow.push_back(RawClient::Open(port, true, from.c_str()));
+    ASSERT_NE(slow.back(), nullptr) << i;
+    ASSERT_TRUE(slow.back()->Send(kHalfHeader));
+  }
+  for (const char* path : {"/healthz", "/livez", "/readyz"}) {
+    const absl::Time start = absl::Now();
+    auto got = GetTls(port, path);
+    ASSERT_TRUE(got) << path;
+    EXPECT_EQ(got->status, 200);
+    EXPECT_LT(absl::Now() - start, absl::Seconds(1)) << path;
+  }
+}
+
+// Routes that take long run on worker threads with a bounded queue: probes
+// answer meanwhile, and a request beyond the queue gets 503 at once.
+TEST(StatusServerTest, SlowRoutesNeverDelayProbes) {
+  absl::Notification release;
+  std::atomic<int> started{0};
+  StatusServer::Handlers h = Basic();
+  h.routes["/debug/slow"] = [&](const HttpRequest&) {
+    ++started;
+    release.WaitForNotification();
+    return HttpReply{};
+  };
+  Serving serving = Plain();
+  serving.limits.workers = 2;
+  serving.limits.queue = 8;
+  auto server = StatusServer::Start(serving, h, nullptr);
+  ASSERT_TRUE(server.ok()) << server.status();
+  // Before the server stops, whatever the test's outcome.
+  absl::Cleanup unblock = [&] {
+    if (!release.HasBeenNotified()) release.Notify();
+  };
+  const int port = (*server)->insecure_port();
+  std::vector<std::unique_ptr<RawClient>> slow;
+  auto ask_slow = [&] {
+    slow.push_back(RawClient::Open(port, false));
+    return slow.back() != nullptr &&
+           slow.back()->Send(
+               "GET /debug/slow HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  };
+  // 2 running, then 8 waiting.
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(ask_slow());
+  const absl::Time deadline = absl::Now() + absl::Seconds(3);
+  while (started.load() < 2 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_EQ(started.load(), 2);
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(ask_slow());
+  const absl::Time start = absl::Now();
+  auto probe = Get(port, "/healthz");
+  ASSERT_TRUE(probe);
+  EXPECT_EQ(probe->status, 200);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+  // The queue is full: refused at once, not queued behind the others.
+  auto refused = RawClient::Open(port, false);
+  ASSERT_NE(refused, nullptr);
+  ASSERT_TRUE(
+      refused->Send("GET /debug/slow HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+  EXPECT_EQ(refused->StatusLine(absl::Seconds(1)),
+            "HTTP/1.1 503 Service Unavailable");
+  release.Notify();
+  for (auto& c : slow)
+    EXPECT_EQ(c->StatusLine(absl::Seconds(3)), "HTTP/1.1 200 OK");
+}
+
+// A POST without Content-Length (nor a chunked body) has an empty body, as
+// in Go's server: the route answers at once instead of the server waiting
+// for a body until a timeout.
+TEST(StatusServerTest, PostWithoutContentLengthIsAnsweredAtOnce) {
+  StatusServer::Handlers h = Basic();
+  h.routes["/debug/echo"] = [](const HttpRequest& r) {
+    HttpReply reply;
+    reply.code = r.body.empty() ? 400 : 200;
+    reply.body = absl::StrCat(r.method, " [", r.body, "]");
+    return reply;
+  };
+  auto server = StartSecure(h, nullptr);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto client = RawClient::Open((*server)->secure_port(), true);
+  ASSERT_NE(client, nullptr);
+  const absl::Time start = absl::Now();
+  ASSERT_TRUE(
+      client->Send("POST /debug/echo HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+  EXPECT_EQ(client->StatusLine(absl::Seconds(3)), "HTTP/1.1 400 Bad Request");
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
 }
 
 }  // namespace
