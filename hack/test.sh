@@ -19,7 +19,8 @@
 # ones in the background while C++ compiles. Stages after ctest:
 # clang-format, the reference's go test, the oracle, each fuzz target for
 # KSCORE_FUZZ_SECONDS (10) s, then the end-to-end tests,
-# KSCORE_E2E_JOBS (2) at a time but for those that time a recovery.
+# KSCORE_E2E_JOBS (2) at a time but for those that time a recovery or a
+# latency (KSCORE_E2E_ALONE).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=hack/lib/deps.sh

@@ -42,7 +42,7 @@ go_prebuild_wait() {  # go_prebuild_wait PID LOG
 
 # The end-to-end scripts, JOBS at a time (each has a control plane of its
 # own); the ones that time a recovery or a latency run alone afterwards.
-KSCORE_E2E_ALONE="${KSCORE_E2E_ALONE:-faults.sh}"
+KSCORE_E2E_ALONE="${KSCORE_E2E_ALONE:-faults.sh slowloris.sh}"
 run_e2e() {  # run_e2e ROOT JOBS
   local root="$1" jobs="$2" t name logs
   logs="$(mktemp -d /tmp/kscore-e2e-logs-XXXXXX)"
