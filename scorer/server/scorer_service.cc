@@ -288,7 +288,7 @@ void ExplainTo(const framework::ScoreTable& t, int32_t top, IndexOf index_of,
 // DETAIL_TOTALS: rejected nodes by index, then the feasible nodes' raw scores
 // (node after node) and totals, without names or per-node messages; and the
 // top nodes' whole NodeScore when the request asks (explain_top).
-void TotalsTo(const framework::Evaluation& ev, bool normalized,
+void TotalsTo(const framework::NodeVerdicts& ev, bool normalized,
               int32_t explain_top, absl::Span<const pb::Node* const> nodes,
               pb::EvaluateResponse* resp) {
   for (size_t i = 0; i < ev.filter.size(); ++i) {
