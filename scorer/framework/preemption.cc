@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -233,137 +237,187 @@ int PickOneNodeForPreemption(absl::Span<const Candidate> candidates) {
   return best;
 }
 
-absl::Status ValidatePreemptRequest(const pb::PreemptRequest& req) {
-  auto invalid = [](auto&&... parts) {
-    return absl::InvalidArgumentError(absl::StrCat(parts...));
-  };
+namespace {
+
+template <typename... Parts>
+absl::Status Invalid(const Parts&... parts) {
+  return absl::InvalidArgumentError(absl::StrCat(parts...));
+}
+
+// The request's node counts: what the shim saw, what it found potential,
+// what it sent, in decreasing order.
+absl::Status CheckNodeCounts(const pb::PreemptRequest& req) {
   if (req.num_nodes() < 0) {
-    return invalid("num_nodes: ", req.num_nodes(), " is negative");
+    return Invalid("num_nodes: ", req.num_nodes(), " is negative");
   }
   if (req.num_potential_nodes() < req.nodes_size()) {
-    return invalid("num_potential_nodes: ", req.num_potential_nodes(),
+    return Invalid("num_potential_nodes: ", req.num_potential_nodes(),
                    " is less than the ", req.nodes_size(), " nodes sent");
   }
   if (req.num_nodes() < req.num_potential_nodes()) {
-    return invalid("num_nodes: ", req.num_nodes(),
+    return Invalid("num_nodes: ", req.num_nodes(),
                    " is less than num_potential_nodes (",
                    req.num_potential_nodes(), ")");
   }
-  const int32_t priority = req.pod().priority();
-  const pb::ClusterData& cluster = req.cluster();
-  auto check_resources = [&](const pb::Resources& r,
-                             const std::string& path) -> absl::Status {
-    if (r.milli_cpu() < 0) {
-      return invalid(path, ".milli_cpu: ", r.milli_cpu(), " is negative");
-    }
-    if (r.memory() < 0) {
-      return invalid(path, ".memory: ", r.memory(), " is negative");
-    }
-    if (r.ephemeral_storage() < 0) {
-      return invalid(path, ".ephemeral_storage: ", r.ephemeral_storage(),
+  return absl::OkStatus();
+}
+
+// A victim's resource list: no negative amount, scalars well formed.
+absl::Status CheckResources(const pb::Resources& r, const std::string& path) {
+  if (r.milli_cpu() < 0) {
+    return Invalid(path, ".milli_cpu: ", r.milli_cpu(), " is negative");
+  }
+  if (r.memory() < 0) {
+    return Invalid(path, ".memory: ", r.memory(), " is negative");
+  }
+  if (r.ephemeral_storage() < 0) {
+    return Invalid(path, ".ephemeral_storage: ", r.ephemeral_storage(),
+                   " is negative");
+  }
+  for (int k = 0; k < r.scalar_size(); ++k) {
+    if (r.scalar(k).value() < 0) {
+      return Invalid(path, ".scalar[", k, "].value: ", r.scalar(k).value(),
                      " is negative");
     }
-    for (int k = 0; k < r.scalar_size(); ++k) {
-      if (r.scalar(k).value() < 0) {
-        return invalid(path, ".scalar[", k, "].value: ", r.scalar(k).value(),
-                       " is negative");
-      }
+  }
+  if (std::string e = model::CheckScalars(r); !e.empty()) {
+    return Invalid(path, ".", e);
+  }
+  return absl::OkStatus();
+}
+
+// One sent node, and what its victims claimed of its counts so far: each
+// plan query and existing term at most as often as the node and the cluster
+// count it.
+class NodeTally {
+ public:
+  NodeTally(const pb::Node& node, const pb::ClusterData& cluster,
+            std::string path)
+      : node_(node),
+        cluster_(cluster),
+        path_(std::move(path)),
+        queries_(node.query_counts_size(), 0) {
+    for (const pb::TermCount& tc : node.term_counts()) {
+      node_terms_[tc.term()] += tc.count();
     }
-    if (std::string e = model::CheckScalars(r); !e.empty()) {
-      return invalid(path, ".", e);
+  }
+
+  const std::string& path() const { return path_; }
+
+  absl::Status AddQueries(const pb::VictimPod& p, const std::string& pod_path) {
+    for (int k = 0; k < p.matched_queries_size(); ++k) {
+      const int32_t q = p.matched_queries(k);
+      if (q < 0 || q >= node_.query_counts_size() ||
+          q >= cluster_.answers_size()) {
+        return Invalid(pod_path, ".matched_queries[", k, "]: ", q,
+                       " is not an index into the pod's plan queries (",
+                       node_.query_counts_size(), " counts on ", path_,
+                       ".node, ", cluster_.answers_size(), " cluster.answers)");
+      }
+      ++queries_[q];
+      if (queries_[q] > node_.query_counts(q) ||
+          queries_[q] > cluster_.answers(q).total()) {
+        return Invalid(pod_path, ".matched_queries[", k, "]: the pods sent ",
+                       "count ", queries_[q], " in query ", q, ", more than ",
+                       path_, ".node.query_counts[", q, "] (",
+                       node_.query_counts(q), ") or cluster.answers[", q,
+                       "].total (", cluster_.answers(q).total(), ")");
+      }
     }
     return absl::OkStatus();
-  };
+  }
+
+  absl::Status AddTerms(const pb::VictimPod& p, const std::string& pod_path) {
+    for (int k = 0; k < p.terms_size(); ++k) {
+      const int32_t t = p.terms(k);
+      if (t < 0 || t >= cluster_.existing_terms_size()) {
+        return Invalid(pod_path, ".terms[", k, "]: ", t,
+                       " is not an index into cluster.existing_terms (",
+                       cluster_.existing_terms_size(), " entries)");
+      }
+      auto have = node_terms_.find(t);
+      const int64_t taken = ++terms_taken_[t];
+      if (have == node_terms_.end() || taken > have->second ||
+          taken > cluster_.existing_terms(t).total()) {
+        return Invalid(pod_path, ".terms[", k, "]: the pods sent carry term ",
+                       t, " ", taken, " times, more than ", path_,
+                       ".node.term_counts (",
+                       have == node_terms_.end() ? 0 : have->second,
+                       ") or cluster.existing_terms[", t, "].total (",
+                       cluster_.existing_terms(t).total(), ")");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const pb::Node& node_;
+  const pb::ClusterData& cluster_;
+  const std::string path_;  // "nodes[i]"
+  std::vector<int64_t> queries_;
+  absl::flat_hash_map<int32_t, int64_t> node_terms_;
+  absl::flat_hash_map<int32_t, int64_t> terms_taken_;
+};
+
+// One victim: named, of lower priority than the pod, its resources well
+// formed, its queries and terms within its node's counts.
+absl::Status CheckVictim(const pb::VictimPod& p, int32_t priority, int j,
+                         NodeTally& tally) {
+  const std::string pod_path = absl::StrCat(tally.path(), ".pods[", j, "]");
+  if (p.name().empty()) return Invalid(pod_path, ".name is required");
+  if (p.priority() >= priority) {
+    return Invalid(pod_path, ".priority: ", p.priority(),
+                   " is not lower than the pod's (", priority,
+                   "): only pods of lower priority may be preempted");
+  }
+  KSCORE_RETURN_IF_ERROR(
+      CheckResources(p.requests(), absl::StrCat(pod_path, ".requests")));
+  KSCORE_RETURN_IF_ERROR(CheckResources(
+      p.non_zero_requests(), absl::StrCat(pod_path, ".non_zero_requests")));
+  KSCORE_RETURN_IF_ERROR(tally.AddQueries(p, pod_path));
+  return tally.AddTerms(p, pod_path);
+}
+
+}  // namespace
+
+absl::Status ValidatePreemptRequest(const pb::PreemptRequest& req) {
+  KSCORE_RETURN_IF_ERROR(CheckNodeCounts(req));
   for (int i = 0; i < req.nodes_size(); ++i) {
     const pb::PreemptionNode& pn = req.nodes(i);
-    const pb::Node& node = pn.node();
-    const std::string path = absl::StrCat("nodes[", i, "]");
-    std::vector<int64_t> node_queries(node.query_counts_size(), 0);
-    absl::flat_hash_map<int32_t, int64_t> node_terms;
-    for (const pb::TermCount& tc : node.term_counts()) {
-      node_terms[tc.term()] += tc.count();
-    }
-    absl::flat_hash_map<int32_t, int64_t> terms_taken_here;
+    NodeTally tally(pn.node(), req.cluster(), absl::StrCat("nodes[", i, "]"));
     for (int j = 0; j < pn.pods_size(); ++j) {
-      const pb::VictimPod& p = pn.pods(j);
-      const std::string pod_path = absl::StrCat(path, ".pods[", j, "]");
-      if (p.name().empty()) return invalid(pod_path, ".name is required");
-      if (p.priority() >= priority) {
-        return invalid(pod_path, ".priority: ", p.priority(),
-                       " is not lower than the pod's (", priority,
-                       "): only pods of lower priority may be preempted");
-      }
       KSCORE_RETURN_IF_ERROR(
-          check_resources(p.requests(), absl::StrCat(pod_path, ".requests")));
-      KSCORE_RETURN_IF_ERROR(check_resources(
-          p.non_zero_requests(), absl::StrCat(pod_path, ".non_zero_requests")));
-      for (int k = 0; k < p.matched_queries_size(); ++k) {
-        const int32_t q = p.matched_queries(k);
-        if (q < 0 || q >= node.query_counts_size() ||
-            q >= cluster.answers_size()) {
-          return invalid(pod_path, ".matched_queries[", k, "]: ", q,
-                         " is not an index into the pod's plan queries (",
-                         node.query_counts_size(), " counts on ", path,
-                         ".node, ", cluster.answers_size(),
-                         " cluster.answers)");
-        }
-        ++node_queries[q];
-        if (node_queries[q] > node.query_counts(q) ||
-            node_queries[q] > cluster.answers(q).total()) {
-          return invalid(pod_path, ".matched_queries[", k, "]: the pods sent ",
-                         "count ", node_queries[q], " in query ", q,
-                         ", more than ", path, ".node.query_counts[", q, "] (",
-                         node.query_counts(q), ") or cluster.answers[", q,
-                         "].total (", cluster.answers(q).total(), ")");
-        }
-      }
-      for (int k = 0; k < p.terms_size(); ++k) {
-        const int32_t t = p.terms(k);
-        if (t < 0 || t >= cluster.existing_terms_size()) {
-          return invalid(pod_path, ".terms[", k, "]: ", t,
-                         " is not an index into cluster.existing_terms (",
-                         cluster.existing_terms_size(), " entries)");
-        }
-        auto have = node_terms.find(t);
-        const int64_t taken = ++terms_taken_here[t];
-        if (have == node_terms.end() || taken > have->second ||
-            taken > cluster.existing_terms(t).total()) {
-          return invalid(pod_path, ".terms[", k, "]: the pods sent carry term ",
-                         t, " ", taken, " times, more than ", path,
-                         ".node.term_counts (",
-                         have == node_terms.end() ? 0 : have->second,
-                         ") or cluster.existing_terms[", t, "].total (",
-                         cluster.existing_terms(t).total(), ")");
-        }
-      }
+          CheckVictim(pn.pods(j), req.pod().priority(), j, tally));
     }
   }
   for (int k = 0; k < req.pdbs_size(); ++k) {
     if (req.pdbs(k).disruptions_allowed() < 0) {
-      return invalid("pdbs[", k, "].disruptions_allowed: ",
+      return Invalid("pdbs[", k, "].disruptions_allowed: ",
                      req.pdbs(k).disruptions_allowed(), " is negative");
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<PostFilterResult> Preempt(const PreemptionPolicy& policy,
-                                         const PreemptionInput& in) {
-  const pb::PreemptRequest& req = *in.request;
-  PostFilterResult out;
-  // 1) May the pod preempt at all?
-  if (std::string why = policy.IneligibleReason(req); !why.empty()) {
-    out.status = PluginStatus::Unschedulable(std::move(why));
-    return out;
-  }
-  if (req.num_nodes() == 0) {
-    out.status = PluginStatus::Error("no nodes available");
-    return out;
-  }
+namespace {
 
-  // 2) The dry run, node after node in the order sent (upstream starts at
-  // a random offset; the shim does that). Each list keeps at most
-  // num_candidates, as upstream's candidateList.
+// The dry run's outcome: the candidates (at most num_candidates of each
+// kind, those without PDB violations first) and, for the nodes where
+// preemption does not help, their reasons.
+struct DryRun {
+  explicit DryRun(int num_nodes) : fit(num_nodes) {}
+  std::vector<Candidate> candidates;
+  model::FitErrorBuilder fit;
+  int statuses = 0;  // nodes with a status (upstream's NodeToStatus.Len())
+  std::vector<std::string> errors;
+};
+
+// The dry run, node after node in the order sent (upstream starts at a
+// random offset; the shim does that). Each list keeps at most
+// num_candidates, as upstream's candidateList.
+absl::StatusOr<DryRun> DryRunNodes(const PreemptionPolicy& policy,
+                                   const PreemptionInput& in) {
+  const pb::PreemptRequest& req = *in.request;
   const int32_t num_candidates =
       policy.NumCandidates(req.num_potential_nodes());
   std::optional<pb::ClusterData> cluster;
@@ -374,9 +428,7 @@ absl::StatusOr<PostFilterResult> Preempt(const PreemptionPolicy& policy,
     }
   }
   std::vector<Candidate> non_violating, violating;
-  model::FitErrorBuilder fit(req.num_nodes());
-  int statuses = 0;  // nodes with a status (upstream's NodeToStatus.Len())
-  std::vector<std::string> errors;
+  DryRun run(req.num_nodes());
   for (int i = 0; i < req.nodes_size(); ++i) {
     DryRunNode node(in, i, cluster.has_value() ? &*cluster : nullptr);
     KSCORE_ASSIGN_OR_RETURN(PreemptionPolicy::Victims v,
@@ -401,33 +453,53 @@ absl::StatusOr<PostFilterResult> Preempt(const PreemptionPolicy& policy,
                        req.nodes(i).node().name(), "\""));
     }
     if (v.status.code == Code::kError) {
-      errors.push_back(absl::StrJoin(v.status.reasons, ", "));
+      run.errors.push_back(absl::StrJoin(v.status.reasons, ", "));
     }
-    ++statuses;
-    for (const std::string& r : v.status.reasons) fit.AddReason(r);
+    ++run.statuses;
+    for (const std::string& r : v.status.reasons) run.fit.AddReason(r);
   }
-  out.candidates = std::move(non_violating);
-  out.candidates.insert(out.candidates.end(), violating.begin(),
+  run.candidates = std::move(non_violating);
+  run.candidates.insert(run.candidates.end(), violating.begin(),
                         violating.end());
+  return run;
+}
+
+// Why no node was found: the dry run's errors, else upstream's FitError
+// over its statuses, every other node of the snapshot (not potential, not
+// sent) being one where preemption does not help.
+PluginStatus NoCandidateStatus(DryRun& run, int32_t num_nodes) {
+  if (!run.errors.empty()) return PluginStatus::Error(Aggregate(run.errors));
+  if (run.statuses < num_nodes) {
+    run.fit.AddReason(kNotHelpful, num_nodes - run.statuses);
+  }
+  return PluginStatus::Unschedulable(run.fit.Message());
+}
+
+}  // namespace
+
+absl::StatusOr<PostFilterResult> Preempt(const PreemptionPolicy& policy,
+                                         const PreemptionInput& in) {
+  const pb::PreemptRequest& req = *in.request;
+  PostFilterResult out;
+  // 1) May the pod preempt at all?
+  if (std::string why = policy.IneligibleReason(req); !why.empty()) {
+    out.status = PluginStatus::Unschedulable(std::move(why));
+    return out;
+  }
+  if (req.num_nodes() == 0) {
+    out.status = PluginStatus::Error("no nodes available");
+    return out;
+  }
+  // 2) The dry run.
+  KSCORE_ASSIGN_OR_RETURN(DryRun run, DryRunNodes(policy, in));
+  out.candidates = std::move(run.candidates);
   std::sort(
       out.candidates.begin(), out.candidates.end(),
       [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
-
   if (out.candidates.empty()) {
-    if (!errors.empty()) {
-      out.status = PluginStatus::Error(Aggregate(errors));
-      return out;
-    }
-    // Upstream's FitError over the dry run's statuses; every other node of
-    // the snapshot (not potential, not sent) is one where preemption does
-    // not help.
-    if (statuses < req.num_nodes()) {
-      fit.AddReason(kNotHelpful, req.num_nodes() - statuses);
-    }
-    out.status = PluginStatus::Unschedulable(fit.Message());
+    out.status = NoCandidateStatus(run, req.num_nodes());
     return out;
   }
-
   // 3) The pick.
   out.chosen = PickOneNodeForPreemption(out.candidates);
   const Candidate& best = out.candidates[out.chosen];

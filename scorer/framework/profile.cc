@@ -1,6 +1,7 @@
 #include "scorer/framework/profile.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "absl/container/btree_set.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/status_macros.h"
 #include "model/saturating.h"
 
 namespace kscore::framework {
@@ -277,6 +279,402 @@ auto Timed(ExtensionPointObserver* observer, model::ExtensionPoint point,
   return result;
 }
 
+void Warn(std::vector<std::string>* warnings, std::string w) {
+  if (warnings != nullptr) warnings->push_back(std::move(w));
+}
+
+// Whether `set` disables `name` itself ("*" is not looked at).
+bool DisablesByName(const model::PluginSet& set, absl::string_view name) {
+  return std::any_of(
+      set.disabled.begin(), set.disabled.end(),
+      [name](const model::PluginRef& d) { return d.name == name; });
+}
+
+// Each point's plugin set merged with kube-scheduler's defaults: only
+// multiPoint has defaults.
+class MergedPluginSets {
+ public:
+  explicit MergedPluginSets(const model::ProfileConfig& config) {
+    for (int i = 0; i < static_cast<int>(model::ExtensionPoint::kCount); ++i) {
+      sets_[i] = model::MergePluginSet(
+          i == static_cast<int>(model::ExtensionPoint::kMultiPoint)
+              ? model::DefaultMultiPointPlugins()
+              : std::vector<model::PluginRef>{},
+          config.plugins[i]);
+    }
+  }
+  const model::PluginSet& At(model::ExtensionPoint point) const {
+    return sets_[static_cast<int>(point)];
+  }
+  const model::PluginSet& multi_point() const {
+    return At(model::ExtensionPoint::kMultiPoint);
+  }
+
+ private:
+  model::PluginSet sets_[static_cast<int>(model::ExtensionPoint::kCount)];
+};
+
+// Every plugin named anywhere, instantiated once with its pluginConfig args
+// (upstream's pluginsMap), owned here until the profile takes them.
+class PluginInstances {
+ public:
+  PluginInstances(const model::ProfileConfig& config, const Registry& registry,
+                  std::vector<std::string>* warnings)
+      : config_(config), registry_(registry), warnings_(warnings) {
+    for (const model::PluginConfigEntry& e : config.plugin_config) {
+      args_by_name_[e.name] = &e;
+    }
+  }
+
+  // The plugin `ref` names, made on first use; nullptr when the registry
+  // has no code for it.
+  absl::StatusOr<Plugin*> Instantiate(const model::PluginRef& ref) {
+    if (auto it = instances_.find(ref.name); it != instances_.end()) {
+      return it->second;
+    }
+    const PluginFactory* factory = registry_.Find(ref.name);
+    if (factory == nullptr) return nullptr;
+    model::YamlField args(YAML::Node(YAML::NodeType::Undefined),
+                          absl::StrCat(config_.path, ".pluginConfig[?].args"));
+    if (auto it = args_by_name_.find(ref.name); it != args_by_name_.end()) {
+      args = model::YamlField(it->second->args, it->second->path);
+    }
+    KSCORE_ASSIGN_OR_RETURN(std::unique_ptr<Plugin> p, (*factory)(args));
+    Plugin* raw = p.get();
+    owned_.push_back(std::move(p));
+    instances_[ref.name] = raw;
+    return raw;
+  }
+
+  // Resolves a plugin name: nullptr for kube-scheduler plugins kscore does
+  // not run (noted once), an error naming the field for unknown ones.
+  absl::StatusOr<Plugin*> Resolve(const model::PluginRef& ref) {
+    absl::StatusOr<Plugin*> p = Instantiate(ref);
+    if (!p.ok() || *p != nullptr) return p;
+    if (registry_.Find(ref.name) == nullptr && !registry_.IsKnown(ref.name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ref.path, ".name: unknown plugin \"", ref.name, "\""));
+    }
+    if (ref.path != "default plugins" && warned_.insert(ref.name).second) {
+      Warn(warnings_,
+           absl::StrCat(config_.path, ": plugin ", ref.name,
+                        " is not run by kscore (not supported yet, or done by "
+                        "the shim); ignored"));
+    }
+    return nullptr;
+  }
+
+  // The plugins made, in the order they were made.
+  std::vector<std::unique_ptr<Plugin>> TakeOwned() { return std::move(owned_); }
+
+ private:
+  const model::ProfileConfig& config_;
+  const Registry& registry_;
+  std::vector<std::string>* warnings_;
+  absl::flat_hash_map<std::string, const model::PluginConfigEntry*>
+      args_by_name_;
+  absl::flat_hash_map<std::string, Plugin*> instances_;
+  absl::flat_hash_set<std::string> warned_;
+  std::vector<std::unique_ptr<Plugin>> owned_;
+};
+
+// Every pluginConfig entry is validated, even for a plugin the profile does
+// not enable, so a typo never waits for the day it is enabled.
+absl::Status ValidatePluginConfig(const model::ProfileConfig& config,
+                                  const Registry& registry,
+                                  PluginInstances& instances) {
+  for (const model::PluginConfigEntry& e : config.plugin_config) {
+    if (registry.Find(e.name) == nullptr) {
+      if (!registry.IsKnown(e.name)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            e.path.substr(0, e.path.size() - absl::string_view(".args").size()),
+            ".name: unknown plugin \"", e.name, "\""));
+      }
+      KSCORE_RETURN_IF_ERROR(
+          CheckArgsOfPluginNotRun(e, registry.DefaultArgs(e.name)));
+      continue;
+    }
+    KSCORE_RETURN_IF_ERROR(
+        instances.Instantiate(model::PluginRef{e.name, {}, e.path}).status());
+  }
+  return absl::OkStatus();
+}
+
+// One point the scorer does not run: only the plugin whose job the shim
+// does is accepted. Disabling that plugin changes nothing (the shim does the
+// job all the same), which a warning says.
+absl::Status CheckPointNotRun(const PointNotRun& np,
+                              const MergedPluginSets& merged,
+                              const Registry& registry,
+                              const std::string& profile_path,
+                              std::vector<std::string>* warnings) {
+  const model::PluginSet& set = merged.At(np.point);
+  bool shim_plugin_enabled = false;
+  for (const model::PluginRef& ref : set.enabled) {
+    if (ref.name == np.done_by_shim) {
+      shim_plugin_enabled = true;
+      continue;
+    }
+    if (registry.Find(ref.name) != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
+          model::ExtensionPointName(np.point), " (", np.why, ")"));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(ref.path, ".name: ", PluginTypeName(np.point), " \"",
+                     ref.name, "\" does not exist (", np.why, ")"));
+  }
+  if (np.done_by_shim.empty() || shim_plugin_enabled) return absl::OkStatus();
+  const bool disabled_here = std::any_of(
+      set.disabled.begin(), set.disabled.end(), [&](const model::PluginRef& d) {
+        return d.name == "*" || d.name == np.done_by_shim;
+      });
+  const model::PluginSet& multi = merged.multi_point();
+  const bool from_multi = std::any_of(
+      multi.enabled.begin(), multi.enabled.end(),
+      [&](const model::PluginRef& r) { return r.name == np.done_by_shim; });
+  if (disabled_here || !from_multi) {
+    Warn(warnings,
+         absl::StrCat(
+             profile_path, ".plugins.", model::ExtensionPointName(np.point),
+             ": ", np.done_by_shim,
+             " is not enabled, but kscore works as if it were: ", np.why));
+  }
+  return absl::OkStatus();
+}
+
+using Gates = std::vector<std::pair<std::string, PodGate>>;
+
+// A known plugin without code, enabled where it would filter: its gate
+// refuses the pods that need it.
+void NoteGate(const Registry& registry, const std::string& name,
+              model::ExtensionPoint point, Gates& gates) {
+  if (point != model::ExtensionPoint::kPreFilter &&
+      point != model::ExtensionPoint::kFilter)
+    return;
+  const PodGate* gate = registry.Gate(name);
+  if (gate == nullptr) return;
+  for (const auto& [n, _] : gates) {
+    if (n == name) return;
+  }
+  gates.emplace_back(name, *gate);
+}
+
+absl::Status AlreadyRegistered(const model::PluginRef& ref,
+                               model::ExtensionPoint point) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      ref.path, ".name: plugin \"", ref.name, "\" already registered as ",
+      model::ExtensionPointName(point)));
+}
+
+// The plugins a point enables by name, in the order named.
+struct EnabledAtPoint {
+  std::vector<std::string> names;
+  absl::flat_hash_map<std::string, Plugin*> plugins;
+};
+
+absl::StatusOr<EnabledAtPoint> EnabledPlugins(model::ExtensionPoint point,
+                                              const model::PluginSet& set,
+                                              PluginInstances& instances,
+                                              const Registry& registry,
+                                              Gates& gates) {
+  EnabledAtPoint out;
+  for (const model::PluginRef& ref : set.enabled) {
+    KSCORE_ASSIGN_OR_RETURN(Plugin * p, instances.Resolve(ref));
+    if (p == nullptr) {
+      NoteGate(registry, ref.name, point, gates);
+      continue;
+    }
+    if (!ImplementsPoint(p, point)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
+          model::ExtensionPointName(point)));
+    }
+    if (out.plugins.contains(ref.name)) return AlreadyRegistered(ref, point);
+    out.plugins[ref.name] = p;
+    out.names.push_back(ref.name);
+  }
+  return out;
+}
+
+// The multiPoint plugins a point gets: those it does not name itself
+// (`plugins`), and the names of those it does (`overridden`).
+struct FromMultiPoint {
+  std::vector<Plugin*> plugins;
+  absl::flat_hash_set<std::string> overridden;
+};
+
+absl::StatusOr<FromMultiPoint> MultiPointPlugins(
+    model::ExtensionPoint point, const model::PluginSet& set,
+    const model::PluginSet& multi, const EnabledAtPoint& enabled,
+    PluginInstances& instances, const Registry& registry, Gates& gates) {
+  FromMultiPoint out;
+  absl::flat_hash_set<std::string> disabled;
+  for (const model::PluginRef& d : set.disabled) disabled.insert(d.name);
+  if (disabled.contains("*")) return out;
+  absl::flat_hash_set<std::string> seen;
+  for (const model::PluginRef& ref : multi.enabled) {
+    KSCORE_ASSIGN_OR_RETURN(Plugin * p, instances.Resolve(ref));
+    if (disabled.contains(ref.name)) continue;
+    if (p == nullptr) {
+      if (!enabled.plugins.contains(ref.name)) {
+        NoteGate(registry, ref.name, point, gates);
+      }
+      continue;
+    }
+    if (!ImplementsPoint(p, point)) continue;
+    if (enabled.plugins.contains(ref.name)) {
+      out.overridden.insert(ref.name);
+      continue;
+    }
+    if (!seen.insert(ref.name).second) return AlreadyRegistered(ref, point);
+    out.plugins.push_back(p);
+  }
+  return out;
+}
+
+// kube-scheduler's expandMultiPointPlugins for one point: the point's own
+// plugins that override a multiPoint one, then multiPoint's, then the rest
+// of the point's own.
+absl::StatusOr<std::vector<Plugin*>> ExpandPoint(model::ExtensionPoint point,
+                                                 const MergedPluginSets& merged,
+                                                 PluginInstances& instances,
+                                                 const Registry& registry,
+                                                 Gates& gates) {
+  const model::PluginSet& set = merged.At(point);
+  KSCORE_ASSIGN_OR_RETURN(
+      EnabledAtPoint enabled,
+      EnabledPlugins(point, set, instances, registry, gates));
+  KSCORE_ASSIGN_OR_RETURN(
+      FromMultiPoint multi,
+      MultiPointPlugins(point, set, merged.multi_point(), enabled, instances,
+                        registry, gates));
+  std::vector<Plugin*> overrides, rest;
+  for (const std::string& n : enabled.names) {
+    (multi.overridden.contains(n) ? overrides : rest)
+        .push_back(enabled.plugins[n]);
+  }
+  std::vector<Plugin*> out = std::move(overrides);
+  out.insert(out.end(), multi.plugins.begin(), multi.plugins.end());
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+using ScoreWeights = absl::flat_hash_map<std::string, int32_t>;
+
+// kube-scheduler's getValidScoreWeights: a score plugin's weight where it is
+// first enabled, the Score point before multiPoint; 0 or unset means 1.
+absl::StatusOr<ScoreWeights> GetValidScoreWeights(
+    const MergedPluginSets& merged, PluginInstances& instances) {
+  ScoreWeights weights;
+  auto note = [&](const std::vector<model::PluginRef>& refs) -> absl::Status {
+    for (const model::PluginRef& ref : refs) {
+      KSCORE_ASSIGN_OR_RETURN(Plugin * p, instances.Resolve(ref));
+      if (p == nullptr || !Implements<ScorePlugin>(p) ||
+          weights.contains(ref.name)) {
+        continue;
+      }
+      weights[ref.name] = ref.weight.value_or(0) == 0 ? 1 : *ref.weight;
+    }
+    return absl::OkStatus();
+  };
+  KSCORE_RETURN_IF_ERROR(
+      note(merged.At(model::ExtensionPoint::kScore).enabled));
+  KSCORE_RETURN_IF_ERROR(note(merged.multi_point().enabled));
+  return weights;
+}
+
+// Adds to `to` each plugin of `from` that implements `to_point`, unless it
+// is there already or `to_set` disables it by name.
+void AddCompanions(const std::vector<Plugin*>& from, std::vector<Plugin*>& to,
+                   model::ExtensionPoint to_point,
+                   const model::PluginSet& to_set) {
+  for (Plugin* p : from) {
+    if (!ImplementsPoint(p, to_point)) continue;
+    if (std::find(to.begin(), to.end(), p) != to.end()) continue;
+    if (!DisablesByName(to_set, p->Name())) to.push_back(p);
+  }
+}
+
+}  // namespace
+
+// The plugins run at each point the scorer runs, in run order: upstream's
+// per-extension-point lists of frameworkImpl.
+struct PointPlugins {
+  std::vector<Plugin*> pre_filter;
+  std::vector<Plugin*> filter;
+  std::vector<Plugin*> pre_score;
+  std::vector<Plugin*> score;
+  std::vector<Plugin*> post_filter;  // run only by Preempt calls
+
+  std::vector<Plugin*>& At(model::ExtensionPoint point) {
+    switch (point) {
+      case model::ExtensionPoint::kPreFilter:
+        return pre_filter;
+      case model::ExtensionPoint::kFilter:
+        return filter;
+      case model::ExtensionPoint::kPreScore:
+        return pre_score;
+      case model::ExtensionPoint::kScore:
+        return score;
+      default:
+        return post_filter;
+    }
+  }
+  // Every list, in run order.
+  std::array<const std::vector<Plugin*>*, 5> All() const {
+    return {&pre_filter, &filter, &pre_score, &score, &post_filter};
+  }
+};
+
+namespace {
+
+// kube-scheduler's expandMultiPointPlugins, for the points the scorer runs.
+absl::StatusOr<PointPlugins> ExpandMultiPointPlugins(
+    const MergedPluginSets& merged, PluginInstances& instances,
+    const Registry& registry, Gates& gates) {
+  PointPlugins out;
+  for (model::ExtensionPoint point : kRunPoints) {
+    KSCORE_ASSIGN_OR_RETURN(
+        out.At(point), ExpandPoint(point, merged, instances, registry, gates));
+  }
+  return out;
+}
+
+// Companion points: a plugin that filters gets its PreFilter and one that
+// scores gets its PreScore, unless explicitly disabled there, so its state
+// is in CycleState when Filter/Score read it (kube-scheduler would run Score
+// without PreScore when a plugin is only enabled at score). Before that,
+// plugins whose args make them filter join Filter wherever they are enabled.
+void AddCompanionPoints(const MergedPluginSets& merged, PointPlugins& lists) {
+  const model::PluginSet& filter_set =
+      merged.At(model::ExtensionPoint::kFilter);
+  for (const std::vector<Plugin*>* list :
+       {&lists.pre_filter, &lists.pre_score, &lists.score}) {
+    for (Plugin* p : *list) {
+      if (!p->FiltersWheneverEnabled() || !Implements<FilterPlugin>(p))
+        continue;
+      if (std::find(lists.filter.begin(), lists.filter.end(), p) !=
+          lists.filter.end())
+        continue;
+      if (!DisablesByName(filter_set, p->Name())) lists.filter.push_back(p);
+    }
+  }
+  AddCompanions(lists.filter, lists.pre_filter,
+                model::ExtensionPoint::kPreFilter,
+                merged.At(model::ExtensionPoint::kPreFilter));
+  AddCompanions(lists.score, lists.pre_score, model::ExtensionPoint::kPreScore,
+                merged.At(model::ExtensionPoint::kPreScore));
+}
+
+template <typename T>
+std::vector<const T*> As(const std::vector<Plugin*>& list) {
+  std::vector<const T*> out;
+  out.reserve(list.size());
+  for (Plugin* p : list) out.push_back(dynamic_cast<const T*>(p));
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
@@ -286,283 +684,61 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   prof->scheduler_name_ = config.scheduler_name;
   prof->percentage_ = config.percentage_of_nodes_to_score.value_or(
       global.percentage_of_nodes_to_score);
-  auto warn = [&](std::string w) {
-    if (warnings != nullptr) warnings->push_back(std::move(w));
-  };
-
-  // Merge with defaults: only multiPoint has defaults.
-  model::PluginSet merged[static_cast<int>(model::ExtensionPoint::kCount)];
-  for (int i = 0; i < static_cast<int>(model::ExtensionPoint::kCount); ++i) {
-    merged[i] = model::MergePluginSet(
-        i == static_cast<int>(model::ExtensionPoint::kMultiPoint)
-            ? model::DefaultMultiPointPlugins()
-            : std::vector<model::PluginRef>{},
-        config.plugins[i]);
-  }
-  const model::PluginSet& multi =
-      merged[static_cast<int>(model::ExtensionPoint::kMultiPoint)];
-
-  // Instantiate every plugin named anywhere, once, with its args.
-  absl::flat_hash_map<std::string, const model::PluginConfigEntry*>
-      args_by_name;
-  for (const model::PluginConfigEntry& e : config.plugin_config) {
-    args_by_name[e.name] = &e;
-  }
-  absl::flat_hash_map<std::string, Plugin*> instances;
-  absl::flat_hash_set<std::string> warned;
-  auto instantiate =
-      [&](const model::PluginRef& ref) -> absl::StatusOr<Plugin*> {
-    if (auto it = instances.find(ref.name); it != instances.end()) {
-      return it->second;
-    }
-    const PluginFactory* factory = registry.Find(ref.name);
-    if (factory == nullptr) return nullptr;
-    model::YamlField args(YAML::Node(YAML::NodeType::Undefined),
-                          absl::StrCat(config.path, ".pluginConfig[?].args"));
-    if (auto it = args_by_name.find(ref.name); it != args_by_name.end()) {
-      args = model::YamlField(it->second->args, it->second->path);
-    }
-    absl::StatusOr<std::unique_ptr<Plugin>> p = (*factory)(args);
-    if (!p.ok()) return p.status();
-    Plugin* raw = p->get();
-    prof->owned_.push_back(*std::move(p));
-    instances[ref.name] = raw;
-    return raw;
-  };
-  // Resolves a plugin name: nullptr for kube-scheduler plugins kscore does not
-  // run (noted once), an error naming the field for unknown ones.
-  auto resolve = [&](const model::PluginRef& ref) -> absl::StatusOr<Plugin*> {
-    absl::StatusOr<Plugin*> p = instantiate(ref);
-    if (!p.ok() || *p != nullptr) return p;
-    if (registry.Find(ref.name) == nullptr && !registry.IsKnown(ref.name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ref.path, ".name: unknown plugin \"", ref.name, "\""));
-    }
-    if (ref.path != "default plugins" && warned.insert(ref.name).second) {
-      warn(absl::StrCat(config.path, ": plugin ", ref.name,
-                        " is not run by kscore (not supported yet, or done by "
-                        "the shim); ignored"));
-    }
-    return nullptr;
-  };
-
-  // Every pluginConfig entry is validated, even for a plugin the profile
-  // does not enable, so a typo never waits for the day it is enabled.
-  for (const model::PluginConfigEntry& e : config.plugin_config) {
-    if (registry.Find(e.name) == nullptr) {
-      if (!registry.IsKnown(e.name)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            e.path.substr(0, e.path.size() - absl::string_view(".args").size()),
-            ".name: unknown plugin \"", e.name, "\""));
-      }
-      if (absl::Status s =
-              CheckArgsOfPluginNotRun(e, registry.DefaultArgs(e.name));
-          !s.ok()) {
-        return s;
-      }
-      continue;
-    }
-    absl::StatusOr<Plugin*> p =
-        instantiate(model::PluginRef{e.name, {}, e.path});
-    if (!p.ok()) return p.status();
-  }
-
-  // The points the scorer does not run: only the plugin whose job the shim
-  // does is accepted. Disabling that plugin changes nothing (the shim does
-  // the job all the same), which a warning says.
+  const MergedPluginSets merged(config);
+  PluginInstances instances(config, registry, warnings);
+  KSCORE_RETURN_IF_ERROR(ValidatePluginConfig(config, registry, instances));
   for (const PointNotRun& np : kPointsNotRun) {
-    const model::PluginSet& set = merged[static_cast<int>(np.point)];
-    bool shim_plugin_enabled = false;
-    for (const model::PluginRef& ref : set.enabled) {
-      if (ref.name == np.done_by_shim) {
-        shim_plugin_enabled = true;
-        continue;
-      }
-      if (registry.Find(ref.name) != nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
-            model::ExtensionPointName(np.point), " (", np.why, ")"));
-      }
-      return absl::InvalidArgumentError(
-          absl::StrCat(ref.path, ".name: ", PluginTypeName(np.point), " \"",
-                       ref.name, "\" does not exist (", np.why, ")"));
-    }
-    if (np.done_by_shim.empty() || shim_plugin_enabled) continue;
-    bool disabled_here =
-        std::any_of(set.disabled.begin(), set.disabled.end(),
-                    [&](const model::PluginRef& d) {
-                      return d.name == "*" || d.name == np.done_by_shim;
-                    });
-    bool from_multi = std::any_of(
-        multi.enabled.begin(), multi.enabled.end(),
-        [&](const model::PluginRef& r) { return r.name == np.done_by_shim; });
-    if (disabled_here || !from_multi) {
-      warn(absl::StrCat(
-          config.path, ".plugins.", model::ExtensionPointName(np.point), ": ",
-          np.done_by_shim,
-          " is not enabled, but kscore works as if it were: ", np.why));
-    }
+    KSCORE_RETURN_IF_ERROR(
+        CheckPointNotRun(np, merged, registry, config.path, warnings));
   }
-
-  // A known plugin without code, enabled where it would filter: its gate
-  // refuses the pods that need it.
-  auto note_gate = [&](const std::string& name, model::ExtensionPoint point) {
-    if (point != model::ExtensionPoint::kPreFilter &&
-        point != model::ExtensionPoint::kFilter)
-      return;
-    const PodGate* gate = registry.Gate(name);
-    if (gate == nullptr) return;
-    for (const auto& [n, _] : prof->gates_) {
-      if (n == name) return;
-    }
-    prof->gates_.emplace_back(name, *gate);
-  };
-
-  absl::flat_hash_map<std::string, int32_t> weights;
-  auto note_weight = [&](const model::PluginRef& ref, Plugin* p) {
-    if (!Implements<ScorePlugin>(p) || weights.contains(ref.name)) return;
-    weights[ref.name] = ref.weight.value_or(0) == 0 ? 1 : *ref.weight;
-  };
-
-  // kube-scheduler's expandMultiPointPlugins, for the points the scorer runs.
-  std::vector<Plugin*> lists[std::size(kRunPoints)];
-  for (size_t k = 0; k < std::size(kRunPoints); ++k) {
-    model::ExtensionPoint point = kRunPoints[k];
-    const model::PluginSet& set = merged[static_cast<int>(point)];
-    std::vector<std::string> enabled_names;
-    absl::flat_hash_map<std::string, Plugin*> enabled;
-    for (const model::PluginRef& ref : set.enabled) {
-      absl::StatusOr<Plugin*> p = resolve(ref);
-      if (!p.ok()) return p.status();
-      if (*p == nullptr) {
-        note_gate(ref.name, point);
-        continue;
-      }
-      if (!ImplementsPoint(*p, point)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
-            model::ExtensionPointName(point)));
-      }
-      if (enabled.contains(ref.name)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            ref.path, ".name: plugin \"", ref.name, "\" already registered as ",
-            model::ExtensionPointName(point)));
-      }
-      enabled[ref.name] = *p;
-      enabled_names.push_back(ref.name);
-      if (point == model::ExtensionPoint::kScore) note_weight(ref, *p);
-    }
-    absl::flat_hash_set<std::string> disabled;
-    for (const model::PluginRef& d : set.disabled) disabled.insert(d.name);
-
-    std::vector<Plugin*> overrides, from_multi, rest;
-    absl::flat_hash_set<std::string> overridden;
-    if (!disabled.contains("*")) {
-      absl::flat_hash_set<std::string> seen;
-      for (const model::PluginRef& ref : multi.enabled) {
-        absl::StatusOr<Plugin*> p = resolve(ref);
-        if (!p.ok()) return p.status();
-        if (disabled.contains(ref.name)) continue;
-        if (*p == nullptr) {
-          if (!enabled.contains(ref.name)) note_gate(ref.name, point);
-          continue;
-        }
-        if (!ImplementsPoint(*p, point)) continue;
-        if (enabled.contains(ref.name)) {
-          overridden.insert(ref.name);
-          continue;
-        }
-        if (!seen.insert(ref.name).second) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              ref.path, ".name: plugin \"", ref.name,
-              "\" already registered as ", model::ExtensionPointName(point)));
-        }
-        from_multi.push_back(*p);
-      }
-    }
-    for (const std::string& n : enabled_names) {
-      (overridden.contains(n) ? overrides : rest).push_back(enabled[n]);
-    }
-    std::vector<Plugin*>& out = lists[k];
-    out.insert(out.end(), overrides.begin(), overrides.end());
-    out.insert(out.end(), from_multi.begin(), from_multi.end());
-    out.insert(out.end(), rest.begin(), rest.end());
-  }
-  for (const model::PluginRef& ref : multi.enabled) {
-    absl::StatusOr<Plugin*> p = resolve(ref);
-    if (!p.ok()) return p.status();
-    if (*p != nullptr) note_weight(ref, *p);
-  }
-
-  // Companion points: a plugin that filters gets its PreFilter and one that
-  // scores gets its PreScore, unless explicitly disabled there, so its state
-  // is in CycleState when Filter/Score read it (kube-scheduler would run
-  // Score without PreScore when a plugin is only enabled at score).
-  auto add_companion = [&](size_t from, size_t to,
-                           model::ExtensionPoint to_point) {
-    const model::PluginSet& to_set = merged[static_cast<int>(to_point)];
-    for (Plugin* p : lists[from]) {
-      if (!ImplementsPoint(p, to_point)) continue;
-      if (std::find(lists[to].begin(), lists[to].end(), p) != lists[to].end()) {
-        continue;
-      }
-      bool disabled = std::any_of(
-          to_set.disabled.begin(), to_set.disabled.end(),
-          [&](const model::PluginRef& d) { return d.name == p->Name(); });
-      if (!disabled) lists[to].push_back(p);
-    }
-  };
-  // Plugins whose args make them filter join Filter wherever they are enabled.
-  const model::PluginSet& filter_set =
-      merged[static_cast<int>(model::ExtensionPoint::kFilter)];
-  for (size_t k : {0, 2, 3}) {
-    for (Plugin* p : lists[k]) {
-      if (!p->FiltersWheneverEnabled() || !Implements<FilterPlugin>(p))
-        continue;
-      if (std::find(lists[1].begin(), lists[1].end(), p) != lists[1].end())
-        continue;
-      bool disabled = std::any_of(
-          filter_set.disabled.begin(), filter_set.disabled.end(),
-          [&](const model::PluginRef& d) { return d.name == p->Name(); });
-      if (!disabled) lists[1].push_back(p);
-    }
-  }
-  add_companion(1, 0, model::ExtensionPoint::kPreFilter);
-  add_companion(3, 2, model::ExtensionPoint::kPreScore);
-
-  for (Plugin* p : lists[0])
-    prof->pre_filter_.push_back(dynamic_cast<PreFilterPlugin*>(p));
-  for (Plugin* p : lists[1])
-    prof->filter_.push_back(dynamic_cast<FilterPlugin*>(p));
-  for (Plugin* p : lists[2])
-    prof->pre_score_.push_back(dynamic_cast<PreScorePlugin*>(p));
-  for (Plugin* p : lists[3]) {
-    prof->score_.push_back(dynamic_cast<ScorePlugin*>(p));
+  KSCORE_ASSIGN_OR_RETURN(
+      PointPlugins plugins,
+      ExpandMultiPointPlugins(merged, instances, registry, prof->gates_));
+  KSCORE_ASSIGN_OR_RETURN(ScoreWeights weights,
+                          GetValidScoreWeights(merged, instances));
+  AddCompanionPoints(merged, plugins);
+  prof->owned_ = instances.TakeOwned();
+  prof->pre_filter_ = As<PreFilterPlugin>(plugins.pre_filter);
+  prof->filter_ = As<FilterPlugin>(plugins.filter);
+  prof->pre_score_ = As<PreScorePlugin>(plugins.pre_score);
+  prof->score_ = As<ScorePlugin>(plugins.score);
+  for (const Plugin* p : plugins.score) {
     prof->score_weights_.push_back(weights[std::string(p->Name())]);
   }
-  for (Plugin* p : lists[4])
-    prof->post_filter_.push_back(dynamic_cast<PostFilterPlugin*>(p));
-  for (const auto& list : lists) {
-    for (const Plugin* p : list) {
-      prof->node_labels_ = std::max(prof->node_labels_, p->NodeLabels());
-      if (std::find(prof->planners_.begin(), prof->planners_.end(), p) !=
-          prof->planners_.end()) {
+  prof->post_filter_ = As<PostFilterPlugin>(plugins.post_filter);
+  prof->FillPlanners(plugins);
+  prof->FillEventToPluginMap(plugins);
+  prof->FillLabelCountKeys(plugins);
+  return prof;
+}
+
+void Profile::FillPlanners(const PointPlugins& plugins) {
+  for (const std::vector<Plugin*>* list : plugins.All()) {
+    for (const Plugin* p : *list) {
+      node_labels_ = std::max(node_labels_, p->NodeLabels());
+      if (std::find(planners_.begin(), planners_.end(), p) != planners_.end()) {
         continue;
       }
-      prof->planners_.push_back(p);
-      prof->plans_ = prof->plans_ || p->Plans();
+      planners_.push_back(p);
+      plans_ = plans_ || p->Plans();
       for (pb::PodData d : p->PodDataNeeded()) {
-        if (std::find(prof->pod_data_.begin(), prof->pod_data_.end(), d) ==
-            prof->pod_data_.end()) {
-          prof->pod_data_.push_back(d);
+        if (std::find(pod_data_.begin(), pod_data_.end(), d) ==
+            pod_data_.end()) {
+          pod_data_.push_back(d);
         }
       }
     }
   }
-  std::sort(prof->pod_data_.begin(), prof->pod_data_.end());
-  for (size_t k : {0, 1}) {
-    for (const Plugin* p : lists[k]) {
-      Hinter& h = prof->hinters_[p->Name()];
+  std::sort(pod_data_.begin(), pod_data_.end());
+}
+
+// kube-scheduler's fillEventToPluginMap: the hinted registrations of the
+// plugins that can reject a pod (PreFilter and Filter).
+void Profile::FillEventToPluginMap(const PointPlugins& plugins) {
+  for (const std::vector<Plugin*>* list :
+       {&plugins.pre_filter, &plugins.filter}) {
+    for (const Plugin* p : *list) {
+      Hinter& h = hinters_[p->Name()];
       if (h.plugin != nullptr) continue;
       h.plugin = p;
       for (pb::ClusterEvent& e : p->EventsToRegister()) {
@@ -570,16 +746,17 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
       }
     }
   }
-  for (Plugin* p : lists[3]) {
+}
+
+void Profile::FillLabelCountKeys(const PointPlugins& plugins) {
+  for (const Plugin* p : plugins.score) {
     for (std::string& key : p->LabelCountKeys()) {
-      if (std::find(prof->label_count_keys_.begin(),
-                    prof->label_count_keys_.end(),
-                    key) == prof->label_count_keys_.end()) {
-        prof->label_count_keys_.push_back(std::move(key));
+      if (std::find(label_count_keys_.begin(), label_count_keys_.end(), key) ==
+          label_count_keys_.end()) {
+        label_count_keys_.push_back(std::move(key));
       }
     }
   }
-  return prof;
 }
 
 bool Profile::NeedsNodeLabels(const pb::Pod& pod) const {
@@ -651,34 +828,6 @@ absl::StatusOr<bool> Profile::QueueingHint(
 std::vector<std::string> Profile::GateNames() const {
   std::vector<std::string> out;
   for (const auto& [name, _] : gates_) out.push_back(name);
-  return out;
-}
-
-std::vector<std::string> Profile::PluginNames(
-    model::ExtensionPoint point) const {
-  std::vector<std::string> out;
-  auto add = [&](const auto& list) {
-    for (const auto* p : list) out.emplace_back(p->Name());
-  };
-  switch (point) {
-    case model::ExtensionPoint::kPreFilter:
-      add(pre_filter_);
-      break;
-    case model::ExtensionPoint::kFilter:
-      add(filter_);
-      break;
-    case model::ExtensionPoint::kPreScore:
-      add(pre_score_);
-      break;
-    case model::ExtensionPoint::kScore:
-      add(score_);
-      break;
-    case model::ExtensionPoint::kPostFilter:
-      add(post_filter_);
-      break;
-    default:
-      break;
-  }
   return out;
 }
 
@@ -979,11 +1128,11 @@ absl::Status Profile::RunNormalizeScore(
                [&] { return NormalizeScoreUntimed(state, pod, table); });
 }
 
-absl::StatusOr<Evaluation> Profile::Evaluate(
+absl::StatusOr<NodeVerdicts> Profile::Evaluate(
     CycleState& state, const pb::Pod& pod,
     absl::Span<const pb::Node* const> nodes, EvaluateMode mode,
     ExtensionPointObserver* observer) const {
-  Evaluation ev;
+  NodeVerdicts ev;
   absl::StatusOr<PluginStatus> pre =
       RunPreFilter(state, pod, observer, &ev.unschedulable_plugins);
   if (!pre.ok()) return pre.status();

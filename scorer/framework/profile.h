@@ -34,8 +34,10 @@ struct ScoreTable {
   std::vector<int64_t> total;  // per node; filled by Normalize
 };
 
-// The outcome of a whole cycle for one batch of nodes (the fused call).
-struct Evaluation {
+// What a whole cycle decides about one batch of nodes (the fused call): the
+// pod's PreFilter outcome, each node's Filter verdict, and the feasible
+// nodes' scores.
+struct NodeVerdicts {
   PluginStatus pre_filter;           // when not ok, nothing else is filled
   std::vector<PluginStatus> filter;  // per input node
   std::vector<int> feasible;         // indices into the input nodes
@@ -64,6 +66,9 @@ class ExtensionPointObserver {
 // How far Evaluate goes for a batch: everything, raw scores only (the
 // caller normalises across batches), or PreFilter and Filter only.
 enum class EvaluateMode { kFull, kRawScores, kFilterOnly };
+
+// Create's plugin lists, one per point the scorer runs (profile.cc).
+struct PointPlugins;
 
 // One scheduling profile: the plugins enabled at each extension point (after
 // merging with kube-scheduler's defaults and expanding multiPoint), their
@@ -117,9 +122,6 @@ class Profile {
                            absl::Span<const pb::Node* const> nodes) const;
   // Plugins not run whose gates refuse the pods that need them.
   std::vector<std::string> GateNames() const;
-  // Plugin names at one of the points the scorer runs (PreFilter, Filter,
-  // PreScore, Score, PostFilter), in run order.
-  std::vector<std::string> PluginNames(model::ExtensionPoint point) const;
 
   // Fine-grained extension points. absl errors mean bad input (e.g. a
   // missing or corrupt CycleState key) or a plugin bug. Each tells
@@ -181,19 +183,27 @@ class Profile {
   // table.normalized and table.total stay empty, with kFilterOnly the whole
   // table does. `observer` hears of each point run (Score once, normalising
   // included).
-  absl::StatusOr<Evaluation> Evaluate(
+  absl::StatusOr<NodeVerdicts> Evaluate(
       CycleState& state, const pb::Pod& pod,
       absl::Span<const pb::Node* const> nodes, EvaluateMode mode,
       ExtensionPointObserver* observer = nullptr) const;
-  absl::StatusOr<Evaluation> Evaluate(CycleState& state, const pb::Pod& pod,
-                                      absl::Span<const pb::Node* const> nodes,
-                                      bool normalize) const {
+  absl::StatusOr<NodeVerdicts> Evaluate(CycleState& state, const pb::Pod& pod,
+                                        absl::Span<const pb::Node* const> nodes,
+                                        bool normalize) const {
     return Evaluate(state, pod, nodes,
                     normalize ? EvaluateMode::kFull : EvaluateMode::kRawScores);
   }
 
  private:
+  friend class ProfilePeer;  // scorer/testing/profile_peer.h: tests only
+
   Profile() = default;
+
+  // Create's steps after the plugin lists are final: what plans and
+  // requests need, the queueing hints, the label counts scoring reads.
+  void FillPlanners(const PointPlugins& plugins);
+  void FillEventToPluginMap(const PointPlugins& plugins);
+  void FillLabelCountKeys(const PointPlugins& plugins);
 
   absl::StatusOr<PluginStatus> PreFilterUntimed(
       CycleState& state, const pb::Pod& pod,

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
+#include "scorer/testing/profile_peer.h"
 #include "scorer/testing/wrappers.h"
 
 namespace kscore::framework {
@@ -40,7 +41,8 @@ const Profile& Only(const ProfileSet& set) {
 
 std::vector<std::pair<std::string, int32_t>> Weights(const Profile& p) {
   std::vector<std::pair<std::string, int32_t>> out;
-  for (const std::string& n : p.PluginNames(model::ExtensionPoint::kScore)) {
+  for (const std::string& n :
+       ProfilePeer::PluginNames(p, model::ExtensionPoint::kScore)) {
     out.emplace_back(n, p.WeightOf(n));
   }
   return out;
@@ -53,7 +55,7 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
   EXPECT_EQ(p.scheduler_name(), "default-scheduler");
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
                           "PodTopologySpread", "InterPodAffinity",
@@ -94,10 +96,10 @@ profiles:
                           W{"InterPodAffinity", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}, W{"Concentrate", 10}));
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kPreScore),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kPreScore),
               ::testing::Contains("Concentrate"));
   // Enabled at score only: it does not filter.
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ::testing::Not(::testing::Contains("Concentrate")));
   EXPECT_THAT(p.label_count_keys(), ElementsAre("app"));
 }
@@ -144,9 +146,9 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ::testing::Contains("Concentrate"));
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kPreScore),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kPreScore),
               ::testing::Contains("Concentrate"));
   EXPECT_EQ(p.WeightOf("Concentrate"), 7);
 }
@@ -183,7 +185,7 @@ profiles:
   const Profile& p = Only(**set);
   EXPECT_THAT(Weights(p), ElementsAre(W{"Concentrate", 10}));
   // Filters are untouched.
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ::testing::Contains("NodeResourcesFit"));
 }
 
@@ -197,7 +199,7 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ::testing::Not(::testing::Contains("NodeResourcesFit")));
   EXPECT_EQ(p.WeightOf("NodeResourcesFit"), 0);
 }
@@ -212,9 +214,9 @@ profiles:
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   const Profile& p = Only(**set);
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kFilter),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ::testing::Contains("TaintToleration"));
-  EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kScore),
+  EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kScore),
               ::testing::Not(::testing::Contains("TaintToleration")));
 }
 
@@ -318,7 +320,7 @@ profiles:
   for (const char* name : {"a", "b"}) {
     const Profile& p = *(*set)->Find(name);
     EXPECT_TRUE(p.post_filters()) << name;
-    EXPECT_THAT(p.PluginNames(model::ExtensionPoint::kPostFilter),
+    EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kPostFilter),
                 ElementsAre("DefaultPreemption"));
     bool listed = false;
     for (const Profile::PluginInfo& info : p.Describe()) {
@@ -448,7 +450,8 @@ profiles:
   pb::Node node = MakeNode().Name("n").Obj();
   const pb::Node* nodes[] = {&node};
   CycleState state;
-  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, nodes, true);
+  absl::StatusOr<NodeVerdicts> ev =
+      Only(**set).Evaluate(state, pod, nodes, true);
   ASSERT_FALSE(ev.ok());
   EXPECT_THAT(
       std::string(ev.status().message()),
@@ -501,7 +504,8 @@ profiles:
                                  MakeNode().Name("c").Obj()};
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1], &nodes[2]};
   CycleState state;
-  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  absl::StatusOr<NodeVerdicts> ev =
+      Only(**set).Evaluate(state, pod, ptrs, true);
   ASSERT_TRUE(ev.ok()) << ev.status();
   EXPECT_THAT(ev->scores.normalized[0], ElementsAre(0, 100, 0));
   // Raw scores normalised without their names (a NormalizeScore request
@@ -530,7 +534,8 @@ profiles:
       MakeNode().Name("b").LabelCount("app", "web", 4).Obj()};
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
   CycleState state;
-  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  absl::StatusOr<NodeVerdicts> ev =
+      Only(**set).Evaluate(state, pod, ptrs, true);
   ASSERT_TRUE(ev.ok()) << ev.status();
   EXPECT_THAT(ev->feasible, ElementsAre(0, 1));
   EXPECT_THAT(ev->scores.total, ElementsAre(250, 1000));
@@ -555,15 +560,17 @@ profiles:
         weight: 10
 )");
   ASSERT_TRUE(set.ok()) << set.status();
-  EXPECT_THAT(Only(**set).PluginNames(model::ExtensionPoint::kPreScore),
-              ::testing::Not(::testing::Contains("Concentrate")));
+  EXPECT_THAT(
+      ProfilePeer::PluginNames(Only(**set), model::ExtensionPoint::kPreScore),
+      ::testing::Not(::testing::Contains("Concentrate")));
   pb::Pod pod = MakePod().Label("app", "web").Obj();
   std::vector<pb::Node> nodes = {
       MakeNode().Name("a").LabelCount("app", "web", 1).Obj(),
       MakeNode().Name("b").LabelCount("app", "web", 4).Obj()};
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
   CycleState state;
-  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  absl::StatusOr<NodeVerdicts> ev =
+      Only(**set).Evaluate(state, pod, ptrs, true);
   ASSERT_TRUE(ev.ok()) << ev.status();
   EXPECT_THAT(ev->scores.total, ElementsAre(250, 1000));
   EXPECT_FALSE(state.bytes().contains("PreScoreConcentrate"));
@@ -581,7 +588,8 @@ TEST(ProfileTest, DefaultProfileChecksNodeDeclaredFeatures) {
   nodes[1].add_declared_features("RestartAllContainersOnContainerExits");
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
   CycleState state;
-  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  absl::StatusOr<NodeVerdicts> ev =
+      Only(**set).Evaluate(state, pod, ptrs, true);
   ASSERT_TRUE(ev.ok()) << ev.status();
   EXPECT_THAT(ev->feasible, ElementsAre(1));
   EXPECT_EQ(ev->filter[0].plugin, "NodeDeclaredFeatures");
@@ -607,7 +615,8 @@ profiles:
                                  MakeNode().Name("b").Obj()};
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1]};
   CycleState state;
-  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  absl::StatusOr<NodeVerdicts> ev =
+      Only(**set).Evaluate(state, pod, ptrs, true);
   ASSERT_TRUE(ev.ok()) << ev.status();
   EXPECT_TRUE(ev->feasible.empty());
   for (const PluginStatus& s : ev->filter) {
@@ -630,8 +639,9 @@ profiles:
     args: {labelKey: app, rejectEverything: true}
 )");
   ASSERT_TRUE(set.ok()) << set.status();
-  EXPECT_THAT(Only(**set).PluginNames(model::ExtensionPoint::kFilter),
-              ::testing::Contains("Concentrate"));
+  EXPECT_THAT(
+      ProfilePeer::PluginNames(Only(**set), model::ExtensionPoint::kFilter),
+      ::testing::Contains("Concentrate"));
 }
 
 TEST(ProfileTest, NodeLabelsAreSentOnlyWhenAPluginReadsThem) {
@@ -829,7 +839,8 @@ TEST(ProfileTest, NodesOutsideThePreFilterResultAreReportedAsUpstream) {
       MakeNode().Name("cordoned").Unschedulable().Obj()};
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1], &nodes[2]};
   CycleState state;
-  absl::StatusOr<Evaluation> ev = Only(**set).Evaluate(state, pod, ptrs, true);
+  absl::StatusOr<NodeVerdicts> ev =
+      Only(**set).Evaluate(state, pod, ptrs, true);
   ASSERT_TRUE(ev.ok()) << ev.status();
   EXPECT_THAT(ev->feasible, ElementsAre(1));
   for (int i : {0, 2}) {
@@ -864,7 +875,7 @@ TEST(ProfileTest, EvaluateNamesThePluginsThatRejected) {
   std::vector<const pb::Node*> ptrs = {&nodes[0], &nodes[1], &nodes[2],
                                        &nodes[3]};
   CycleState state;
-  absl::StatusOr<Evaluation> ev =
+  absl::StatusOr<NodeVerdicts> ev =
       Only(**set).Evaluate(state, MakePod().Obj(), ptrs, true);
   ASSERT_TRUE(ev.ok()) << ev.status();
   EXPECT_THAT(ev->unschedulable_plugins,

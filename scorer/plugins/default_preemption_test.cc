@@ -12,6 +12,7 @@
 #include "model/config.h"
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
+#include "scorer/testing/profile_peer.h"
 #include "scorer/testing/wrappers.h"
 
 namespace kscore::plugins {
@@ -193,7 +194,8 @@ class PreemptTest : public ::testing::Test {
 // ------------------------------------------------------------------ the plugin
 
 TEST_F(PreemptTest, DefaultProfileRunsItAtPostFilter) {
-  EXPECT_THAT(profile_->PluginNames(model::ExtensionPoint::kPostFilter),
+  EXPECT_THAT(framework::ProfilePeer::PluginNames(
+                  *profile_, model::ExtensionPoint::kPostFilter),
               ElementsAre("DefaultPreemption"));
   bool found = false;
   for (const auto& info : profile_->Describe()) {
@@ -609,7 +611,8 @@ TEST_F(PreemptTest, ProfileWithoutPostFilterRefuses) {
       disabled:
       - name: DefaultPreemption
 )");
-  EXPECT_THAT(profile_->PluginNames(model::ExtensionPoint::kPostFilter),
+  EXPECT_THAT(framework::ProfilePeer::PluginNames(
+                  *profile_, model::ExtensionPoint::kPostFilter),
               IsEmpty());
   absl::StatusOr<PostFilterResult> r =
       Run(Request(1000, {Node("n1", 1000, {Victim("v", 1, 1000)})}));

@@ -1349,7 +1349,7 @@ TEST(InterPodAffinityProfileTest, BatchesNormaliseLikeOneCall) {
 
   CycleState one;
   ASSERT_TRUE(profile.BindCluster(one, pod, data, all).ok());
-  absl::StatusOr<framework::Evaluation> whole =
+  absl::StatusOr<framework::NodeVerdicts> whole =
       profile.Evaluate(one, pod, all, framework::EvaluateMode::kFull);
   ASSERT_TRUE(whole.ok()) << whole.status();
   EXPECT_EQ(Of(whole->filter[2]), kAnti);
@@ -1364,7 +1364,7 @@ TEST(InterPodAffinityProfileTest, BatchesNormaliseLikeOneCall) {
                     absl::MakeConstSpan(all).subspan(2)}) {
     CycleState state;
     ASSERT_TRUE(profile.BindCluster(state, pod, data, part).ok());
-    absl::StatusOr<framework::Evaluation> ev =
+    absl::StatusOr<framework::NodeVerdicts> ev =
         profile.Evaluate(state, pod, part, framework::EvaluateMode::kRawScores);
     ASSERT_TRUE(ev.ok()) << ev.status();
     ASSERT_EQ(ev->scores.plugins.size(), 1u);

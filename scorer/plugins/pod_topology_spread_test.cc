@@ -1091,7 +1091,7 @@ TEST(PodTopologySpreadTest, ProfileScoresIgnoredNodesZero) {
   std::vector<const pb::Node*> nodes = answered.All();
   ASSERT_TRUE(
       (*profile)->BindCluster(state, pod, answered.cluster, nodes).ok());
-  absl::StatusOr<framework::Evaluation> ev =
+  absl::StatusOr<framework::NodeVerdicts> ev =
       (*profile)->Evaluate(state, pod, nodes, framework::EvaluateMode::kFull);
   ASSERT_TRUE(ev.ok()) << ev.status();
   ASSERT_EQ(ev->scores.plugins.size(), 1u);

@@ -1,7 +1,9 @@
 #include "scorer/server/metrics.h"
 
 #include <cctype>
+#include <iterator>
 
+#include "google/protobuf/descriptor.h"
 #include "prometheus/histogram.h"
 
 namespace kscore::server {
@@ -9,6 +11,30 @@ namespace {
 
 using framework::Code;
 using model::ExtensionPoint;
+
+// gRPC's canonical code names, as grpcurl and the gRPC docs print them.
+std::string_view CodeName(grpc::StatusCode code) {
+  static constexpr std::string_view kNames[] = {"OK",
+                                                "CANCELLED",
+                                                "UNKNOWN",
+                                                "INVALID_ARGUMENT",
+                                                "DEADLINE_EXCEEDED",
+                                                "NOT_FOUND",
+                                                "ALREADY_EXISTS",
+                                                "PERMISSION_DENIED",
+                                                "RESOURCE_EXHAUSTED",
+                                                "FAILED_PRECONDITION",
+                                                "ABORTED",
+                                                "OUT_OF_RANGE",
+                                                "UNIMPLEMENTED",
+                                                "INTERNAL",
+                                                "UNAVAILABLE",
+                                                "DATA_LOSS",
+                                                "UNAUTHENTICATED"};
+  const int i = static_cast<int>(code);
+  return i >= 0 && i < static_cast<int>(std::size(kNames)) ? kNames[i]
+                                                           : "UNKNOWN";
+}
 
 // Upstream's ExponentialBuckets(0.0001, 2, 12): 0.1ms up to ~200ms.
 prometheus::Histogram::BucketBoundaries Buckets() {
@@ -42,6 +68,26 @@ std::string PointLabel(ExtensionPoint p) {
 }
 
 }  // namespace
+
+CallMetrics::CallMetrics(prometheus::Registry& registry)
+    : calls_(prometheus::BuildCounter()
+                 .Name("kscore_scorer_calls_total")
+                 .Help("Scorer calls answered, by gRPC method and status code.")
+                 .Register(registry)) {
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+          pb::Scorer::service_full_name());
+  for (int i = 0; service != nullptr && i < service->method_count(); ++i) {
+    calls_.Add({{"method", service->method(i)->name()}, {"code", "OK"}});
+  }
+}
+
+void CallMetrics::OnCall(std::string_view method, grpc::StatusCode code) {
+  calls_
+      .Add({{"method", std::string(method)},
+            {"code", std::string(CodeName(code))}})
+      .Increment();
+}
 
 ExtensionPointMetrics::ExtensionPointMetrics(
     prometheus::Registry& registry, const std::vector<std::string>& profiles)

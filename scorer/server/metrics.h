@@ -5,15 +5,31 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "grpcpp/support/status.h"
+#include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "scorer/framework/profile.h"
+#include "scorer/server/scorer_service.h"
 
 namespace kscore::server {
+
+// kscore_scorer_calls_total{method, code}: each replica's load and errors.
+// Every method's OK series exists from the start, at 0, so rates and
+// per-replica comparisons work before the first call.
+class CallMetrics final : public CallObserver {
+ public:
+  explicit CallMetrics(prometheus::Registry& registry);
+  void OnCall(std::string_view method, grpc::StatusCode code) override;
+
+ private:
+  prometheus::Family<prometheus::Counter>& calls_;
+};
 
 // scheduler_framework_extension_point_duration_seconds{extension_point,
 // status, profile}, kube-scheduler's stable metric, for the points the

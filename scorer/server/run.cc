@@ -2,36 +2,25 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
-#include <cstdint>
-#include <cstdio>
 #include <exception>
-#include <limits>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/synchronization/mutex.h"
 #include "common/program.h"
-#include "common/status_macros.h"
-#include "common/tls_files.h"
-#include "google/protobuf/descriptor.h"
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
-#include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/registry.h"
-#include "scorer/framework/profile_set.h"
 #include "scorer/server/metrics.h"
+#include "scorer/server/options.h"
 #include "scorer/server/scorer_service.h"
 #include "spdlog/spdlog.h"
 
@@ -78,93 +67,26 @@ ABSL_FLAG(std::string, metrics_bind_address, "0.0.0.0:9090",
           "host:port serving Prometheus /metrics (plain HTTP); \"\" or \"0\" "
           "disables");
 
+namespace kscore::server {
 namespace {
 
-// gRPC's canonical code names, as grpcurl and the gRPC docs print them.
-std::string_view CodeName(grpc::StatusCode code) {
-  static constexpr std::string_view kNames[] = {"OK",
-                                                "CANCELLED",
-                                                "UNKNOWN",
-                                                "INVALID_ARGUMENT",
-                                                "DEADLINE_EXCEEDED",
-                                                "NOT_FOUND",
-                                                "ALREADY_EXISTS",
-                                                "PERMISSION_DENIED",
-                                                "RESOURCE_EXHAUSTED",
-                                                "FAILED_PRECONDITION",
-                                                "ABORTED",
-                                                "OUT_OF_RANGE",
-                                                "UNIMPLEMENTED",
-                                                "INTERNAL",
-                                                "UNAVAILABLE",
-                                                "DATA_LOSS",
-                                                "UNAUTHENTICATED"};
-  const int i = static_cast<int>(code);
-  return i >= 0 && i < static_cast<int>(std::size(kNames)) ? kNames[i]
-                                                           : "UNKNOWN";
-}
-
-// kscore_scorer_calls_total{method, code}: each replica's load and errors.
-class CallMetrics final : public kscore::server::CallObserver {
- public:
-  explicit CallMetrics(prometheus::Registry& registry)
-      : calls_(
-            prometheus::BuildCounter()
-                .Name("kscore_scorer_calls_total")
-                .Help("Scorer calls answered, by gRPC method and status code.")
-                .Register(registry)) {
-    // Every method's OK series exists from the start, at 0, so rates and
-    // per-replica comparisons work before the first call.
-    const google::protobuf::ServiceDescriptor* service =
-        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
-            kscore::scorer::v1::Scorer::service_full_name());
-    for (int i = 0; service != nullptr && i < service->method_count(); ++i) {
-      calls_.Add({{"method", service->method(i)->name()}, {"code", "OK"}});
-    }
-  }
-
-  void OnCall(std::string_view method, grpc::StatusCode code) override {
-    calls_
-        .Add({{"method", std::string(method)},
-              {"code", std::string(CodeName(code))}})
-        .Increment();
-  }
-
- private:
-  prometheus::Family<prometheus::Counter>& calls_;
-};
-
-// The gRPC port's credentials from --tls-cert-file, --tls-private-key-file
-// and --client-ca-file: plaintext when none is given.
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials() {
-  const std::string cert_file = absl::GetFlag(FLAGS_tls_cert_file);
-  const std::string key_file = absl::GetFlag(FLAGS_tls_private_key_file);
-  const std::string ca_file = absl::GetFlag(FLAGS_client_ca_file);
-  if (cert_file.empty() && key_file.empty()) {
-    if (!ca_file.empty()) {
-      return absl::InvalidArgumentError(
-          "--client-ca-file needs --tls-cert-file and --tls-private-key-file");
-    }
-    return grpc::InsecureServerCredentials();
-  }
-  if (cert_file.empty() || key_file.empty()) {
-    return absl::InvalidArgumentError(
-        "--tls-cert-file and --tls-private-key-file go together");
-  }
-  kscore::common::TlsFiles tls;
-  KSCORE_ASSIGN_OR_RETURN(
-      tls.cert, kscore::common::ReadPemFlag("tls-cert-file", cert_file));
-  KSCORE_ASSIGN_OR_RETURN(
-      tls.key, kscore::common::ReadPemFlag("tls-private-key-file", key_file));
-  KSCORE_ASSIGN_OR_RETURN(
-      tls.ca, kscore::common::ReadPemFlag("client-ca-file", ca_file));
-  grpc::SslServerCredentialsOptions options(
-      tls.ca.empty()
-          ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-          : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  options.pem_root_certs = tls.ca;
-  options.pem_key_cert_pairs.push_back({tls.key, tls.cert});
-  return grpc::SslServerCredentials(options);
+Flags FlagsFromCommandLine() {
+  Flags f;
+  f.config = absl::GetFlag(FLAGS_config);
+  f.listen = absl::GetFlag(FLAGS_listen);
+  f.max_batch_nodes = absl::GetFlag(FLAGS_max_batch_nodes);
+  f.max_request_bytes = absl::GetFlag(FLAGS_max_request_bytes);
+  f.max_plan_bytes = absl::GetFlag(FLAGS_max_plan_bytes);
+  f.max_request_work = absl::GetFlag(FLAGS_max_request_work);
+  f.grpc_memory_limit_bytes = absl::GetFlag(FLAGS_grpc_memory_limit_bytes);
+  f.shutdown_grace_seconds = absl::GetFlag(FLAGS_shutdown_grace_seconds);
+  f.max_connection_age_seconds =
+      absl::GetFlag(FLAGS_max_connection_age_seconds);
+  f.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  f.tls_private_key_file = absl::GetFlag(FLAGS_tls_private_key_file);
+  f.client_ca_file = absl::GetFlag(FLAGS_client_ca_file);
+  f.metrics_bind_address = absl::GetFlag(FLAGS_metrics_bind_address);
+  return f;
 }
 
 // This replica's name in explanations: the host name (the pod's name in a
@@ -177,169 +99,149 @@ std::string ReplicaName(const std::string& listen) {
                                     : std::string(host) + listen.substr(colon);
 }
 
-}  // namespace
-
-namespace kscore::server {
-
-namespace {
-
-// The limits' flags: each positive, --max-request-bytes an int (gRPC takes
-// one: at most 2 GiB - 1) and at most --grpc-memory-limit-bytes. Logs what
-// is wrong otherwise.
-bool LimitFlagsValid() {
-  const int max_batch = absl::GetFlag(FLAGS_max_batch_nodes);
-  if (max_batch <= 0) {
-    spdlog::critical("--max-batch-nodes must be greater than 0, got {}",
-                     max_batch);
-    return false;
-  }
-  const int64_t max_request = absl::GetFlag(FLAGS_max_request_bytes);
-  if (max_request <= 0 || max_request > std::numeric_limits<int>::max()) {
-    spdlog::critical("--max-request-bytes must be between 1 and {}, got {}",
-                     std::numeric_limits<int>::max(), max_request);
-    return false;
-  }
-  for (const auto& [name, value] :
-       {std::pair<const char*, int64_t>{"--max-plan-bytes",
-                                        absl::GetFlag(FLAGS_max_plan_bytes)},
-        {"--max-request-work", absl::GetFlag(FLAGS_max_request_work)}}) {
-    if (value <= 0) {
-      spdlog::critical("{} must be greater than 0, got {}", name, value);
-      return false;
-    }
-  }
-  const int64_t grpc_memory = absl::GetFlag(FLAGS_grpc_memory_limit_bytes);
-  if (grpc_memory < max_request) {
-    spdlog::critical(
-        "--grpc-memory-limit-bytes ({}) must be at least --max-request-bytes "
-        "({}): a request of the largest size must fit",
-        grpc_memory, max_request);
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-int RunScorer(int argc, char** argv, framework::Registry registry) {
-  kscore::common::StartProgram(
-      argc, argv, "scorer",
-      "scorer --config FILE [--listen ADDR] [--metrics-bind-address ADDR]\n"
-      "Serves kscore.scorer.v1.Scorer for every profile in the config file.");
-
-  const std::string config_path = absl::GetFlag(FLAGS_config);
-  if (config_path.empty()) {
-    spdlog::critical(
-        "--config is required (a KubeSchedulerConfiguration file)");
-    return 2;
-  }
-  if (!LimitFlagsValid()) return 2;
-  const int max_batch = absl::GetFlag(FLAGS_max_batch_nodes);
-  const int64_t max_request = absl::GetFlag(FLAGS_max_request_bytes);
-  const int64_t grpc_memory = absl::GetFlag(FLAGS_grpc_memory_limit_bytes);
-  auto profiles = kscore::framework::LoadProfileSet(config_path, registry);
-  if (!profiles.ok()) {
-    spdlog::critical(
-        "invalid configuration: {}",
-        profiles.status().ToString(absl::StatusToStringMode::kWithNoExtraData));
-    return 1;
-  }
-  for (const std::string& w : (*profiles)->warnings) spdlog::warn("{}", w);
-
-  // Block the shutdown signals in every thread; one thread waits for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  // After the mask: making credentials starts gRPC's threads, which inherit
-  // it, so that SIGTERM reaches the waiting thread only.
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      ServerCredentials();
-  if (!credentials.ok()) {
-    spdlog::critical("{}", std::string(credentials.status().message()));
-    return 2;
-  }
-
-  auto metrics_registry = std::make_shared<prometheus::Registry>();
-  CallMetrics call_metrics(*metrics_registry);
-  std::vector<std::string> served;
-  for (const auto& [name, _] : (*profiles)->profiles) served.push_back(name);
-  kscore::server::ExtensionPointMetrics extension_point_metrics(
-      *metrics_registry, served);
-  std::unique_ptr<prometheus::Exposer> exposer;
-  const std::string metrics_address = absl::GetFlag(FLAGS_metrics_bind_address);
-  if (!metrics_address.empty() && metrics_address != "0") {
+// The Prometheus registry the scorer's metrics live in, served on /metrics
+// when options.metrics_address says where.
+class Metrics {
+ public:
+  explicit Metrics(const Options& o)
+      : registry_(std::make_shared<prometheus::Registry>()),
+        calls_(*registry_),
+        extension_points_(*registry_, ServedNames(o)) {
+    if (o.metrics_address.empty()) return;
     try {
-      exposer = std::make_unique<prometheus::Exposer>(metrics_address);
-      exposer->RegisterCollectable(metrics_registry);
-      spdlog::info("serving /metrics on {}", metrics_address);
+      exposer_ = std::make_unique<prometheus::Exposer>(o.metrics_address);
+      exposer_->RegisterCollectable(registry_);
+      spdlog::info("serving /metrics on {}", o.metrics_address);
     } catch (const std::exception& e) {
       // Scoring matters more than its metrics: keep serving gRPC, loudly.
       spdlog::error(
           "cannot serve /metrics on --metrics-bind-address {}: {}; metrics "
           "disabled",
-          metrics_address, e.what());
+          o.metrics_address, e.what());
     }
   }
+  CallMetrics* calls() { return &calls_; }
+  ExtensionPointMetrics* extension_points() { return &extension_points_; }
 
-  const std::string listen = absl::GetFlag(FLAGS_listen);
-  kscore::server::ServiceOptions options{
-      max_batch, &call_metrics, &extension_point_metrics, ReplicaName(listen)};
-  options.max_plan_bytes = absl::GetFlag(FLAGS_max_plan_bytes);
-  options.max_request_work = absl::GetFlag(FLAGS_max_request_work);
-  kscore::server::ScorerService service(profiles->get(), options);
+ private:
+  static std::vector<std::string> ServedNames(const Options& o) {
+    std::vector<std::string> served;
+    for (const auto& [name, _] : o.profiles->profiles) served.push_back(name);
+    return served;
+  }
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  CallMetrics calls_;
+  ExtensionPointMetrics extension_points_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+};
+
+// The gRPC server on options.listen, serving `service` with health and
+// reflection; nullptr when it cannot listen. `port` receives the port.
+std::unique_ptr<grpc::Server> StartServer(
+    const Options& o, const std::shared_ptr<grpc::ServerCredentials>& creds,
+    ScorerService& service, int* port) {
   grpc::EnableDefaultHealthCheckService(true);
   // Keeps grpc.health.v1's descriptors linked in, for reflection.
   (void)grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort(listen, *credentials, &port);
+  builder.AddListeningPort(o.listen, creds, port);
   builder.RegisterService(&service);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(max_request));
+  builder.SetMaxReceiveMessageSize(o.max_request_bytes);
   // The transport's memory, bounded: the size limit alone is checked only
   // once the whole message is in (a 512 MiB request under a 4 MiB limit
   // peaked at 650 MiB RSS); the quota's reclaimer cancels the call first.
   grpc::ResourceQuota quota("kscore-scorer");
-  quota.Resize(static_cast<size_t>(grpc_memory));
+  quota.Resize(static_cast<size_t>(o.grpc_memory_limit_bytes));
   builder.SetResourceQuota(quota);
-  if (const int age = absl::GetFlag(FLAGS_max_connection_age_seconds);
-      age > 0) {
+  if (o.max_connection_age_seconds > 0) {
     // A GOAWAY, not a cut: calls in flight get the drain grace to finish.
-    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, age * 1000);
-    builder.AddChannelArgument(
-        GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
-        absl::GetFlag(FLAGS_shutdown_grace_seconds) * 1000);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                               o.max_connection_age_seconds * 1000);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+                               o.shutdown_grace_seconds * 1000);
   }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) {
-    spdlog::critical("cannot listen on {}", listen);
-    return 1;
-  }
+  if (server == nullptr || *port == 0) return nullptr;
   server->GetHealthCheckService()->SetServingStatus(true);
-  std::string profile_names;
-  for (const auto& [name, _] : (*profiles)->profiles) {
-    profile_names += (profile_names.empty() ? "" : ", ") + name;
-  }
-  spdlog::info("scorer serving profiles [{}] on {} (port {}, {})",
-               profile_names, listen, port,
-               absl::GetFlag(FLAGS_tls_cert_file).empty()    ? "plaintext"
-               : absl::GetFlag(FLAGS_client_ca_file).empty() ? "TLS"
-                                                             : "mutual TLS");
+  return server;
+}
 
+// Blocks the shutdown signals in the calling thread (and the threads it
+// starts after); WaitForShutdown's thread waits for them.
+sigset_t BlockShutdownSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+// Serves until one of `signals` arrives, then drains: not serving any more,
+// in-flight calls get the grace before they are cancelled.
+void WaitForShutdown(grpc::Server& server, const sigset_t& signals,
+                     int grace_seconds) {
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&signals, &sig);
     spdlog::info("received signal {}; draining", sig);
     // Not serving any more: load balancers and the shim move away first.
-    server->GetHealthCheckService()->SetServingStatus(false);
-    server->Shutdown(
-        std::chrono::system_clock::now() +
-        std::chrono::seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
+    server.GetHealthCheckService()->SetServingStatus(false);
+    server.Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::seconds(grace_seconds));
   });
-  server->Wait();
+  server.Wait();
   waiter.join();
+}
+
+}  // namespace
+
+int RunScorer(int argc, char** argv, framework::Registry registry) {
+  common::StartProgram(
+      argc, argv, "scorer",
+      "scorer --config FILE [--listen ADDR] [--metrics-bind-address ADDR]\n"
+      "Serves kscore.scorer.v1.Scorer for every profile in the config file.");
+  const Flags flags = FlagsFromCommandLine();
+  absl::StatusOr<Options> options = LoadOptions(flags, registry);
+  if (!options.ok()) {
+    spdlog::critical("{}", std::string(options.status().message()));
+    return ExitCode(options.status());
+  }
+  for (const std::string& w : options->profiles->warnings) {
+    spdlog::warn("{}", w);
+  }
+  const sigset_t signals = BlockShutdownSignals();
+  // After the mask: making credentials starts gRPC's threads, which inherit
+  // it, so that SIGTERM reaches the waiting thread only.
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      ServerCredentials(flags);
+  if (!credentials.ok()) {
+    spdlog::critical("{}", std::string(credentials.status().message()));
+    return ExitCode(credentials.status());
+  }
+  Metrics metrics(*options);
+  ServiceOptions service_options{options->max_batch_nodes, metrics.calls(),
+                                 metrics.extension_points(),
+                                 ReplicaName(options->listen)};
+  service_options.max_plan_bytes = options->max_plan_bytes;
+  service_options.max_request_work = options->max_request_work;
+  ScorerService service(options->profiles.get(), service_options);
+  int port = 0;
+  std::unique_ptr<grpc::Server> server =
+      StartServer(*options, *credentials, service, &port);
+  if (server == nullptr) {
+    spdlog::critical("cannot listen on {}", options->listen);
+    return 1;
+  }
+  std::string profile_names;
+  for (const auto& [name, _] : options->profiles->profiles) {
+    profile_names += (profile_names.empty() ? "" : ", ") + name;
+  }
+  spdlog::info("scorer serving profiles [{}] on {} (port {}, {})",
+               profile_names, options->listen, port, options->transport);
+  WaitForShutdown(*server, signals, options->shutdown_grace_seconds);
   spdlog::info("scorer stopped after {} calls", service.served_calls());
   return 0;
 }

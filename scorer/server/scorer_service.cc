@@ -22,10 +22,6 @@ using framework::CycleState;
 using framework::PluginStatus;
 using framework::Profile;
 
-grpc::Status Invalid(const std::string& msg) {
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, msg);
-}
-
 pb::Code ToProto(framework::Code c) {
   switch (c) {
     case framework::Code::kSuccess:
@@ -74,17 +70,6 @@ absl::StatusOr<const Profile*> FindProfile(const framework::ProfileSet& set,
     return absl::NotFoundError(absl::StrCat(
         "profile \"", name,
         "\" not found (serving: ", absl::StrJoin(names, ", "), ")"));
-  }
-  return p;
-}
-
-// Checks what every call about one pod needs: a known profile and a pod.
-template <typename Req>
-absl::StatusOr<const Profile*> Common(const framework::ProfileSet& set,
-                                      const Req& req) {
-  KSCORE_ASSIGN_OR_RETURN(const Profile* p, FindProfile(set, req.profile()));
-  if (absl::Status s = CheckPod(req.has_pod(), req.pod(), "pod"); !s.ok()) {
-    return s;
   }
   return p;
 }
@@ -163,6 +148,47 @@ absl::Status CheckConfigHash(const framework::ProfileSet& set,
       "configurations)"));
 }
 
+// What every call about one profile starts with: the configuration hash
+// (when the request carries one), a known profile, and the pod (when the
+// request is about one).
+template <typename Req>
+absl::StatusOr<const Profile*> StartCall(const framework::ProfileSet& set,
+                                         const Req& req) {
+  if constexpr (requires { req.config_hash(); }) {
+    KSCORE_RETURN_IF_ERROR(CheckConfigHash(set, req.config_hash()));
+  }
+  KSCORE_ASSIGN_OR_RETURN(const Profile* p, FindProfile(set, req.profile()));
+  if constexpr (requires { req.pod(); }) {
+    KSCORE_RETURN_IF_ERROR(CheckPod(req.has_pod(), req.pod(), "pod"));
+  }
+  return p;
+}
+
+constexpr absl::string_view kMaxPlanBytes = "--max-plan-bytes";
+constexpr absl::string_view kMaxRequestWork = "--max-request-work";
+
+// The pod's plan checked against --max-plan-bytes, the work of the pod
+// against the nodes against --max-request-work, the cluster data's numbers
+// checked, then all bound to the cycle's state (Profile::BindCluster checks
+// their shape against the pod's plan).
+absl::Status BindCluster(const Profile& profile, CycleState& state,
+                         const pb::Pod& pod, const pb::ClusterData& cluster,
+                         absl::Span<const pb::Node* const> nodes,
+                         const ServiceOptions& o) {
+  KSCORE_RETURN_IF_ERROR(
+      profile.CheckPlanSize(pod, o.max_plan_bytes, kMaxPlanBytes));
+  if (const int64_t work = framework::NodesWork(pod, nodes);
+      work > o.max_request_work) {
+    return framework::CheckWork(
+        work, o.max_request_work, "nodes",
+        absl::StrCat("the pod's ", pod.ByteSizeLong(), " bytes for each of ",
+                     nodes.size(), " nodes and each of their taints"),
+        kMaxRequestWork, "send fewer nodes per call");
+  }
+  KSCORE_RETURN_IF_ERROR(model::CheckClusterNumbers(cluster));
+  return profile.BindCluster(state, pod, cluster, nodes);
+}
+
 // Checks a batch of `count` nodes (size, names, numbers) and returns
 // pointers to them. `node(i)` is the i-th; `field` names its message within
 // nodes[i] ("" when nodes[i] is the Node itself, ".node" when it holds one).
@@ -214,6 +240,39 @@ CycleState StateFrom(const google::protobuf::Map<std::string, std::string>& m) {
   bytes.reserve(m.size());
   for (const auto& [k, v] : m) bytes.emplace(k, v);
   return CycleState(std::move(bytes));
+}
+
+// A call's scheduling cycle: its profile, its nodes (checked), and its
+// CycleState (the request's, when it carries one) bound to the request's
+// cluster data.
+struct Cycle {
+  const Profile* profile = nullptr;
+  std::vector<const pb::Node*> nodes;
+  CycleState state;
+};
+
+// The rest of a call's start, after StartCall: its nodes, its state.
+template <typename Req>
+absl::StatusOr<Cycle> BindCycle(const Profile* profile, const Req& req,
+                                const ServiceOptions& o) {
+  Cycle c;
+  c.profile = profile;
+  if constexpr (requires { req.nodes(); }) {
+    KSCORE_ASSIGN_OR_RETURN(c.nodes, Nodes(req.nodes(), o.max_batch_nodes));
+  }
+  if constexpr (requires { req.cycle_state(); }) {
+    c.state = StateFrom(req.cycle_state());
+  }
+  KSCORE_RETURN_IF_ERROR(
+      BindCluster(*profile, c.state, req.pod(), req.cluster(), c.nodes, o));
+  return c;
+}
+
+template <typename Req>
+absl::StatusOr<Cycle> StartCycle(const framework::ProfileSet& set,
+                                 const Req& req, const ServiceOptions& o) {
+  KSCORE_ASSIGN_OR_RETURN(const Profile* profile, StartCall(set, req));
+  return BindCycle(profile, req, o);
 }
 
 void StateTo(const CycleState& s,
@@ -280,7 +339,7 @@ void ExplainTo(const framework::ScoreTable& t, int32_t top, IndexOf index_of,
 // DETAIL_TOTALS: rejected nodes by index, then the feasible nodes' raw scores
 // (node after node) and totals, without names or per-node messages; and the
 // top nodes' whole NodeScore when the request asks (explain_top).
-void TotalsTo(const framework::Evaluation& ev, bool normalized,
+void TotalsTo(const framework::NodeVerdicts& ev, bool normalized,
               int32_t explain_top, absl::Span<const pb::Node* const> nodes,
               pb::EvaluateResponse* resp) {
   for (size_t i = 0; i < ev.filter.size(); ++i) {
@@ -321,9 +380,6 @@ void TotalsTo(const framework::Evaluation& ev, bool normalized,
   for (const std::string& s : ev.skipped) resp->add_skipped(s);
 }
 
-constexpr absl::string_view kMaxPlanBytes = "--max-plan-bytes";
-constexpr absl::string_view kMaxRequestWork = "--max-request-work";
-
 // The shape of NormalizeScore's raw scores, checked before any is copied:
 // each plugin named once (the table keeps a row of every node's scores per
 // name, so repeated names would multiply the request's nodes), and each
@@ -349,25 +405,161 @@ absl::Status CheckNormalizeShape(const pb::NormalizeScoreRequest& req) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status ScorerService::BindCluster(
-    const Profile& profile, CycleState& state, const pb::Pod& pod,
-    const pb::ClusterData& cluster,
-    absl::Span<const pb::Node* const> nodes) const {
-  KSCORE_RETURN_IF_ERROR(
-      profile.CheckPlanSize(pod, options_.max_plan_bytes, kMaxPlanBytes));
-  if (const int64_t work = framework::NodesWork(pod, nodes);
-      work > options_.max_request_work) {
-    return framework::CheckWork(
-        work, options_.max_request_work, "nodes",
-        absl::StrCat("the pod's ", pod.ByteSizeLong(), " bytes for each of ",
-                     nodes.size(), " nodes and each of their taints"),
-        kMaxRequestWork, "send fewer nodes per call");
+// NormalizeScore's table before normalising: the named plugins with their
+// weights, and the range each one's raw scores must lie in. Raw scores come
+// from the client: each must be one its plugin's Score could give, or
+// normalising could leave [0, 100] (INTERNAL).
+absl::StatusOr<std::vector<model::ScoreRange>> NormalizePlugins(
+    const Profile& profile, const pb::NormalizeScoreRequest& req,
+    framework::ScoreTable& table) {
+  std::vector<model::ScoreRange> ranges;
+  ranges.reserve(req.plugins_size());
+  for (int k = 0; k < req.plugins_size(); ++k) {
+    const framework::ScorePlugin* p = profile.FindScorePlugin(req.plugins(k));
+    if (p == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plugins[", k, "]: \"", req.plugins(k),
+          "\" is not a score plugin of profile \"", req.profile(), "\""));
+    }
+    table.plugins.push_back(p);
+    table.weights.push_back(profile.WeightOf(req.plugins(k)));
+    table.raw.emplace_back().reserve(req.scores_size());
+    ranges.push_back(p->RawScoreRange());
   }
-  KSCORE_RETURN_IF_ERROR(model::CheckClusterNumbers(cluster));
-  return profile.BindCluster(state, pod, cluster, nodes);
+  return ranges;
 }
+
+// The compact form: raw, node after node, plugin after plugin.
+absl::Status CompactRawScores(const pb::NormalizeScoreRequest& req,
+                              absl::Span<const model::ScoreRange> ranges,
+                              framework::ScoreTable& table) {
+  if (req.scores_size() > 0) {
+    return absl::InvalidArgumentError(
+        "raw and scores are exclusive: send one of them");
+  }
+  const int k = req.plugins_size();
+  if (k == 0 || req.raw_size() % k != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("raw has ", req.raw_size(),
+                     " values, not a multiple of the ", k, " plugins"));
+  }
+  for (int i = 0; i < req.raw_size(); ++i) {
+    const int64_t v = req.raw(i);
+    KSCORE_RETURN_IF_ERROR(
+        model::CheckRawScore(v, ranges[i % k], req.plugins(i % k),
+                             [i] { return absl::StrCat("raw[", i, "]"); }));
+    table.raw[i % k].push_back(v);
+  }
+  return absl::OkStatus();
+}
+
+// The named form: one NodeScore a node, its raw scores per plugin.
+absl::Status NamedRawScores(const pb::NormalizeScoreRequest& req,
+                            absl::Span<const model::ScoreRange> ranges,
+                            framework::ScoreTable& table) {
+  table.nodes.reserve(req.scores_size());
+  for (int i = 0; i < req.scores_size(); ++i) {
+    const pb::NodeScore& ns = req.scores(i);
+    table.nodes.emplace_back(ns.node_name());
+    for (int k = 0; k < ns.raw_size(); ++k) {
+      KSCORE_RETURN_IF_ERROR(model::CheckRawScore(
+          ns.raw(k), ranges[k], req.plugins(k),
+          [i, k] { return absl::StrCat("scores[", i, "].raw[", k, "]"); }));
+      table.raw[k].push_back(ns.raw(k));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The normalised table in the request's form: totals (and the top nodes
+// explained when asked) for the compact form, whole NodeScores otherwise.
+void NormalizedTo(const pb::NormalizeScoreRequest& req,
+                  const framework::ScoreTable& table,
+                  const std::string& replica,
+                  pb::NormalizeScoreResponse* resp) {
+  for (size_t k = 0; k < table.plugins.size(); ++k) {
+    resp->add_plugins(std::string(table.plugins[k]->Name()));
+    resp->add_weights(table.weights[k]);
+  }
+  if (req.raw_size() > 0) {
+    resp->mutable_totals()->Add(table.total.begin(), table.total.end());
+    if (req.explain_top() != 0) {
+      resp->set_replica(replica);
+      ExplainTo(
+          table, req.explain_top(),
+          [](size_t i) { return static_cast<int32_t>(i); },
+          [](size_t) { return std::string(); }, resp->mutable_scores());
+    }
+    return;
+  }
+  for (int i = 0; i < req.scores_size(); ++i) {
+    pb::NodeScore* ns = resp->add_scores();
+    ns->set_node_name(req.scores(i).node_name());
+    *ns->mutable_raw() = req.scores(i).raw();
+    for (size_t k = 0; k < table.plugins.size(); ++k) {
+      ns->add_normalized(table.normalized[k][i]);
+    }
+    ns->set_total(table.total[i]);
+  }
+}
+
+// A QueueingHint query's pod and plugin names; errors name the query.
+absl::Status CheckHintQuery(const pb::HintQuery& q, const std::string& path) {
+  KSCORE_RETURN_IF_ERROR(
+      CheckPod(q.has_pod(), q.pod(), absl::StrCat(path, ".pod")));
+  for (int j = 0; j < q.plugins_size(); ++j) {
+    if (q.plugins(j).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ".plugins[", j, "] is empty"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A Preempt request's nodes, their victims' numbers and the cluster data's
+// numbers, checked before the framework sees them.
+absl::StatusOr<std::vector<const pb::Node*>> CheckPreemptNodes(
+    const pb::PreemptRequest& req, int max_batch) {
+  const auto& nodes = req.nodes();
+  KSCORE_ASSIGN_OR_RETURN(
+      std::vector<const pb::Node*> checked,
+      CheckNodes(
+          nodes.size(),
+          [&nodes](int i) -> const pb::Node& { return nodes[i].node(); },
+          ".node", max_batch));
+  for (int i = 0; i < nodes.size(); ++i) {
+    for (int j = 0; j < nodes[i].pods_size(); ++j) {
+      KSCORE_RETURN_IF_ERROR(model::CheckVictimNumbers(
+          nodes[i].pods(j), absl::StrCat("nodes[", i, "].pods[", j, "]")));
+    }
+  }
+  KSCORE_RETURN_IF_ERROR(model::CheckClusterNumbers(req.cluster()));
+  return checked;
+}
+
+void PostFilterTo(const framework::PostFilterResult& result,
+                  pb::PreemptResponse* resp) {
+  pb::Status* status = resp->mutable_status();
+  status->set_code(ToProto(result.status.code));
+  if (!result.status.ok()) {
+    status->set_plugin(result.status.plugin);
+    for (const std::string& r : result.status.reasons) status->add_reasons(r);
+  }
+  resp->set_message(absl::StrJoin(result.status.reasons, ", "));
+  resp->set_chosen(result.chosen);
+  for (const framework::Candidate& c : result.candidates) {
+    pb::PreemptionCandidate* out = resp->add_candidates();
+    out->set_node(c.node);
+    out->mutable_victims()->Add(c.victims.begin(), c.victims.end());
+    out->set_pdb_violations(c.pdb_violations);
+    out->set_highest_priority(c.highest_priority);
+    out->set_sum_priorities(c.sum_priorities);
+    out->set_earliest_start_of_highest_unix_nanos(
+        c.earliest_start_of_highest_unix_nanos);
+  }
+}
+
+}  // namespace
 
 ScorerService::ScorerService(const framework::ProfileSet* profiles,
                              ServiceOptions options)
@@ -380,430 +572,206 @@ ScorerService::ScorerService(const framework::ProfileSet* profiles,
   SetMessageAllocatorFor_Preempt(&preempt_alloc_);
 }
 
-grpc::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
+grpc::ServerUnaryReactor* ScorerService::Finish(
+    grpc::CallbackServerContext* ctx, std::string_view method,
+    const absl::Status& status) {
+  const grpc::Status answer = common::ToGrpcStatus(status);
+  ++served_;
+  if (options_.observer != nullptr) {
+    options_.observer->OnCall(method, answer.error_code());
+  }
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  reactor->Finish(answer);
+  return reactor;
+}
+
+absl::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
                                            pb::ListProfilesResponse* resp) {
-  return Counted("ListProfiles", [&] {
-    resp->set_config_hash(profiles_->config_hash);
-    for (const auto& [name, profile] : profiles_->profiles) {
-      pb::Profile* p = resp->add_profiles();
-      p->set_scheduler_name(name);
-      p->set_percentage_of_nodes_to_score(
-          profile->percentage_of_nodes_to_score());
-      p->set_node_labels(static_cast<pb::NodeLabels>(profile->node_labels()));
-      for (const std::string& k : profile->label_count_keys()) {
-        p->add_label_count_keys(k);
-      }
-      for (pb::PodData d : profile->pod_data()) p->add_pod_data(d);
-      p->set_plans(profile->plans());
-      for (const Profile::PluginInfo& info : profile->Describe()) {
-        pb::PluginInfo* pi = p->add_plugins();
-        pi->set_name(info.name);
-        pi->set_weight(info.weight);
-        for (const std::string& e : info.extension_points) {
-          pi->add_extension_points(e);
-        }
-        for (const pb::ClusterEvent& e : info.events) *pi->add_events() = e;
-      }
+  resp->set_config_hash(profiles_->config_hash);
+  for (const auto& [name, profile] : profiles_->profiles) {
+    pb::Profile* p = resp->add_profiles();
+    p->set_scheduler_name(name);
+    p->set_percentage_of_nodes_to_score(
+        profile->percentage_of_nodes_to_score());
+    p->set_node_labels(static_cast<pb::NodeLabels>(profile->node_labels()));
+    for (const std::string& k : profile->label_count_keys()) {
+      p->add_label_count_keys(k);
     }
-    return grpc::Status::OK;
-  });
+    for (pb::PodData d : profile->pod_data()) p->add_pod_data(d);
+    p->set_plans(profile->plans());
+    for (const Profile::PluginInfo& info : profile->Describe()) {
+      pb::PluginInfo* pi = p->add_plugins();
+      pi->set_name(info.name);
+      pi->set_weight(info.weight);
+      for (const std::string& e : info.extension_points) {
+        pi->add_extension_points(e);
+      }
+      for (const pb::ClusterEvent& e : info.events) *pi->add_events() = e;
+    }
+  }
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoPlan(const pb::PlanRequest* req,
+absl::Status ScorerService::DoPlan(const pb::PlanRequest* req,
                                    pb::PlanResponse* resp) {
-  return Counted("Plan", [&] {
-    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
-                            common::ToGrpcStatus);
-    if (absl::Status s = profile->CheckPlanSize(
-            req->pod(), options_.max_plan_bytes, kMaxPlanBytes);
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    *resp = profile->Plan(req->pod());
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(const Profile* profile, StartCall(*profiles_, *req));
+  KSCORE_RETURN_IF_ERROR(profile->CheckPlanSize(
+      req->pod(), options_.max_plan_bytes, kMaxPlanBytes));
+  *resp = profile->Plan(req->pod());
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoQueueingHint(const pb::QueueingHintRequest* req,
+absl::Status ScorerService::DoQueueingHint(const pb::QueueingHintRequest* req,
                                            pb::QueueingHintResponse* resp) {
-  return Counted("QueueingHint", [&] {
-    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(const Profile* profile,
-                            FindProfile(*profiles_, req->profile()),
-                            common::ToGrpcStatus);
-    KSCORE_ASSIGN_OR_RETURN(const model::EventObjects event, HintEvent(*req),
-                            common::ToGrpcStatus);
-    if (absl::Status s = framework::CheckWork(
-            framework::HintWork(*req), options_.max_request_work, "queries",
-            "each query's pod for each taint and host port of the event's "
-            "objects",
-            kMaxRequestWork, "send fewer queries per call");
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    resp->mutable_queue()->Reserve(req->queries_size());
-    std::vector<std::string> names;  // a query's plugins, contiguous
-    for (int i = 0; i < req->queries_size(); ++i) {
-      const pb::HintQuery& q = req->queries(i);
-      const std::string path = absl::StrCat("queries[", i, "]");
-      if (absl::Status s =
-              CheckPod(q.has_pod(), q.pod(), absl::StrCat(path, ".pod"));
-          !s.ok()) {
-        return common::ToGrpcStatus(s);
-      }
-      for (int j = 0; j < q.plugins_size(); ++j) {
-        if (q.plugins(j).empty()) {
-          return Invalid(absl::StrCat(path, ".plugins[", j, "] is empty"));
-        }
-      }
-      names.assign(q.plugins().begin(), q.plugins().end());
-      KSCORE_ASSIGN_OR_RETURN(
-          bool queue, profile->QueueingHint(q.pod(), names, event),
-          [&path](const absl::Status& s) {
-            return common::ToGrpcStatus(
-                absl::Status(s.code(), absl::StrCat(path, ".", s.message())));
-          });
-      resp->add_queue(queue);
-    }
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(const Profile* profile, StartCall(*profiles_, *req));
+  KSCORE_ASSIGN_OR_RETURN(const model::EventObjects event, HintEvent(*req));
+  KSCORE_RETURN_IF_ERROR(framework::CheckWork(
+      framework::HintWork(*req), options_.max_request_work, "queries",
+      "each query's pod for each taint and host port of the event's objects",
+      kMaxRequestWork, "send fewer queries per call"));
+  resp->mutable_queue()->Reserve(req->queries_size());
+  std::vector<std::string> names;  // a query's plugins, contiguous
+  for (int i = 0; i < req->queries_size(); ++i) {
+    const pb::HintQuery& q = req->queries(i);
+    const std::string path = absl::StrCat("queries[", i, "]");
+    KSCORE_RETURN_IF_ERROR(CheckHintQuery(q, path));
+    names.assign(q.plugins().begin(), q.plugins().end());
+    KSCORE_ASSIGN_OR_RETURN(
+        bool queue, profile->QueueingHint(q.pod(), names, event),
+        [&path](const absl::Status& s) {
+          return absl::Status(s.code(), absl::StrCat(path, ".", s.message()));
+        });
+    resp->add_queue(queue);
+  }
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoPreFilter(const pb::PreFilterRequest* req,
+absl::Status ScorerService::DoPreFilter(const pb::PreFilterRequest* req,
                                         pb::PreFilterResponse* resp) {
-  return Counted("PreFilter", [&] {
-    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
-                            common::ToGrpcStatus);
-    CycleState state;
-    if (absl::Status s =
-            BindCluster(*profile, state, req->pod(), req->cluster(), {});
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(
-        auto status,
-        profile->RunPreFilter(state, req->pod(), options_.extension_points),
-        common::ToGrpcStatus);
-    ToProto(status, resp->mutable_status());
-    StateTo(state, resp->mutable_cycle_state());
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(Cycle c, StartCycle(*profiles_, *req, options_));
+  KSCORE_ASSIGN_OR_RETURN(
+      PluginStatus status,
+      c.profile->RunPreFilter(c.state, req->pod(), options_.extension_points));
+  ToProto(status, resp->mutable_status());
+  StateTo(c.state, resp->mutable_cycle_state());
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoFilter(const pb::FilterRequest* req,
+absl::Status ScorerService::DoFilter(const pb::FilterRequest* req,
                                      pb::FilterResponse* resp) {
-  return Counted("Filter", [&] {
-    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
-                            common::ToGrpcStatus);
-    KSCORE_ASSIGN_OR_RETURN(auto nodes,
-                            Nodes(req->nodes(), options_.max_batch_nodes),
-                            common::ToGrpcStatus);
-    CycleState state = StateFrom(req->cycle_state());
-    if (absl::Status s =
-            BindCluster(*profile, state, req->pod(), req->cluster(), nodes);
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(
-        auto statuses,
-        profile->RunFilter(state, req->pod(), nodes, options_.extension_points),
-        common::ToGrpcStatus);
-    for (const PluginStatus& s : statuses) ToProto(s, resp->add_statuses());
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(Cycle c, StartCycle(*profiles_, *req, options_));
+  KSCORE_ASSIGN_OR_RETURN(std::vector<PluginStatus> statuses,
+                          c.profile->RunFilter(c.state, req->pod(), c.nodes,
+                                               options_.extension_points));
+  for (const PluginStatus& s : statuses) ToProto(s, resp->add_statuses());
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoPreScore(const pb::PreScoreRequest* req,
+absl::Status ScorerService::DoPreScore(const pb::PreScoreRequest* req,
                                        pb::PreScoreResponse* resp) {
-  return Counted("PreScore", [&] {
-    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
-                            common::ToGrpcStatus);
-    KSCORE_ASSIGN_OR_RETURN(auto nodes,
-                            Nodes(req->nodes(), options_.max_batch_nodes),
-                            common::ToGrpcStatus);
-    CycleState state = StateFrom(req->cycle_state());
-    if (absl::Status s =
-            BindCluster(*profile, state, req->pod(), req->cluster(), nodes);
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(auto skipped,
-                            profile->RunPreScore(state, req->pod(), nodes,
-                                                 options_.extension_points),
-                            common::ToGrpcStatus);
-    for (const std::string& s : skipped) resp->add_skipped(s);
-    StateTo(state, resp->mutable_cycle_state());
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(Cycle c, StartCycle(*profiles_, *req, options_));
+  KSCORE_ASSIGN_OR_RETURN(std::vector<std::string> skipped,
+                          c.profile->RunPreScore(c.state, req->pod(), c.nodes,
+                                                 options_.extension_points));
+  for (const std::string& s : skipped) resp->add_skipped(s);
+  StateTo(c.state, resp->mutable_cycle_state());
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoScore(const pb::ScoreRequest* req,
+absl::Status ScorerService::DoScore(const pb::ScoreRequest* req,
                                     pb::ScoreResponse* resp) {
-  return Counted("Score", [&] {
-    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
-                            common::ToGrpcStatus);
-    KSCORE_ASSIGN_OR_RETURN(auto nodes,
-                            Nodes(req->nodes(), options_.max_batch_nodes),
-                            common::ToGrpcStatus);
-    CycleState state = StateFrom(req->cycle_state());
-    if (absl::Status s =
-            BindCluster(*profile, state, req->pod(), req->cluster(), nodes);
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    std::vector<std::string> skipped(req->skipped().begin(),
-                                     req->skipped().end());
-    KSCORE_ASSIGN_OR_RETURN(auto table,
-                            profile->RunScore(state, req->pod(), nodes, skipped,
-                                              options_.extension_points),
-                            common::ToGrpcStatus);
-    TableTo(table, nodes, resp->mutable_plugins(), nullptr,
-            resp->mutable_scores());
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(Cycle c, StartCycle(*profiles_, *req, options_));
+  std::vector<std::string> skipped(req->skipped().begin(),
+                                   req->skipped().end());
+  KSCORE_ASSIGN_OR_RETURN(
+      framework::ScoreTable table,
+      c.profile->RunScore(c.state, req->pod(), c.nodes, skipped,
+                          options_.extension_points));
+  TableTo(table, c.nodes, resp->mutable_plugins(), nullptr,
+          resp->mutable_scores());
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoNormalizeScore(
+absl::Status ScorerService::DoNormalizeScore(
     const pb::NormalizeScoreRequest* req, pb::NormalizeScoreResponse* resp) {
-  return Counted("NormalizeScore", [&] {
-    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
-                            common::ToGrpcStatus);
-    if (absl::Status s = CheckNormalizeShape(*req); !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    framework::ScoreTable table;
-    // Raw scores come from the client: each must be one its plugin's Score
-    // could give, or normalising could leave [0, 100] (INTERNAL).
-    std::vector<model::ScoreRange> ranges;
-    ranges.reserve(req->plugins_size());
-    for (int k = 0; k < req->plugins_size(); ++k) {
-      const framework::ScorePlugin* p =
-          profile->FindScorePlugin(req->plugins(k));
-      if (p == nullptr) {
-        return Invalid(absl::StrCat("plugins[", k, "]: \"", req->plugins(k),
-                                    "\" is not a score plugin of profile \"",
-                                    req->profile(), "\""));
-      }
-      table.plugins.push_back(p);
-      table.weights.push_back(profile->WeightOf(req->plugins(k)));
-      table.raw.emplace_back().reserve(req->scores_size());
-      ranges.push_back(p->RawScoreRange());
-    }
-    const bool compact = req->raw_size() > 0;
-    if (compact) {
-      if (req->scores_size() > 0) {
-        return Invalid("raw and scores are exclusive: send one of them");
-      }
-      const int k = req->plugins_size();
-      if (k == 0 || req->raw_size() % k != 0) {
-        return Invalid(absl::StrCat("raw has ", req->raw_size(),
-                                    " values, not a multiple of the ", k,
-                                    " plugins"));
-      }
-      for (int i = 0; i < req->raw_size(); ++i) {
-        const int64_t v = req->raw(i);
-        if (absl::Status s = model::CheckRawScore(
-                v, ranges[i % k], req->plugins(i % k),
-                [i] { return absl::StrCat("raw[", i, "]"); });
-            !s.ok()) {
-          return common::ToGrpcStatus(s);
-        }
-        table.raw[i % k].push_back(v);
-      }
-    }
-    table.nodes.reserve(req->scores_size());
-    for (int i = 0; i < req->scores_size(); ++i) {
-      const pb::NodeScore& ns = req->scores(i);
-      table.nodes.emplace_back(ns.node_name());
-      for (int k = 0; k < ns.raw_size(); ++k) {
-        if (absl::Status s = model::CheckRawScore(
-                ns.raw(k), ranges[k], req->plugins(k),
-                [i, k] {
-                  return absl::StrCat("scores[", i, "].raw[", k, "]");
-                });
-            !s.ok()) {
-          return common::ToGrpcStatus(s);
-        }
-        table.raw[k].push_back(ns.raw(k));
-      }
-    }
-    CycleState state = StateFrom(req->cycle_state());
-    if (absl::Status s =
-            BindCluster(*profile, state, req->pod(), req->cluster(), {});
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    if (absl::Status s = profile->RunNormalizeScore(state, req->pod(), table,
-                                                    options_.extension_points);
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    for (size_t k = 0; k < table.plugins.size(); ++k) {
-      resp->add_plugins(std::string(table.plugins[k]->Name()));
-      resp->add_weights(table.weights[k]);
-    }
-    if (compact) {
-      resp->mutable_totals()->Add(table.total.begin(), table.total.end());
-      if (req->explain_top() != 0) {
-        resp->set_replica(options_.replica);
-        ExplainTo(
-            table, req->explain_top(),
-            [](size_t i) { return static_cast<int32_t>(i); },
-            [](size_t) { return std::string(); }, resp->mutable_scores());
-      }
-      return grpc::Status::OK;
-    }
-    for (int i = 0; i < req->scores_size(); ++i) {
-      pb::NodeScore* ns = resp->add_scores();
-      ns->set_node_name(req->scores(i).node_name());
-      *ns->mutable_raw() = req->scores(i).raw();
-      for (size_t k = 0; k < table.plugins.size(); ++k) {
-        ns->add_normalized(table.normalized[k][i]);
-      }
-      ns->set_total(table.total[i]);
-    }
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(const Profile* profile, StartCall(*profiles_, *req));
+  KSCORE_RETURN_IF_ERROR(CheckNormalizeShape(*req));
+  framework::ScoreTable table;
+  KSCORE_ASSIGN_OR_RETURN(std::vector<model::ScoreRange> ranges,
+                          NormalizePlugins(*profile, *req, table));
+  if (req->raw_size() > 0) {
+    KSCORE_RETURN_IF_ERROR(CompactRawScores(*req, ranges, table));
+  }
+  KSCORE_RETURN_IF_ERROR(NamedRawScores(*req, ranges, table));
+  KSCORE_ASSIGN_OR_RETURN(Cycle c, BindCycle(profile, *req, options_));
+  KSCORE_RETURN_IF_ERROR(c.profile->RunNormalizeScore(
+      c.state, req->pod(), table, options_.extension_points));
+  NormalizedTo(*req, table, options_.replica, resp);
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
+absl::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
                                        pb::EvaluateResponse* resp) {
-  return Counted("Evaluate", [&] {
-    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
-                            common::ToGrpcStatus);
-    if (!pb::Detail_IsValid(req->detail())) {
-      return Invalid(absl::StrCat("detail: unknown value ", req->detail(),
-                                  " (DETAIL_FULL or DETAIL_TOTALS)"));
-    }
-    KSCORE_ASSIGN_OR_RETURN(auto nodes,
-                            Nodes(req->nodes(), options_.max_batch_nodes),
-                            common::ToGrpcStatus);
-    CycleState state;
-    if (absl::Status s =
-            BindCluster(*profile, state, req->pod(), req->cluster(), nodes);
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    const framework::EvaluateMode mode =
-        req->filter_only()      ? framework::EvaluateMode::kFilterOnly
-        : req->skip_normalize() ? framework::EvaluateMode::kRawScores
-                                : framework::EvaluateMode::kFull;
-    KSCORE_ASSIGN_OR_RETURN(auto ev,
-                            profile->Evaluate(state, req->pod(), nodes, mode,
-                                              options_.extension_points),
-                            common::ToGrpcStatus);
-    ToProto(ev.pre_filter, resp->mutable_status());
-    StateTo(state, resp->mutable_cycle_state());
-    for (const std::string& p : ev.unschedulable_plugins) {
-      resp->add_unschedulable_plugins(p);
-    }
-    if (!ev.pre_filter.ok()) return grpc::Status::OK;
-    if (req->explain_top() != 0) resp->set_replica(options_.replica);
-    if (req->detail() == pb::DETAIL_TOTALS) {
-      TotalsTo(ev, mode == framework::EvaluateMode::kFull, req->explain_top(),
-               nodes, resp);
-      return grpc::Status::OK;
-    }
-    resp->mutable_filter()->Reserve(static_cast<int>(ev.filter.size()));
-    for (const PluginStatus& s : ev.filter) ToProto(s, resp->add_filter());
-    std::vector<const pb::Node*> feasible;
-    feasible.reserve(ev.feasible.size());
-    for (int i : ev.feasible) feasible.push_back(nodes[i]);
-    TableTo(ev.scores, feasible, resp->mutable_plugins(),
-            resp->mutable_weights(), resp->mutable_scores());
-    for (const std::string& s : ev.skipped) resp->add_skipped(s);
-    spdlog::debug("Evaluate pod={}/{} profile={} nodes={} feasible={}",
-                  req->pod().namespace_(), req->pod().name(), req->profile(),
-                  nodes.size(), feasible.size());
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(const Profile* profile, StartCall(*profiles_, *req));
+  if (!pb::Detail_IsValid(req->detail())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("detail: unknown value ", req->detail(),
+                     " (DETAIL_FULL or DETAIL_TOTALS)"));
+  }
+  KSCORE_ASSIGN_OR_RETURN(Cycle c, BindCycle(profile, *req, options_));
+  const framework::EvaluateMode mode =
+      req->filter_only()      ? framework::EvaluateMode::kFilterOnly
+      : req->skip_normalize() ? framework::EvaluateMode::kRawScores
+                              : framework::EvaluateMode::kFull;
+  KSCORE_ASSIGN_OR_RETURN(framework::NodeVerdicts ev,
+                          profile->Evaluate(c.state, req->pod(), c.nodes, mode,
+                                            options_.extension_points));
+  ToProto(ev.pre_filter, resp->mutable_status());
+  StateTo(c.state, resp->mutable_cycle_state());
+  for (const std::string& p : ev.unschedulable_plugins) {
+    resp->add_unschedulable_plugins(p);
+  }
+  if (!ev.pre_filter.ok()) return absl::OkStatus();
+  if (req->explain_top() != 0) resp->set_replica(options_.replica);
+  if (req->detail() == pb::DETAIL_TOTALS) {
+    TotalsTo(ev, mode == framework::EvaluateMode::kFull, req->explain_top(),
+             c.nodes, resp);
+    return absl::OkStatus();
+  }
+  resp->mutable_filter()->Reserve(static_cast<int>(ev.filter.size()));
+  for (const PluginStatus& s : ev.filter) ToProto(s, resp->add_filter());
+  std::vector<const pb::Node*> feasible;
+  feasible.reserve(ev.feasible.size());
+  for (int i : ev.feasible) feasible.push_back(c.nodes[i]);
+  TableTo(ev.scores, feasible, resp->mutable_plugins(), resp->mutable_weights(),
+          resp->mutable_scores());
+  for (const std::string& s : ev.skipped) resp->add_skipped(s);
+  spdlog::debug("Evaluate pod={}/{} profile={} nodes={} feasible={}",
+                req->pod().namespace_(), req->pod().name(), req->profile(),
+                c.nodes.size(), feasible.size());
+  return absl::OkStatus();
 }
 
-grpc::Status ScorerService::DoPreempt(const pb::PreemptRequest* req,
+absl::Status ScorerService::DoPreempt(const pb::PreemptRequest* req,
                                       pb::PreemptResponse* resp) {
-  return Counted("Preempt", [&] {
-    if (absl::Status s = CheckConfigHash(*profiles_, req->config_hash());
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(auto profile, Common(*profiles_, *req),
-                            common::ToGrpcStatus);
-    const auto& nodes = req->nodes();
-    KSCORE_ASSIGN_OR_RETURN(
-        auto checked,
-        CheckNodes(
-            nodes.size(),
-            [&nodes](int i) -> const pb::Node& { return nodes[i].node(); },
-            ".node", options_.max_batch_nodes),
-        common::ToGrpcStatus);
-    for (int i = 0; i < nodes.size(); ++i) {
-      for (int j = 0; j < nodes[i].pods_size(); ++j) {
-        if (absl::Status s = model::CheckVictimNumbers(
-                nodes[i].pods(j), absl::StrCat("nodes[", i, "].pods[", j, "]"));
-            !s.ok()) {
-          return common::ToGrpcStatus(s);
-        }
-      }
-    }
-    if (absl::Status s = model::CheckClusterNumbers(req->cluster()); !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    if (absl::Status s = profile->CheckPlanSize(
-            req->pod(), options_.max_plan_bytes, kMaxPlanBytes);
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    if (absl::Status s = framework::CheckWork(
-            framework::PreemptWork(*req), options_.max_request_work,
-            "nodes[].pods",
-            "the pod, cluster data and pdbs for each victim, and the "
-            "victims' host ports for each port used on their node",
-            kMaxRequestWork, "send fewer nodes or victims");
-        !s.ok()) {
-      return common::ToGrpcStatus(s);
-    }
-    KSCORE_ASSIGN_OR_RETURN(
-        framework::PostFilterResult result,
-        profile->RunPostFilter(*req, absl::Now(), options_.extension_points),
-        common::ToGrpcStatus);
-    pb::Status* status = resp->mutable_status();
-    status->set_code(ToProto(result.status.code));
-    if (!result.status.ok()) {
-      status->set_plugin(result.status.plugin);
-      for (const std::string& r : result.status.reasons) status->add_reasons(r);
-    }
-    resp->set_message(absl::StrJoin(result.status.reasons, ", "));
-    resp->set_chosen(result.chosen);
-    for (const framework::Candidate& c : result.candidates) {
-      pb::PreemptionCandidate* out = resp->add_candidates();
-      out->set_node(c.node);
-      out->mutable_victims()->Add(c.victims.begin(), c.victims.end());
-      out->set_pdb_violations(c.pdb_violations);
-      out->set_highest_priority(c.highest_priority);
-      out->set_sum_priorities(c.sum_priorities);
-      out->set_earliest_start_of_highest_unix_nanos(
-          c.earliest_start_of_highest_unix_nanos);
-    }
-    spdlog::debug("Preempt pod={}/{} profile={} nodes={} candidates={} {}",
-                  req->pod().namespace_(), req->pod().name(), req->profile(),
-                  checked.size(), result.candidates.size(), resp->message());
-    return grpc::Status::OK;
-  });
+  KSCORE_ASSIGN_OR_RETURN(const Profile* profile, StartCall(*profiles_, *req));
+  KSCORE_ASSIGN_OR_RETURN(std::vector<const pb::Node*> checked,
+                          CheckPreemptNodes(*req, options_.max_batch_nodes));
+  KSCORE_RETURN_IF_ERROR(profile->CheckPlanSize(
+      req->pod(), options_.max_plan_bytes, kMaxPlanBytes));
+  KSCORE_RETURN_IF_ERROR(framework::CheckWork(
+      framework::PreemptWork(*req), options_.max_request_work, "nodes[].pods",
+      "the pod, cluster data and pdbs for each victim, and the victims' host "
+      "ports for each port used on their node",
+      kMaxRequestWork, "send fewer nodes or victims"));
+  KSCORE_ASSIGN_OR_RETURN(
+      framework::PostFilterResult result,
+      profile->RunPostFilter(*req, absl::Now(), options_.extension_points));
+  PostFilterTo(result, resp);
+  spdlog::debug("Preempt pod={}/{} profile={} nodes={} candidates={} {}",
+                req->pod().namespace_(), req->pod().name(), req->profile(),
+                checked.size(), result.candidates.size(), resp->message());
+  return absl::OkStatus();
 }
 
 }  // namespace kscore::server

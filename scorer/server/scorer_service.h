@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
 #include "scorer/framework/profile_set.h"
 #include "scorer/server/arena_allocator.h"
@@ -56,102 +57,83 @@ class ScorerService final : public pb::Scorer::CallbackService {
   grpc::ServerUnaryReactor* ListProfiles(
       grpc::CallbackServerContext* ctx, const pb::ListProfilesRequest* req,
       pb::ListProfilesResponse* resp) override {
-    return Finish(ctx, DoListProfiles(req, resp));
+    return Finish(ctx, "ListProfiles", DoListProfiles(req, resp));
   }
   grpc::ServerUnaryReactor* Plan(grpc::CallbackServerContext* ctx,
                                  const pb::PlanRequest* req,
                                  pb::PlanResponse* resp) override {
-    return Finish(ctx, DoPlan(req, resp));
+    return Finish(ctx, "Plan", DoPlan(req, resp));
   }
   grpc::ServerUnaryReactor* PreFilter(grpc::CallbackServerContext* ctx,
                                       const pb::PreFilterRequest* req,
                                       pb::PreFilterResponse* resp) override {
-    return Finish(ctx, DoPreFilter(req, resp));
+    return Finish(ctx, "PreFilter", DoPreFilter(req, resp));
   }
   grpc::ServerUnaryReactor* Filter(grpc::CallbackServerContext* ctx,
                                    const pb::FilterRequest* req,
                                    pb::FilterResponse* resp) override {
-    return Finish(ctx, DoFilter(req, resp));
+    return Finish(ctx, "Filter", DoFilter(req, resp));
   }
   grpc::ServerUnaryReactor* PreScore(grpc::CallbackServerContext* ctx,
                                      const pb::PreScoreRequest* req,
                                      pb::PreScoreResponse* resp) override {
-    return Finish(ctx, DoPreScore(req, resp));
+    return Finish(ctx, "PreScore", DoPreScore(req, resp));
   }
   grpc::ServerUnaryReactor* Score(grpc::CallbackServerContext* ctx,
                                   const pb::ScoreRequest* req,
                                   pb::ScoreResponse* resp) override {
-    return Finish(ctx, DoScore(req, resp));
+    return Finish(ctx, "Score", DoScore(req, resp));
   }
   grpc::ServerUnaryReactor* NormalizeScore(
       grpc::CallbackServerContext* ctx, const pb::NormalizeScoreRequest* req,
       pb::NormalizeScoreResponse* resp) override {
-    return Finish(ctx, DoNormalizeScore(req, resp));
+    return Finish(ctx, "NormalizeScore", DoNormalizeScore(req, resp));
   }
   grpc::ServerUnaryReactor* Evaluate(grpc::CallbackServerContext* ctx,
                                      const pb::EvaluateRequest* req,
                                      pb::EvaluateResponse* resp) override {
-    return Finish(ctx, DoEvaluate(req, resp));
+    return Finish(ctx, "Evaluate", DoEvaluate(req, resp));
   }
 
   grpc::ServerUnaryReactor* QueueingHint(
       grpc::CallbackServerContext* ctx, const pb::QueueingHintRequest* req,
       pb::QueueingHintResponse* resp) override {
-    return Finish(ctx, DoQueueingHint(req, resp));
+    return Finish(ctx, "QueueingHint", DoQueueingHint(req, resp));
   }
 
   grpc::ServerUnaryReactor* Preempt(grpc::CallbackServerContext* ctx,
                                     const pb::PreemptRequest* req,
                                     pb::PreemptResponse* resp) override {
-    return Finish(ctx, DoPreempt(req, resp));
+    return Finish(ctx, "Preempt", DoPreempt(req, resp));
   }
 
   // Calls answered (any outcome), for logs and tests.
   uint64_t served_calls() const { return served_.load(); }
 
  private:
-  static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx,
-                                          const grpc::Status& status) {
-    grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    reactor->Finish(status);
-    return reactor;
-  }
-  grpc::Status DoListProfiles(const pb::ListProfilesRequest* req,
+  // Answers a call with `status` (converted once, here, to gRPC's) and
+  // counts it: served_calls and the observer.
+  grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx,
+                                   std::string_view method,
+                                   const absl::Status& status);
+  // Each call's body: the response is filled when the status is OK.
+  absl::Status DoListProfiles(const pb::ListProfilesRequest* req,
                               pb::ListProfilesResponse* resp);
-  grpc::Status DoPlan(const pb::PlanRequest* req, pb::PlanResponse* resp);
-  grpc::Status DoPreFilter(const pb::PreFilterRequest* req,
+  absl::Status DoPlan(const pb::PlanRequest* req, pb::PlanResponse* resp);
+  absl::Status DoPreFilter(const pb::PreFilterRequest* req,
                            pb::PreFilterResponse* resp);
-  grpc::Status DoFilter(const pb::FilterRequest* req, pb::FilterResponse* resp);
-  grpc::Status DoPreScore(const pb::PreScoreRequest* req,
+  absl::Status DoFilter(const pb::FilterRequest* req, pb::FilterResponse* resp);
+  absl::Status DoPreScore(const pb::PreScoreRequest* req,
                           pb::PreScoreResponse* resp);
-  grpc::Status DoScore(const pb::ScoreRequest* req, pb::ScoreResponse* resp);
-  grpc::Status DoNormalizeScore(const pb::NormalizeScoreRequest* req,
+  absl::Status DoScore(const pb::ScoreRequest* req, pb::ScoreResponse* resp);
+  absl::Status DoNormalizeScore(const pb::NormalizeScoreRequest* req,
                                 pb::NormalizeScoreResponse* resp);
-  grpc::Status DoEvaluate(const pb::EvaluateRequest* req,
+  absl::Status DoEvaluate(const pb::EvaluateRequest* req,
                           pb::EvaluateResponse* resp);
-  grpc::Status DoQueueingHint(const pb::QueueingHintRequest* req,
+  absl::Status DoQueueingHint(const pb::QueueingHintRequest* req,
                               pb::QueueingHintResponse* resp);
-  grpc::Status DoPreempt(const pb::PreemptRequest* req,
+  absl::Status DoPreempt(const pb::PreemptRequest* req,
                          pb::PreemptResponse* resp);
-
-  // The pod's plan checked against --max-plan-bytes, the cluster data's
-  // numbers checked, then both bound to the cycle's state
-  // (Profile::BindCluster checks their shape against the pod's plan).
-  absl::Status BindCluster(const framework::Profile& profile,
-                           framework::CycleState& state, const pb::Pod& pod,
-                           const pb::ClusterData& cluster,
-                           absl::Span<const pb::Node* const> nodes) const;
-
-  // Runs one call's body and counts it, with the code it returned.
-  template <typename Body>
-  grpc::Status Counted(std::string_view method, Body&& body) {
-    grpc::Status status = body();
-    ++served_;
-    if (options_.observer != nullptr) {
-      options_.observer->OnCall(method, status.error_code());
-    }
-    return status;
-  }
 
   const framework::ProfileSet* profiles_;
   ServiceOptions options_;
