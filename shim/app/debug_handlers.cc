@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore::app {
 namespace {
@@ -64,7 +64,7 @@ HttpReply WhatIf(scheduler::Scheduler* scheduler, const HttpRequest& req) {
       spec.is_object() && spec.value("nodeName", "") != "") {
     return Error(400, "spec.nodeName: set, so no scheduler places this pod");
   }
-  absl::StatusOr<cache::PodInfo> info = cache::PodFromJson(pod);
+  absl::StatusOr<objects::PodInfo> info = objects::PodFromJson(pod);
   if (!info.ok()) {
     return Error(400, absl::StrCat("pod: ", info.status().message()));
   }

@@ -1,15 +1,15 @@
 // The JSON decoders; objects_proto.cc reads the protobuf encoding into the
 // same shapes through the same field helpers (object_fields.h).
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 #include <optional>
 #include <utility>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
-#include "shim/cache/object_fields.h"
+#include "shim/objects/object_fields.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 namespace {
 
 using nlohmann::json;
@@ -465,4 +465,4 @@ absl::StatusOr<PdbInfo> PdbFromJson(const json& obj) {
   return p;
 }
 
-}  // namespace kscore::cache
+}  // namespace kscore::objects
