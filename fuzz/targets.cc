@@ -25,9 +25,13 @@
 #include "scorer/server/scorer_service.h"
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
+#include "shim/kube/json_parse.h"
+#include "shim/kube/json_text.h"
+#include "shim/kube/leader_election.h"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/kube/store.h"
 #include "shim/objects/informer_codecs.h"
+#include "shim/objects/manifest.h"
 #include "shim/objects/objects.h"
 #include "shim/objects/quantity.h"
 
@@ -147,8 +151,12 @@ void WatchFrame(absl::string_view data) {
   (void)kube::ErrorBodyText(data);
 }
 
+// As the shim parses JSON off the wire: bounded in depth (a value that does
+// not parse is discarded).
 nlohmann::json ParseJson(absl::string_view data) {
-  return nlohmann::json::parse(data.begin(), data.end(), nullptr, false);
+  absl::StatusOr<nlohmann::json> j = kube::ParseJson(data);
+  return j.ok() ? *std::move(j)
+                : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
 void PodJson(absl::string_view data) {
@@ -188,6 +196,41 @@ void ObjectJson(absl::string_view data) {
   const auto pdb = objects::PdbCodec();
   Decoded(pdb, pdb.from_json(obj));
   (void)kube::WatchErrorStatus(obj);
+}
+
+// Any bytes through the bounded parser: what it accepts nests no deeper
+// than the bound, and survives what the shim does to a value (copy, dump).
+void Json(absl::string_view data) {
+  absl::StatusOr<nlohmann::json> j = kube::ParseJson(data);
+  if (!j.ok()) return;
+  const std::string text = kube::JsonText(*j);
+  if (kube::NestsDeeperThan(text, kube::kMaxJsonDepth)) Broken("too deep");
+  const nlohmann::json copy = *j;
+  if (copy != *j) Broken("copy differs");
+}
+
+// The body of POST /debug/kscore/what-if, up to the pod the scheduler would
+// be asked about: refused with a message, or a pod like any informer's.
+void WhatIfJson(absl::string_view data) {
+  absl::StatusOr<objects::PodInfo> pod = objects::PodFromManifest(data);
+  if (!pod.ok()) {
+    if (!absl::IsInvalidArgument(pod.status())) Broken("not InvalidArgument");
+    return;
+  }
+  CheckPodInfo(*pod);
+}
+
+// A Lease as the leader elector reads it from the API server, then the spec
+// it would write back.
+void LeaseJson(absl::string_view data) {
+  const nlohmann::json lease = ParseJson(data);
+  if (!lease.is_object()) return;
+  const nlohmann::json spec = lease.value("spec", nlohmann::json::object());
+  const absl::Time now = absl::FromUnixSeconds(1700000000);
+  std::optional<nlohmann::json> next =
+      kube::NextLeaseSpec(spec, "me", absl::Seconds(15), now);
+  if (next.has_value()) (void)kube::JsonText(*next);
+  (void)kube::JsonText(kube::ReleasedLeaseSpec(spec, now));
 }
 
 // A kubeconfig is read from a file: the input is written to one in a
@@ -327,6 +370,9 @@ const std::vector<Target>& Targets() {
       {"pod_json", PodJson},
       {"node_json", NodeJson},
       {"object_json", ObjectJson},
+      {"json", Json},
+      {"what_if_json", WhatIfJson},
+      {"lease_json", LeaseJson},
       {"kubeconfig", Kubeconfig},
       {"quantity", Quantity},
       {"scheduler_config", SchedulerConfig},
