@@ -24,7 +24,7 @@
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
 #include "shim/cache/cache.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 #include "shim/scheduler/cycle.h"
 #include "shim/scheduler/explain.h"
 #include "shim/scorer_client/scorer_client.h"
@@ -77,7 +77,7 @@ double ProcessCpuSeconds(int pid) {
 }
 
 // A pod as hack/bench.sh creates them: 100m / 500Mi, app label of its group.
-cache::PodInfo Pod(int i, const std::string& node) {
+objects::PodInfo Pod(int i, const std::string& node) {
   nlohmann::json pod = {
       {"metadata",
        {{"name", absl::StrCat("p-", i)},
@@ -92,7 +92,7 @@ cache::PodInfo Pod(int i, const std::string& node) {
             {{"requests", {{"cpu", "100m"}, {"memory", "500Mi"}}}}}}}}}},
       {"status", {{"phase", "Pending"}}}};
   if (!node.empty()) pod["spec"]["nodeName"] = node;
-  return *cache::PodFromJson(pod);
+  return *objects::PodFromJson(pod);
 }
 
 // detail: 1 asks for DETAIL_TOTALS (what the shim does), 0 for DETAIL_FULL.
@@ -141,7 +141,7 @@ void BM_EvaluateCycle(benchmark::State& state) {
   for (int k = 0; k < 10000; ++k) {
     c.UpsertAssignedPod(Pod(k, absl::StrCat("bench-node-", 10000 + k / 2)));
   }
-  const cache::PodInfo incoming = Pod(1234567, "");
+  const objects::PodInfo incoming = Pod(1234567, "");
   const std::vector<std::string> keys = {"app"};
   std::string head;
   {
@@ -232,12 +232,12 @@ void BM_ShimCycle(benchmark::State& state) {
   std::mt19937_64 rng(1);
   scheduler::DecisionLog log(1000);
   size_t start = 0, bytes = 0, kept = 0;
-  std::vector<cache::PodInfo> pods;
+  std::vector<objects::PodInfo> pods;
   for (int i = 0; i < 64; ++i) pods.push_back(Pod(2000000 + i * 10, ""));
   int i = 0;
   const double cpu0 = CpuSeconds();
   for (auto _ : state) {
-    const cache::PodInfo& pod = pods[static_cast<size_t>(i++) % pods.size()];
+    const objects::PodInfo& pod = pods[static_cast<size_t>(i++) % pods.size()];
     scheduler::CycleResult r =
         scheduler::RunCycle({.pod = &pod,
                              .profile = &profile,

@@ -53,7 +53,7 @@
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
 #include "nlohmann/json.hpp"
 #include "shim/cache/cache.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 #include "shim/scheduler/cycle.h"
 #include "shim/scheduler/profiles.h"
 #include "shim/scorer_client/scorer_client.h"
@@ -184,10 +184,10 @@ nlohmann::json PodJson(Kind kind, int i, const std::string& scheduler,
   return pod;
 }
 
-absl::StatusOr<cache::PodInfo> MakePod(Kind kind, int i,
-                                       const std::string& scheduler,
-                                       const std::string& node) {
-  return cache::PodFromJson(PodJson(kind, i, scheduler, node));
+absl::StatusOr<objects::PodInfo> MakePod(Kind kind, int i,
+                                         const std::string& scheduler,
+                                         const std::string& node) {
+  return objects::PodFromJson(PodJson(kind, i, scheduler, node));
 }
 
 // ------------------------------------------------------------------ requests
@@ -238,7 +238,7 @@ absl::StatusOr<std::vector<Request>> BuildPool(
     absl::StatusOr<std::shared_ptr<const scheduler::ProfileInfo>> info =
         profiles.Lookup(shape.profile);
     if (!info.ok()) return info.status();
-    absl::StatusOr<cache::PodInfo> pod =
+    absl::StatusOr<objects::PodInfo> pod =
         MakePod(shape.kind, 10000000 + i, shape.profile, "");
     if (!pod.ok()) return pod.status();
     scheduler::CycleInput in;
@@ -446,7 +446,7 @@ nlohmann::json RunRound(int round, RawStub& stub,
 // around the cache's node list.
 std::string BigRequest(const cache::Cache& c, const std::string& profile,
                        int64_t min_bytes, int64_t nodes) {
-  absl::StatusOr<cache::PodInfo> pod =
+  absl::StatusOr<objects::PodInfo> pod =
       MakePod(Kind::kBasic, 20000000, profile, "");
   pb::EvaluateRequest head;
   head.set_profile(profile);
@@ -570,7 +570,7 @@ int Main() {
   for (int i = 0; i < cluster_nodes; ++i) {
     const std::string node = absl::StrCat("load-node-", i);
     for (Kind kind : {Kind::kBasic, Kind::kConstrained}) {
-      absl::StatusOr<cache::PodInfo> p = MakePod(
+      absl::StatusOr<objects::PodInfo> p = MakePod(
           kind, 2 * i + (kind == Kind::kBasic ? 0 : 1), "kscore-default", node);
       if (!p.ok()) {
         std::fprintf(stderr, "pod: %s\n", p.status().ToString().c_str());

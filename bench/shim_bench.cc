@@ -18,13 +18,13 @@
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
 #include "shim/cache/cache.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore {
 namespace {
 
 using cache::Cache;
-using cache::PodInfo;
+using objects::PodInfo;
 namespace pb = ::kscore::scorer::v1;
 namespace k8s = ::kscore::k8s;
 
@@ -99,7 +99,7 @@ std::string PodProto(int i, const std::string& node) {
 }
 
 PodInfo MakePod(int i, const std::string& node) {
-  auto p = cache::PodFromJson(PodJson(i, node));
+  auto p = objects::PodFromJson(PodJson(i, node));
   return *std::move(p);
 }
 
@@ -121,7 +121,7 @@ const std::vector<std::string> kLabelKeys = {"app"};
 void BM_PodFromJson(benchmark::State& state) {
   const nlohmann::json pod = PodJson(7, "bench-node-3");
   for (auto _ : state) {
-    auto p = cache::PodFromJson(pod);
+    auto p = objects::PodFromJson(pod);
     if (!p.ok()) {
       state.SkipWithError("PodFromJson failed");
       break;
@@ -137,7 +137,7 @@ BENCHMARK(BM_PodFromJson);
 void BM_PodFromProto(benchmark::State& state) {
   const std::string raw = PodProto(7, "bench-node-3");
   for (auto _ : state) {
-    auto p = cache::PodFromProto(raw);
+    auto p = objects::PodFromProto(raw);
     if (!p.ok()) {
       state.SkipWithError("PodFromProto failed");
       break;

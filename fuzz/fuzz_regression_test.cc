@@ -20,8 +20,8 @@
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
-#include "shim/cache/objects.h"
 #include "shim/kube/protobuf_codec.h"
+#include "shim/objects/objects.h"
 
 namespace kscore::fuzz {
 namespace {
@@ -75,17 +75,17 @@ TEST_P(FuzzInputsTest, SeedsAndRegressionsRunClean) {
 TEST(SeedsTest, RecordedObjectsDecode) {
   const fs::path corpus = fs::path(KSCORE_SOURCE_DIR) / "fuzz" / "corpus";
   for (const fs::path& p : FilesUnder(corpus / "pod_proto")) {
-    EXPECT_TRUE(cache::PodFromProto(ReadAll(p)).ok()) << p;
+    EXPECT_TRUE(objects::PodFromProto(ReadAll(p)).ok()) << p;
   }
   for (const fs::path& p : FilesUnder(corpus / "node_proto")) {
-    EXPECT_TRUE(cache::NodeFromProto(ReadAll(p)).ok()) << p;
+    EXPECT_TRUE(objects::NodeFromProto(ReadAll(p)).ok()) << p;
   }
   for (const fs::path& p : FilesUnder(corpus / "pod_json")) {
-    EXPECT_TRUE(cache::PodFromJson(nlohmann::json::parse(ReadAll(p))).ok())
+    EXPECT_TRUE(objects::PodFromJson(nlohmann::json::parse(ReadAll(p))).ok())
         << p;
   }
   for (const fs::path& p : FilesUnder(corpus / "node_json")) {
-    EXPECT_TRUE(cache::NodeFromJson(nlohmann::json::parse(ReadAll(p))).ok())
+    EXPECT_TRUE(objects::NodeFromJson(nlohmann::json::parse(ReadAll(p))).ok())
         << p;
   }
   absl::StatusOr<kube::WatchEvent> gone = kube::DecodeWatchFrame(

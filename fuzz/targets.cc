@@ -23,13 +23,17 @@
 #include "scorer/framework/profile_set.h"
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
-#include "shim/cache/informer_codecs.h"
-#include "shim/cache/objects.h"
-#include "shim/cache/quantity.h"
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
+#include "shim/kube/json_parse.h"
+#include "shim/kube/json_text.h"
+#include "shim/kube/leader_election.h"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/kube/store.h"
+#include "shim/objects/informer_codecs.h"
+#include "shim/objects/manifest.h"
+#include "shim/objects/objects.h"
+#include "shim/objects/quantity.h"
 
 namespace kscore::fuzz {
 namespace {
@@ -59,7 +63,7 @@ void NotNegative(const pb::Resources& r, absl::string_view what) {
   if (bad) Broken(absl::StrCat(what, " negative: ", r.ShortDebugString()));
 }
 
-void CheckPodInfo(const cache::PodInfo& info) {
+void CheckPodInfo(const objects::PodInfo& info) {
   if (info.invalid.empty()) {
     CheckOk(model::CheckPodNumbers(info.pod, "pod"), "decoded pod");
   }
@@ -70,13 +74,13 @@ void CheckPodInfo(const cache::PodInfo& info) {
       Broken(absl::StrCat("host port ", hp.port()));
     }
   }
-  kube::Identity id = cache::PodCodec().identity(info);
+  kube::Identity id = objects::PodCodec().identity(info);
   if (id.key.empty() && !info.name.empty()) Broken("pod without key");
 }
 
-void CheckNodeInfo(const cache::NodeInfo& info) {
+void CheckNodeInfo(const objects::NodeInfo& info) {
   CheckOk(model::CheckNodeNumbers(info.node, "node"), "decoded node");
-  (void)cache::ImagesDigest(info.images);
+  (void)objects::ImagesDigest(info.images);
 }
 
 // The informer's path for one object: decode, identity, what the store
@@ -89,33 +93,33 @@ void Decoded(const kube::ObjectCodec<T>& codec, const absl::StatusOr<T>& obj) {
 }
 
 void PodProto(absl::string_view data) {
-  const kube::ObjectCodec<cache::PodInfo> codec = cache::PodCodec();
-  absl::StatusOr<cache::PodInfo> pod = codec.from_protobuf(data);
+  const kube::ObjectCodec<objects::PodInfo> codec = objects::PodCodec();
+  absl::StatusOr<objects::PodInfo> pod = codec.from_protobuf(data);
   Decoded(codec, pod);
   if (pod.ok()) CheckPodInfo(*pod);
 }
 
 void NodeProto(absl::string_view data) {
-  const kube::ObjectCodec<cache::NodeInfo> codec = cache::NodeCodec();
-  absl::StatusOr<cache::NodeInfo> node = codec.from_protobuf(data);
+  const kube::ObjectCodec<objects::NodeInfo> codec = objects::NodeCodec();
+  absl::StatusOr<objects::NodeInfo> node = codec.from_protobuf(data);
   Decoded(codec, node);
   if (node.ok()) CheckNodeInfo(*node);
 }
 
-constexpr cache::WorkloadKind kWorkloadKinds[] = {
-    cache::WorkloadKind::kService, cache::WorkloadKind::kReplicaSet,
-    cache::WorkloadKind::kStatefulSet,
-    cache::WorkloadKind::kReplicationController};
+constexpr objects::WorkloadKind kWorkloadKinds[] = {
+    objects::WorkloadKind::kService, objects::WorkloadKind::kReplicaSet,
+    objects::WorkloadKind::kStatefulSet,
+    objects::WorkloadKind::kReplicationController};
 
 // The other kinds the shim watches, each decoder on the same bytes.
 void ObjectProto(absl::string_view data) {
-  const auto ns = cache::NamespaceCodec();
+  const auto ns = objects::NamespaceCodec();
   Decoded(ns, ns.from_protobuf(data));
-  for (cache::WorkloadKind kind : kWorkloadKinds) {
-    const auto w = cache::WorkloadCodec(kind);
+  for (objects::WorkloadKind kind : kWorkloadKinds) {
+    const auto w = objects::WorkloadCodec(kind);
     Decoded(w, w.from_protobuf(data));
   }
-  const auto pdb = cache::PdbCodec();
+  const auto pdb = objects::PdbCodec();
   Decoded(pdb, pdb.from_protobuf(data));
   (void)kube::ResourceVersionOf(data);
 }
@@ -147,15 +151,19 @@ void WatchFrame(absl::string_view data) {
   (void)kube::ErrorBodyText(data);
 }
 
+// As the shim parses JSON off the wire: bounded in depth (a value that does
+// not parse is discarded).
 nlohmann::json ParseJson(absl::string_view data) {
-  return nlohmann::json::parse(data.begin(), data.end(), nullptr, false);
+  absl::StatusOr<nlohmann::json> j = kube::ParseJson(data);
+  return j.ok() ? *std::move(j)
+                : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
 void PodJson(absl::string_view data) {
   const nlohmann::json obj = ParseJson(data);
   if (obj.is_discarded()) return;
-  const kube::ObjectCodec<cache::PodInfo> codec = cache::PodCodec();
-  absl::StatusOr<cache::PodInfo> pod = codec.from_json(obj);
+  const kube::ObjectCodec<objects::PodInfo> codec = objects::PodCodec();
+  absl::StatusOr<objects::PodInfo> pod = codec.from_json(obj);
   Decoded(codec, pod);
   if (pod.ok()) CheckPodInfo(*pod);
 }
@@ -163,8 +171,8 @@ void PodJson(absl::string_view data) {
 void NodeJson(absl::string_view data) {
   const nlohmann::json obj = ParseJson(data);
   if (obj.is_discarded()) return;
-  const kube::ObjectCodec<cache::NodeInfo> codec = cache::NodeCodec();
-  absl::StatusOr<cache::NodeInfo> node = codec.from_json(obj);
+  const kube::ObjectCodec<objects::NodeInfo> codec = objects::NodeCodec();
+  absl::StatusOr<objects::NodeInfo> node = codec.from_json(obj);
   Decoded(codec, node);
   if (node.ok()) CheckNodeInfo(*node);
 }
@@ -179,15 +187,50 @@ void ObjectJson(absl::string_view data) {
   const nlohmann::json obj =
       event.ok() ? std::move(event->object) : ParseJson(data);
   if (obj.is_discarded()) return;
-  const auto ns = cache::NamespaceCodec();
+  const auto ns = objects::NamespaceCodec();
   Decoded(ns, ns.from_json(obj));
-  for (cache::WorkloadKind kind : kWorkloadKinds) {
-    const auto w = cache::WorkloadCodec(kind);
+  for (objects::WorkloadKind kind : kWorkloadKinds) {
+    const auto w = objects::WorkloadCodec(kind);
     Decoded(w, w.from_json(obj));
   }
-  const auto pdb = cache::PdbCodec();
+  const auto pdb = objects::PdbCodec();
   Decoded(pdb, pdb.from_json(obj));
   (void)kube::WatchErrorStatus(obj);
+}
+
+// Any bytes through the bounded parser: what it accepts nests no deeper
+// than the bound, and survives what the shim does to a value (copy, dump).
+void Json(absl::string_view data) {
+  absl::StatusOr<nlohmann::json> j = kube::ParseJson(data);
+  if (!j.ok()) return;
+  const std::string text = kube::JsonText(*j);
+  if (kube::NestsDeeperThan(text, kube::kMaxJsonDepth)) Broken("too deep");
+  const nlohmann::json copy = *j;
+  if (copy != *j) Broken("copy differs");
+}
+
+// The body of POST /debug/kscore/what-if, up to the pod the scheduler would
+// be asked about: refused with a message, or a pod like any informer's.
+void WhatIfJson(absl::string_view data) {
+  absl::StatusOr<objects::PodInfo> pod = objects::PodFromManifest(data);
+  if (!pod.ok()) {
+    if (!absl::IsInvalidArgument(pod.status())) Broken("not InvalidArgument");
+    return;
+  }
+  CheckPodInfo(*pod);
+}
+
+// A Lease as the leader elector reads it from the API server, then the spec
+// it would write back.
+void LeaseJson(absl::string_view data) {
+  const nlohmann::json lease = ParseJson(data);
+  if (!lease.is_object()) return;
+  const nlohmann::json spec = lease.value("spec", nlohmann::json::object());
+  const absl::Time now = absl::FromUnixSeconds(1700000000);
+  std::optional<nlohmann::json> next =
+      kube::NextLeaseSpec(spec, "me", absl::Seconds(15), now);
+  if (next.has_value()) (void)kube::JsonText(*next);
+  (void)kube::JsonText(kube::ReleasedLeaseSpec(spec, now));
 }
 
 // A kubeconfig is read from a file: the input is written to one in a
@@ -213,8 +256,8 @@ void Kubeconfig(absl::string_view data) {
 // whole-unit value is the milli-unit one divided by 1000, rounded away from
 // zero, unless either saturated.
 void Quantity(absl::string_view data) {
-  absl::StatusOr<int64_t> milli = cache::ParseQuantity(data, -3);
-  absl::StatusOr<int64_t> units = cache::ParseQuantity(data, 0);
+  absl::StatusOr<int64_t> milli = objects::ParseQuantity(data, -3);
+  absl::StatusOr<int64_t> units = objects::ParseQuantity(data, 0);
   if (milli.ok() != units.ok()) Broken("valid at one scale only");
   if (!milli.ok()) return;
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -327,6 +370,9 @@ const std::vector<Target>& Targets() {
       {"pod_json", PodJson},
       {"node_json", NodeJson},
       {"object_json", ObjectJson},
+      {"json", Json},
+      {"what_if_json", WhatIfJson},
+      {"lease_json", LeaseJson},
       {"kubeconfig", Kubeconfig},
       {"quantity", Quantity},
       {"scheduler_config", SchedulerConfig},

@@ -85,10 +85,10 @@ size_t ClusterEvents::gated() const {
 // held. Upstream treats a nominated pod as assigned for pods of its
 // priority or lower (`max_priority`): when the nomination goes (the pod
 // deleted, or nominated elsewhere), those pods see this event.
-void ClusterEvents::PodLeftNode(const cache::PodInfo& pod,
+void ClusterEvents::PodLeftNode(const objects::PodInfo& pod,
                                 const std::string& node,
                                 std::optional<int32_t> max_priority) {
-  auto gone = std::make_shared<cache::PodInfo>(pod);
+  auto gone = std::make_shared<objects::PodInfo>(pod);
   gone->pod.set_node_name(node);
   queue_->MoveAllToActiveOrBackoff(
       model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, model::action::kDelete),
@@ -196,9 +196,9 @@ void ClusterEvents::OnPdbDelete(const PdbPtr& pdb) {
   cache_->RemovePdb(pdb->namespace_, pdb->name);
 }
 
-kube::EventHandlers<cache::PodInfo> ClusterEvents::PodHandlers(
+kube::EventHandlers<objects::PodInfo> ClusterEvents::PodHandlers(
     std::function<void()> on_synced) {
-  kube::EventHandlers<cache::PodInfo> h;
+  kube::EventHandlers<objects::PodInfo> h;
   h.on_add = [this](const PodPtr& pod) { OnPod(pod); };
   h.on_update = [this](const PodPtr& before, const PodPtr& pod) {
     OnPodUpdate(before, pod);
@@ -208,9 +208,9 @@ kube::EventHandlers<cache::PodInfo> ClusterEvents::PodHandlers(
   return h;
 }
 
-kube::EventHandlers<cache::NodeInfo> ClusterEvents::NodeHandlers(
+kube::EventHandlers<objects::NodeInfo> ClusterEvents::NodeHandlers(
     std::function<void()> on_synced) {
-  kube::EventHandlers<cache::NodeInfo> h;
+  kube::EventHandlers<objects::NodeInfo> h;
   h.on_add = [this](const NodePtr& node) { OnNode(node); };
   h.on_update = [this](const NodePtr& before, const NodePtr& after) {
     OnNodeUpdate(before, after);
@@ -220,9 +220,9 @@ kube::EventHandlers<cache::NodeInfo> ClusterEvents::NodeHandlers(
   return h;
 }
 
-kube::EventHandlers<cache::NamespaceInfo> ClusterEvents::NamespaceHandlers(
+kube::EventHandlers<objects::NamespaceInfo> ClusterEvents::NamespaceHandlers(
     std::function<void()> on_synced) {
-  kube::EventHandlers<cache::NamespaceInfo> h;
+  kube::EventHandlers<objects::NamespaceInfo> h;
   h.on_add = [this](const NamespacePtr& ns) { OnNamespace(ns); };
   h.on_update = [this](const NamespacePtr&, const NamespacePtr& ns) {
     OnNamespace(ns);
@@ -232,9 +232,9 @@ kube::EventHandlers<cache::NamespaceInfo> ClusterEvents::NamespaceHandlers(
   return h;
 }
 
-kube::EventHandlers<cache::WorkloadInfo> ClusterEvents::WorkloadHandlers(
+kube::EventHandlers<objects::WorkloadInfo> ClusterEvents::WorkloadHandlers(
     std::function<void()> on_synced) {
-  kube::EventHandlers<cache::WorkloadInfo> h;
+  kube::EventHandlers<objects::WorkloadInfo> h;
   h.on_add = [this](const WorkloadPtr& w) { OnWorkload(w); };
   h.on_update = [this](const WorkloadPtr&, const WorkloadPtr& w) {
     OnWorkload(w);
@@ -244,9 +244,9 @@ kube::EventHandlers<cache::WorkloadInfo> ClusterEvents::WorkloadHandlers(
   return h;
 }
 
-kube::EventHandlers<cache::PdbInfo> ClusterEvents::PdbHandlers(
+kube::EventHandlers<objects::PdbInfo> ClusterEvents::PdbHandlers(
     std::function<void()> on_synced) {
-  kube::EventHandlers<cache::PdbInfo> h;
+  kube::EventHandlers<objects::PdbInfo> h;
   h.on_add = [this](const PdbPtr& pdb) { OnPdb(pdb); };
   h.on_update = [this](const PdbPtr&, const PdbPtr& pdb) { OnPdb(pdb); };
   h.on_delete = [this](const PdbPtr& pdb) { OnPdbDelete(pdb); };

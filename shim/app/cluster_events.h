@@ -11,8 +11,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "shim/cache/cache.h"
-#include "shim/cache/objects.h"
 #include "shim/kube/informer.h"
+#include "shim/objects/objects.h"
 #include "shim/queue/scheduling_queue.h"
 
 namespace kscore::app {
@@ -32,11 +32,11 @@ std::vector<::kscore::scorer::v1::ClusterEvent> NodeUpdateEvents(
 // the cache. Called on the informers' threads.
 class ClusterEvents {
  public:
-  using PodPtr = kube::Ptr<cache::PodInfo>;
-  using NodePtr = kube::Ptr<cache::NodeInfo>;
-  using NamespacePtr = kube::Ptr<cache::NamespaceInfo>;
-  using WorkloadPtr = kube::Ptr<cache::WorkloadInfo>;
-  using PdbPtr = kube::Ptr<cache::PdbInfo>;
+  using PodPtr = kube::Ptr<objects::PodInfo>;
+  using NodePtr = kube::Ptr<objects::NodeInfo>;
+  using NamespacePtr = kube::Ptr<objects::NamespaceInfo>;
+  using WorkloadPtr = kube::Ptr<objects::WorkloadInfo>;
+  using PdbPtr = kube::Ptr<objects::PdbInfo>;
 
   // `serves` says whether a schedulerName is one of this shim's profiles.
   ClusterEvents(cache::Cache* cache, queue::SchedulingQueue* queue,
@@ -69,16 +69,16 @@ class ClusterEvents {
   void OnPdbDelete(const PdbPtr& pdb);
 
   // The informers' handlers; `on_synced` runs after each one's first list.
-  kube::EventHandlers<cache::PodInfo> PodHandlers(
+  kube::EventHandlers<objects::PodInfo> PodHandlers(
       std::function<void()> on_synced);
-  kube::EventHandlers<cache::NodeInfo> NodeHandlers(
+  kube::EventHandlers<objects::NodeInfo> NodeHandlers(
       std::function<void()> on_synced);
-  kube::EventHandlers<cache::NamespaceInfo> NamespaceHandlers(
+  kube::EventHandlers<objects::NamespaceInfo> NamespaceHandlers(
       std::function<void()> on_synced);
   // For the informer of any workload kind.
-  kube::EventHandlers<cache::WorkloadInfo> WorkloadHandlers(
+  kube::EventHandlers<objects::WorkloadInfo> WorkloadHandlers(
       std::function<void()> on_synced);
-  kube::EventHandlers<cache::PdbInfo> PdbHandlers(
+  kube::EventHandlers<objects::PdbInfo> PdbHandlers(
       std::function<void()> on_synced);
 
   // Pending pods of served profiles held back by scheduling gates
@@ -86,7 +86,7 @@ class ClusterEvents {
   size_t gated() const;
 
  private:
-  void PodLeftNode(const cache::PodInfo& pod, const std::string& node,
+  void PodLeftNode(const objects::PodInfo& pod, const std::string& node,
                    std::optional<int32_t> max_priority);
   void SetGated(const std::string& key, bool gated);
 

@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "model/cluster_event.h"
 #include "nlohmann/json.hpp"
-#include "shim/cache/informer_codecs.h"
+#include "shim/objects/informer_codecs.h"
 #include "tests/support/in_process_scorer.h"
 
 namespace kscore::app {
@@ -38,37 +38,37 @@ class ClusterEventsTest : public ::testing::Test {
                            {"containers", {{{"name", "c"}}}}};
     if (!node.empty()) spec["nodeName"] = node;
     for (auto& [k, v] : extra_spec.items()) spec[k] = v;
-    auto pod = cache::PodFromJson(nlohmann::json{
+    auto pod = objects::PodFromJson(nlohmann::json{
         {"metadata",
          {{"name", name}, {"namespace", "default"}, {"uid", "u-" + name}}},
         {"spec", spec},
         {"status", {{"phase", "Pending"}}}});
     EXPECT_TRUE(pod.ok()) << pod.status();
-    return std::make_shared<const cache::PodInfo>(*pod);
+    return std::make_shared<const objects::PodInfo>(*pod);
   }
   static ClusterEvents::NodePtr Node(const std::string& name,
                                      int64_t milli_cpu) {
-    auto n = std::make_shared<cache::NodeInfo>();
+    auto n = std::make_shared<objects::NodeInfo>();
     n->node.set_name(name);
     n->node.mutable_allocatable()->set_milli_cpu(milli_cpu);
     return n;
   }
   static ClusterEvents::NodePtr NodeWithImages(
       const std::string& name, int64_t milli_cpu,
-      std::vector<cache::NodeImage> images) {
-    auto n = std::make_shared<cache::NodeInfo>(*Node(name, milli_cpu));
+      std::vector<objects::NodeImage> images) {
+    auto n = std::make_shared<objects::NodeInfo>(*Node(name, milli_cpu));
     n->images = std::move(images);
-    n->images_digest = cache::ImagesDigest(n->images);
+    n->images_digest = objects::ImagesDigest(n->images);
     return n;
   }
   // What the node informer's store keeps of a node: old_obj of updates.
   static ClusterEvents::NodePtr Kept(const ClusterEvents::NodePtr& n) {
-    return std::make_shared<cache::NodeInfo>(cache::NodeCodec().keep(*n));
+    return std::make_shared<objects::NodeInfo>(objects::NodeCodec().keep(*n));
   }
   // The size of `image` on `node` as the cache hands it to image locality;
   // -1 when the node does not have it.
   int64_t ImageSize(const std::string& node, const std::string& image) {
-    cache::PodInfo incoming = *Pod("probe", "ours");
+    objects::PodInfo incoming = *Pod("probe", "ours");
     incoming.pod.add_images(image);
     auto prepared = cache_.Prepare(incoming.pod, scorer::v1::PlanResponse());
     google::protobuf::RepeatedPtrField<scorer::v1::Node> out;
@@ -189,9 +189,9 @@ TEST_F(ClusterEventsTest, AVictimsDeletionRequeuesThePreemptor) {
 TEST_F(ClusterEventsTest, PendingPodsBringTheirNominations) {
   auto nominated = [](const std::string& name, const std::string& scheduler,
                       const std::string& node) {
-    cache::PodInfo p = *Pod(name, scheduler);
+    objects::PodInfo p = *Pod(name, scheduler);
     p.nominated_node_name = node;
-    return std::make_shared<const cache::PodInfo>(p);
+    return std::make_shared<const objects::PodInfo>(p);
   };
   events_.OnNode(Node("n1", 4000));
   events_.OnPod(nominated("a", "ours", "n1"));
@@ -202,10 +202,10 @@ TEST_F(ClusterEventsTest, PendingPodsBringTheirNominations) {
   events_.OnPodUpdate(nullptr, nominated("a", "ours", ""));
   EXPECT_EQ(cache_.NominatedNode("default/a"), "");
   events_.OnPodUpdate(nullptr, nominated("a", "ours", "n1"));
-  cache::PodInfo deleting = *nominated("a", "ours", "n1");
+  objects::PodInfo deleting = *nominated("a", "ours", "n1");
   deleting.deleting = true;
   events_.OnPodUpdate(nullptr,
-                      std::make_shared<const cache::PodInfo>(deleting));
+                      std::make_shared<const objects::PodInfo>(deleting));
   EXPECT_EQ(cache_.NominatedNode("default/a"), "");
   events_.OnPodUpdate(nullptr, nominated("a", "ours", "n1"));
   events_.OnPodDelete(Pod("a", "ours"));
@@ -220,9 +220,9 @@ TEST_F(ClusterEventsTest, PendingPodsBringTheirNominations) {
 // assigned pod's delete; pods of higher priority never yielded to it.
 TEST_F(ClusterEventsTest, AGoneNominationMovesPodsOfItsPriorityOrLower) {
   auto nominated = [](const std::string& name, const std::string& node) {
-    cache::PodInfo p = *Pod(name, "elsewhere", "", {{"priority", 1000}});
+    objects::PodInfo p = *Pod(name, "elsewhere", "", {{"priority", 1000}});
     p.nominated_node_name = node;
-    return std::make_shared<const cache::PodInfo>(p);
+    return std::make_shared<const objects::PodInfo>(p);
   };
   events_.OnNode(Node("n1", 4000));
   events_.OnPod(nominated("reserved", "n1"));
@@ -273,7 +273,7 @@ TEST_F(ClusterEventsTest, EventsMoveOnlyPodsTheirRejectorsWaitFor) {
   events_.OnPodUpdate(web, Pod("web", "other", "n1"));
   EXPECT_EQ(queue_.sizes().unschedulable, 2u);
   // A node relabelled: neither resources nor taints care.
-  auto relabelled = std::make_shared<cache::NodeInfo>(*n1);
+  auto relabelled = std::make_shared<objects::NodeInfo>(*n1);
   (*relabelled->node.mutable_labels())["zone"] = "b";
   events_.OnNodeUpdate(n1, relabelled);
   EXPECT_EQ(queue_.sizes().unschedulable, 2u);
@@ -292,7 +292,7 @@ TEST_F(ClusterEventsTest, ATerminatedPodFreesRoom) {
   events_.OnPod(running);
   events_.OnPod(Pod("waiting", "ours"));
   MakeUnschedulable("default/waiting", {"NodeResourcesFit"});
-  auto done = std::make_shared<cache::PodInfo>(*running);
+  auto done = std::make_shared<objects::PodInfo>(*running);
   done->phase = "Succeeded";
   events_.OnPodUpdate(running, done);
   EXPECT_EQ(queue_.sizes().unschedulable, 0u);
@@ -345,7 +345,7 @@ TEST_F(ClusterEventsTest, ImageChangesUpdateTheCacheWithoutRequeue) {
 TEST_F(ClusterEventsTest, NamespacesAndWorkloadsFeedTheCacheWithoutRequeue) {
   events_.OnPod(Pod("waiting", "ours"));
   MakeUnschedulable("default/waiting");
-  cache::PodInfo web = *Pod("web", "ours");
+  objects::PodInfo web = *Pod("web", "ours");
   (*web.pod.mutable_labels())["app"] = "web";
   web.controller_api_version = "apps/v1";
   web.controller_kind = "ReplicaSet";
@@ -355,20 +355,20 @@ TEST_F(ClusterEventsTest, NamespacesAndWorkloadsFeedTheCacheWithoutRequeue) {
       scorer::v1::POD_DATA_WORKLOAD_SELECTORS};
 
   auto namespaces = events_.NamespaceHandlers(nullptr);
-  auto ns = std::make_shared<cache::NamespaceInfo>();
+  auto ns = std::make_shared<objects::NamespaceInfo>();
   ns->name = "default";
   ns->labels["team"] = "a";
   namespaces.on_add(ns);
   auto workloads = events_.WorkloadHandlers(nullptr);
-  auto service = std::make_shared<cache::WorkloadInfo>();
-  service->kind = cache::WorkloadKind::kService;
+  auto service = std::make_shared<objects::WorkloadInfo>();
+  service->kind = objects::WorkloadKind::kService;
   service->namespace_ = "default";
   service->name = "web";
   service->has_selector = true;
   (*service->selector.mutable_match_labels())["app"] = "web";
   workloads.on_add(service);
-  auto rs = std::make_shared<cache::WorkloadInfo>();
-  rs->kind = cache::WorkloadKind::kReplicaSet;
+  auto rs = std::make_shared<objects::WorkloadInfo>();
+  rs->kind = objects::WorkloadKind::kReplicaSet;
   rs->namespace_ = "default";
   rs->name = "web-7d4";
   rs->has_selector = true;
@@ -385,14 +385,14 @@ TEST_F(ClusterEventsTest, NamespacesAndWorkloadsFeedTheCacheWithoutRequeue) {
 
   // The Service loses its selector; the ReplicaSet and the namespace go
   // (deletes get what the stores keep).
-  auto selectorless = std::make_shared<cache::WorkloadInfo>(*service);
+  auto selectorless = std::make_shared<objects::WorkloadInfo>(*service);
   selectorless->has_selector = false;
   selectorless->selector.Clear();
   workloads.on_update(service, selectorless);
-  workloads.on_delete(std::make_shared<cache::WorkloadInfo>(
-      cache::WorkloadCodec(rs->kind).keep(*rs)));
-  namespaces.on_delete(std::make_shared<cache::NamespaceInfo>(
-      cache::NamespaceCodec().keep(*ns)));
+  workloads.on_delete(std::make_shared<objects::WorkloadInfo>(
+      objects::WorkloadCodec(rs->kind).keep(*rs)));
+  namespaces.on_delete(std::make_shared<objects::NamespaceInfo>(
+      objects::NamespaceCodec().keep(*ns)));
   sent = cache_.PodFor(web, wants);
   EXPECT_EQ(sent.namespace_labels_size(), 0);
   EXPECT_EQ(sent.workload_selectors().services_size(), 0);
@@ -404,23 +404,23 @@ TEST_F(ClusterEventsTest, NamespacesAndWorkloadsFeedTheCacheWithoutRequeue) {
 TEST_F(ClusterEventsTest, PdbsFeedTheCacheWithoutRequeue) {
   events_.OnPod(Pod("waiting", "ours"));
   MakeUnschedulable("default/waiting");
-  cache::PodInfo web = *Pod("web", "ours");
+  objects::PodInfo web = *Pod("web", "ours");
   (*web.pod.mutable_labels())["app"] = "web";
 
   auto pdbs = events_.PdbHandlers(nullptr);
-  auto pdb = cache::PdbFromJson(nlohmann::json::parse(R"({
+  auto pdb = objects::PdbFromJson(nlohmann::json::parse(R"({
     "metadata": {"namespace": "default", "name": "web", "uid": "u1",
                  "resourceVersion": "3"},
     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
     "status": {"disruptionsAllowed": 0}})"));
   ASSERT_TRUE(pdb.ok()) << pdb.status();
-  auto first = std::make_shared<const cache::PdbInfo>(*pdb);
+  auto first = std::make_shared<const objects::PdbInfo>(*pdb);
   pdbs.on_add(first);
   ASSERT_EQ(cache_.PdbsCovering(web).size(), 1u);
   EXPECT_EQ(cache_.PdbsCovering(web)[0]->disruptions_allowed, 0);
 
   // The disruption controller's status update is what the cache holds.
-  auto updated = std::make_shared<cache::PdbInfo>(*pdb);
+  auto updated = std::make_shared<objects::PdbInfo>(*pdb);
   updated->resource_version = "4";
   updated->disruptions_allowed = 1;
   pdbs.on_update(first, updated);
@@ -430,7 +430,7 @@ TEST_F(ClusterEventsTest, PdbsFeedTheCacheWithoutRequeue) {
 
   // A delete gets what the store keeps.
   pdbs.on_delete(
-      std::make_shared<cache::PdbInfo>(cache::PdbCodec().keep(*updated)));
+      std::make_shared<objects::PdbInfo>(objects::PdbCodec().keep(*updated)));
   EXPECT_EQ(cache_.PdbCount(), 0u);
   EXPECT_TRUE(cache_.PdbsCovering(web).empty());
   EXPECT_EQ(queue_.sizes().unschedulable, 1u);  // none of it requeues

@@ -2,13 +2,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "shim/cache/objects.h"
+#include "shim/kube/json_text.h"
+#include "shim/objects/manifest.h"
 
 namespace kscore::app {
 namespace {
 
+// The message may hold bytes of the query that are not UTF-8: JsonText
+// replaces them rather than throw.
 HttpReply Error(int code, const std::string& message) {
-  return JsonReply(code, nlohmann::json{{"error", message}}.dump());
+  return JsonReply(code, kube::JsonText(nlohmann::json{{"error", message}}));
 }
 
 // The value of `key` in the query; "" when absent.
@@ -37,45 +40,22 @@ HttpReply Explain(scheduler::Scheduler* scheduler, const HttpRequest& req) {
                           "dropped (the last ",
                           scheduler->decisions().capacity(), " are kept)"));
   }
-  return JsonReply(200, scheduler::ExplanationJson(*e).dump());
+  return JsonReply(200, kube::JsonText(scheduler::ExplanationJson(*e)));
 }
 
 HttpReply WhatIf(scheduler::Scheduler* scheduler, const HttpRequest& req) {
   if (req.method != "POST") {
     return Error(405, "what-if: POST a Pod as JSON");
   }
-  nlohmann::json pod = nlohmann::json::parse(req.body, nullptr, false);
-  if (pod.is_discarded() || !pod.is_object()) {
-    return Error(400, "body: not a JSON object (want a Pod as JSON)");
-  }
-  if (pod.contains("kind") && pod["kind"] != "Pod") {
-    return Error(400,
-                 absl::StrCat("kind: ", pod["kind"].dump(), " is not a Pod"));
-  }
-  // A manifest often leaves out what the API server would fill in.
-  nlohmann::json& meta = pod["metadata"];
-  if (!meta.is_object()) meta = nlohmann::json::object();
-  if (!meta.contains("namespace")) meta["namespace"] = "default";
-  if (!meta.contains("name")) {
-    meta["name"] = absl::StrCat(meta.value("generateName", ""), "what-if");
-  }
-  if (!meta.contains("uid")) meta["uid"] = "what-if";
-  if (const nlohmann::json& spec = pod.value("spec", nlohmann::json());
-      spec.is_object() && spec.value("nodeName", "") != "") {
-    return Error(400, "spec.nodeName: set, so no scheduler places this pod");
-  }
-  absl::StatusOr<cache::PodInfo> info = cache::PodFromJson(pod);
-  if (!info.ok()) {
-    return Error(400, absl::StrCat("pod: ", info.status().message()));
-  }
-  if (info->scheduler_name.empty()) info->scheduler_name = "default-scheduler";
+  absl::StatusOr<objects::PodInfo> info = objects::PodFromManifest(req.body);
+  if (!info.ok()) return Error(400, std::string(info.status().message()));
   absl::StatusOr<std::shared_ptr<const scheduler::Explanation>> e =
       scheduler->WhatIf(*info);
   if (!e.ok()) {
     return Error(absl::IsInvalidArgument(e.status()) ? 400 : 503,
                  std::string(e.status().message()));
   }
-  return JsonReply(200, scheduler::ExplanationJson(**e).dump());
+  return JsonReply(200, kube::JsonText(scheduler::ExplanationJson(**e)));
 }
 
 }  // namespace
@@ -83,14 +63,8 @@ HttpReply WhatIf(scheduler::Scheduler* scheduler, const HttpRequest& req) {
 std::map<std::string, Route> DebugRoutes(scheduler::Scheduler* scheduler) {
   return {{"/debug/kscore/explain",
            [scheduler](const HttpRequest& r) { return Explain(scheduler, r); }},
-          {"/debug/kscore/what-if", [scheduler](const HttpRequest& r) {
-             try {
-               return WhatIf(scheduler, r);
-             } catch (const nlohmann::json::exception& e) {
-               // A field of the wrong type in the manifest.
-               return Error(400, absl::StrCat("pod: ", e.what()));
-             }
-           }}};
+          {"/debug/kscore/what-if",
+           [scheduler](const HttpRequest& r) { return WhatIf(scheduler, r); }}};
 }
 
 }  // namespace kscore::app

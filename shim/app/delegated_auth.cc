@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
+#include "shim/kube/json_parse.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::app {
@@ -74,7 +76,8 @@ absl::StatusOr<Json> PostReview(kube::Client* client, const char* path,
   if (r->status != 200 && r->status != 201) {
     return kube::HttpError(r->status, r->body);
   }
-  Json j = Json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+  absl::StatusOr<Json> parsed = kube::ParseJson(r->body);
+  Json j = parsed.ok() ? *std::move(parsed) : Json();
   if (!j.is_object() || !j.contains("status") || !j["status"].is_object()) {
     return absl::InternalError(absl::StrCat(
         "POST ", path, ": no status in the answer: ", r->body.substr(0, 200)));
@@ -85,6 +88,15 @@ absl::StatusOr<Json> PostReview(kube::Client* client, const char* path,
 std::string StringField(const Json& j, const char* name) {
   auto it = j.find(name);
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// A boolean field: false when absent or null, nullopt when of another type
+// (an answer no API server gives; the caller reads it as the safe side).
+std::optional<bool> BoolField(const Json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return false;
+  if (!it->is_boolean()) return std::nullopt;
+  return it->get<bool>();
 }
 
 }  // namespace
@@ -155,7 +167,7 @@ absl::StatusOr<DelegatedAuth::Authn> DelegatedAuth::Authenticate(
   if (o_.on_review) o_.on_review(true, code);
   if (!status.ok()) return status.status();
   Authn a;
-  a.authenticated = status->value("authenticated", false);
+  a.authenticated = BoolField(*status, "authenticated").value_or(false);
   if (a.authenticated && status->contains("user") &&
       (*status)["user"].is_object()) {
     const Json& u = (*status)["user"];
@@ -206,8 +218,8 @@ absl::StatusOr<DelegatedAuth::Authz> DelegatedAuth::Authorize(
   if (o_.on_review) o_.on_review(false, code);
   if (!status.ok()) return status.status();
   Authz z;
-  z.allowed =
-      status->value("allowed", false) && !status->value("denied", false);
+  z.allowed = BoolField(*status, "allowed").value_or(false) &&
+              BoolField(*status, "denied") == false;
   z.reason = StringField(*status, "reason");
   if (std::string e = StringField(*status, "evaluationError"); !e.empty()) {
     spdlog::debug("status server: SubjectAccessReview evaluation error: {}", e);

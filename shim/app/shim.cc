@@ -24,10 +24,10 @@
 #include "shim/app/delegated_auth.h"
 #include "shim/app/status_server.h"
 #include "shim/cache/cache.h"
-#include "shim/cache/informer_codecs.h"
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
 #include "shim/kube/leader_election.h"
+#include "shim/objects/informer_codecs.h"
 #include "shim/queue/scheduling_queue.h"
 #include "shim/scheduler/feedback.h"
 #include "shim/scheduler/hints.h"
@@ -123,10 +123,10 @@ class StartGate {
 };
 
 // The workload kinds default spreading reads, one informer each.
-constexpr cache::WorkloadKind kWorkloadKinds[] = {
-    cache::WorkloadKind::kService, cache::WorkloadKind::kReplicaSet,
-    cache::WorkloadKind::kStatefulSet,
-    cache::WorkloadKind::kReplicationController};
+constexpr objects::WorkloadKind kWorkloadKinds[] = {
+    objects::WorkloadKind::kService, objects::WorkloadKind::kReplicaSet,
+    objects::WorkloadKind::kStatefulSet,
+    objects::WorkloadKind::kReplicationController};
 // Pods, nodes, namespaces, PodDisruptionBudgets and the workloads.
 constexpr int kInformers = 4 + static_cast<int>(std::size(kWorkloadKinds));
 
@@ -162,11 +162,12 @@ class Shim {
   scheduler::HintAsker hints_;
   ClusterEvents events_;
   StartGate gate_;
-  kube::Informer<cache::NodeInfo> nodes_;
-  kube::Informer<cache::PodInfo> pods_;
-  kube::Informer<cache::NamespaceInfo> namespaces_;
-  std::vector<std::unique_ptr<kube::Informer<cache::WorkloadInfo>>> workloads_;
-  kube::Informer<cache::PdbInfo> pdbs_;
+  kube::Informer<objects::NodeInfo> nodes_;
+  kube::Informer<objects::PodInfo> pods_;
+  kube::Informer<objects::NamespaceInfo> namespaces_;
+  std::vector<std::unique_ptr<kube::Informer<objects::WorkloadInfo>>>
+      workloads_;
+  kube::Informer<objects::PdbInfo> pdbs_;
   std::unique_ptr<kube::Client> authn_client_;
   std::unique_ptr<kube::Client> authz_client_;
   std::unique_ptr<DelegatedAuth> auth_;
@@ -242,30 +243,33 @@ Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
               events_.NodeHandlers([this] { gate_.Synced(); }),
               // The store keeps the NodeInfo without its images (their
               // digest stays), compared on updates.
-              cache::NodeCodec(), absl::ZeroDuration(), o.protobuf}),
+              objects::NodeCodec(), absl::ZeroDuration(), o.protobuf}),
       pods_(client_.get(),
             {"/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", "",
              events_.PodHandlers([this] { gate_.Synced(); }),
              // Decoded once into PodInfo; the store keeps the identity.
-             cache::PodCodec(), absl::ZeroDuration(), o.protobuf}),
-      namespaces_(client_.get(),
-                  {"/api/v1/namespaces", "", "",
-                   events_.NamespaceHandlers([this] { gate_.Synced(); }),
-                   cache::NamespaceCodec(), absl::ZeroDuration(), o.protobuf}),
+             objects::PodCodec(), absl::ZeroDuration(), o.protobuf}),
+      namespaces_(
+          client_.get(),
+          {"/api/v1/namespaces", "", "",
+           events_.NamespaceHandlers([this] { gate_.Synced(); }),
+           objects::NamespaceCodec(), absl::ZeroDuration(), o.protobuf}),
       // What preemption will read; the cache keeps each budget whole.
       pdbs_(client_.get(),
-            {cache::kPdbPath, "", "",
-             events_.PdbHandlers([this] { gate_.Synced(); }), cache::PdbCodec(),
-             absl::ZeroDuration(), o.protobuf}),
+            {objects::kPdbPath, "", "",
+             events_.PdbHandlers([this] { gate_.Synced(); }),
+             objects::PdbCodec(), absl::ZeroDuration(), o.protobuf}),
       authn_client_(std::move(authn)),
       authz_client_(std::move(authz)) {
-  for (cache::WorkloadKind kind : kWorkloadKinds) {
-    workloads_.push_back(std::make_unique<kube::Informer<cache::WorkloadInfo>>(
-        client_.get(),
-        kube::InformerOptions<cache::WorkloadInfo>{
-            cache::WorkloadPath(kind), "", "",
-            events_.WorkloadHandlers([this] { gate_.Synced(); }),
-            cache::WorkloadCodec(kind), absl::ZeroDuration(), o.protobuf}));
+  for (objects::WorkloadKind kind : kWorkloadKinds) {
+    workloads_.push_back(
+        std::make_unique<kube::Informer<objects::WorkloadInfo>>(
+            client_.get(),
+            kube::InformerOptions<objects::WorkloadInfo>{
+                objects::WorkloadPath(kind), "", "",
+                events_.WorkloadHandlers([this] { gate_.Synced(); }),
+                objects::WorkloadCodec(kind), absl::ZeroDuration(),
+                o.protobuf}));
   }
 }
 

@@ -83,7 +83,7 @@ Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
   return *slot;
 }
 
-void Cache::UpsertNode(pb::Node node, std::vector<NodeImage> images) {
+void Cache::UpsertNode(pb::Node node, std::vector<objects::NodeImage> images) {
   absl::MutexLock lock(&mu_);
   index_.UpsertNode(node, std::move(images));
   NodeEntry& e = EntryLocked(node.name());
@@ -224,7 +224,8 @@ namespace {
 // resources; pods being deleted still hold them but no longer count as a
 // workload's replica.
 template <typename Entry>
-Entry MakeEntry(const PodInfo& pod, const std::string& node, bool assumed) {
+Entry MakeEntry(const objects::PodInfo& pod, const std::string& node,
+                bool assumed) {
   Entry e;
   e.node = node;
   e.namespace_ = pod.namespace_;
@@ -246,7 +247,7 @@ Entry MakeEntry(const PodInfo& pod, const std::string& node, bool assumed) {
 }
 }  // namespace
 
-void Cache::UpsertAssignedPod(const PodInfo& pod) {
+void Cache::UpsertAssignedPod(const objects::PodInfo& pod) {
   absl::MutexLock lock(&mu_);
   DropNominationLocked(pod.key);  // bound
   SubtractLocked(pod.key);
@@ -261,7 +262,7 @@ void Cache::RemovePod(const std::string& key) {
   SubtractLocked(key);
 }
 
-bool Cache::AssumePod(const PodInfo& pod, const std::string& node) {
+bool Cache::AssumePod(const objects::PodInfo& pod, const std::string& node) {
   absl::MutexLock lock(&mu_);
   if (pods_.contains(pod.key)) return false;
   // Upstream's assume drops the nomination: the pod now counts where it
@@ -297,7 +298,7 @@ bool Cache::HoldsLivePod(const std::string& key) const {
   return it != pods_.end() && !it->second.deleting;
 }
 
-void Cache::NominateLocked(const PodInfo& pod, const std::string& node,
+void Cache::NominateLocked(const objects::PodInfo& pod, const std::string& node,
                            const std::string* api_node) {
   std::string api = pod.nominated_node_name;
   if (api_node != nullptr) {
@@ -329,12 +330,12 @@ void Cache::DropNominationLocked(const std::string& key) {
   nominations_.erase(it);
 }
 
-void Cache::Nominate(const PodInfo& pod, const std::string& node) {
+void Cache::Nominate(const objects::PodInfo& pod, const std::string& node) {
   absl::MutexLock lock(&mu_);
   NominateLocked(pod, node, nullptr);
 }
 
-void Cache::UpdatePendingPod(const PodInfo& pod) {
+void Cache::UpdatePendingPod(const objects::PodInfo& pod) {
   absl::MutexLock lock(&mu_);
   const std::string& api = pod.nominated_node_name;
   if (!api.empty()) {
@@ -375,7 +376,8 @@ std::vector<Cache::NominatedPod> Cache::NominatedPodsOn(
   return out;
 }
 
-bool Cache::YieldedLocked(absl::string_view node, const PodInfo& incoming,
+bool Cache::YieldedLocked(absl::string_view node,
+                          const objects::PodInfo& incoming,
                           Yielded* out) const {
   auto on = nominated_on_.find(node);
   if (on == nominated_on_.end()) return false;
@@ -407,7 +409,8 @@ struct Cache::Wanted {
 };
 
 std::vector<Cache::Wanted> Cache::WantedLocked(
-    const PodInfo& incoming, const std::vector<std::string>& label_keys) const {
+    const objects::PodInfo& incoming,
+    const std::vector<std::string>& label_keys) const {
   // The incoming pod's own values for the keys the plugins count. Only
   // values some node has a count for matter.
   std::vector<Wanted> wanted;
@@ -426,7 +429,7 @@ std::vector<Cache::Wanted> Cache::WantedLocked(
 }
 
 void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
-                            const PodInfo& incoming, bool with_labels,
+                            const objects::PodInfo& incoming, bool with_labels,
                             const std::vector<Wanted>& wanted,
                             const ClusterIndex::Prepared* prepared,
                             uint32_t tag, std::string* out,
@@ -466,7 +469,7 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
   if (names != nullptr) names->emplace_back(name.data(), name.size());
 }
 
-size_t Cache::AppendCandidates(const PodInfo& incoming,
+size_t Cache::AppendCandidates(const objects::PodInfo& incoming,
                                const std::vector<std::string>& label_keys,
                                size_t start, size_t count, bool with_labels,
                                int field_number, std::string* out,
@@ -504,7 +507,7 @@ size_t Cache::AppendCandidates(const PodInfo& incoming,
   return count;
 }
 
-size_t Cache::AppendNamed(const PodInfo& incoming,
+size_t Cache::AppendNamed(const objects::PodInfo& incoming,
                           const std::vector<std::string>& label_keys,
                           const std::vector<std::string>& nodes,
                           bool with_labels, int field_number, std::string* out,
@@ -546,7 +549,7 @@ void Cache::VictimLocked(const PodEntry& e, const pb::Pod* pod,
 }
 
 size_t Cache::AppendPreemptionNodes(
-    const PodInfo& preemptor, const pb::Pod& pod,
+    const objects::PodInfo& preemptor, const pb::Pod& pod,
     const std::vector<std::string>& label_keys,
     const std::vector<std::string>& nodes, bool with_labels,
     const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
@@ -610,7 +613,7 @@ std::vector<pb::DisruptionBudget> Cache::DisruptionBudgetsIn(
     for (const auto& [name, entry] : it->second) {
       // A budget whose selector protects no pod changes no verdict.
       if (!entry.selects) continue;
-      const PdbInfo& info = *entry.info;
+      const objects::PdbInfo& info = *entry.info;
       pb::DisruptionBudget& b = out.emplace_back();
       b.set_namespace_(info.namespace_);
       b.set_name(info.name);
@@ -647,20 +650,20 @@ void Cache::RemoveNamespace(const std::string& name) {
   index_.RemoveNamespace(name);
 }
 
-void Cache::UpsertWorkload(WorkloadKind kind, const std::string& ns,
+void Cache::UpsertWorkload(objects::WorkloadKind kind, const std::string& ns,
                            const std::string& name, bool has_selector,
                            const pb::LabelSelector& selector) {
   absl::MutexLock lock(&mu_);
   index_.UpsertWorkload(kind, ns, name, has_selector, selector);
 }
 
-void Cache::RemoveWorkload(WorkloadKind kind, const std::string& ns,
+void Cache::RemoveWorkload(objects::WorkloadKind kind, const std::string& ns,
                            const std::string& name) {
   absl::MutexLock lock(&mu_);
   index_.RemoveWorkload(kind, ns, name);
 }
 
-void Cache::UpsertPdb(std::shared_ptr<const PdbInfo> pdb) {
+void Cache::UpsertPdb(std::shared_ptr<const objects::PdbInfo> pdb) {
   // LabelSelectorAsSelector makes Nothing of an unset selector, Everything
   // of an empty one (which preemption skips) and an error of a malformed
   // one: none of them protects a pod.
@@ -688,9 +691,9 @@ size_t Cache::PdbCount() const {
   return n;
 }
 
-std::vector<std::shared_ptr<const PdbInfo>> Cache::PdbsCovering(
-    const PodInfo& pod) const {
-  std::vector<std::shared_ptr<const PdbInfo>> out;
+std::vector<std::shared_ptr<const objects::PdbInfo>> Cache::PdbsCovering(
+    const objects::PodInfo& pod) const {
+  std::vector<std::shared_ptr<const objects::PdbInfo>> out;
   const model::LabelMap& labels = pod.pod.labels();
   if (labels.empty()) return out;
   absl::MutexLock lock(&mu_);
@@ -705,7 +708,7 @@ std::vector<std::shared_ptr<const PdbInfo>> Cache::PdbsCovering(
   return out;
 }
 
-pb::Pod Cache::PodFor(const PodInfo& pod,
+pb::Pod Cache::PodFor(const objects::PodInfo& pod,
                       const std::vector<pb::PodData>& pod_data) const {
   pb::Pod out = pod.pod;
   const auto wants = [&](pb::PodData d) {
@@ -736,7 +739,7 @@ std::shared_ptr<const ClusterIndex::Prepared> Cache::Prepare(
       index_.Prepare(pod, plan));
 }
 
-size_t Cache::FillCandidates(const PodInfo& incoming,
+size_t Cache::FillCandidates(const objects::PodInfo& incoming,
                              const std::vector<std::string>& label_keys,
                              size_t start, size_t count,
                              google::protobuf::RepeatedPtrField<pb::Node>* out,

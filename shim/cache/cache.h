@@ -13,8 +13,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shim/cache/cluster_index.h"
-#include "shim/cache/objects.h"
 #include "shim/cache/resource_sum.h"
+#include "shim/objects/objects.h"
 
 namespace kscore::cache {
 
@@ -24,17 +24,17 @@ namespace kscore::cache {
 // Thread-safe.
 class Cache {
  public:
-  void UpsertNode(pb::Node node, std::vector<NodeImage> images = {});
+  void UpsertNode(pb::Node node, std::vector<objects::NodeImage> images = {});
   void RemoveNode(const std::string& name);
 
   // A pod the API server says is assigned (spec.nodeName set). Replaces an
   // assumed copy of the same pod.
-  void UpsertAssignedPod(const PodInfo& pod);
+  void UpsertAssignedPod(const objects::PodInfo& pod);
   void RemovePod(const std::string& key);
 
   // Counts the pod on `node` before the binding is confirmed, so the next
   // cycles see it. False if the pod is already in the cache.
-  bool AssumePod(const PodInfo& pod, const std::string& node);
+  bool AssumePod(const objects::PodInfo& pod, const std::string& node);
   // Undoes AssumePod after a failed binding (no-op if confirmed meanwhile).
   void ForgetPod(const std::string& key);
   bool IsAssumed(const std::string& key) const;
@@ -54,11 +54,11 @@ class Cache {
   // scores nodes without nominated pods.
   //
   // The shim's own nomination, before the API shows it; "" drops it.
-  void Nominate(const PodInfo& pod, const std::string& node);
+  void Nominate(const objects::PodInfo& pod, const std::string& node);
   // A pending pod as the informer shows it: status.nominatedNodeName, read
   // as upstream's UpdateNominatedPod does (a nomination made in memory stays
   // while the API shows none before nor after).
-  void UpdatePendingPod(const PodInfo& pod);
+  void UpdatePendingPod(const objects::PodInfo& pod);
   // Drops a nomination (the pod may no longer fit where it was nominated).
   void DropNomination(const std::string& key);
   // Where the pod is nominated, or "".
@@ -78,15 +78,15 @@ class Cache {
   // kube-scheduler's default spreading reads (ClusterIndex).
   void UpsertNamespace(const std::string& name, const model::LabelMap& l);
   void RemoveNamespace(const std::string& name);
-  void UpsertWorkload(WorkloadKind kind, const std::string& ns,
+  void UpsertWorkload(objects::WorkloadKind kind, const std::string& ns,
                       const std::string& name, bool has_selector,
                       const pb::LabelSelector& selector);
-  void RemoveWorkload(WorkloadKind kind, const std::string& ns,
+  void RemoveWorkload(objects::WorkloadKind kind, const std::string& ns,
                       const std::string& name);
 
   // PodDisruptionBudgets, which preemption reads (upstream lists them all
   // from its informer). A budget is known by namespace and name.
-  void UpsertPdb(std::shared_ptr<const PdbInfo> pdb);
+  void UpsertPdb(std::shared_ptr<const objects::PdbInfo> pdb);
   void RemovePdb(const std::string& ns, const std::string& name);
   size_t PdbCount() const;
   // The budgets that protect `pod`, sorted by name: those of its namespace
@@ -94,13 +94,13 @@ class Cache {
   // FilterVictimsWithPDBViolation matches them. A pod without labels has
   // none, and a budget with an unset, empty or malformed selector protects
   // no pod there (selector.Empty() is skipped).
-  std::vector<std::shared_ptr<const PdbInfo>> PdbsCovering(
-      const PodInfo& pod) const;
+  std::vector<std::shared_ptr<const objects::PdbInfo>> PdbsCovering(
+      const objects::PodInfo& pod) const;
 
   // The pod message a profile's requests carry: the pod's own, with what
   // pod_data asks for added (namespace labels, workload selectors) or left
   // out (images).
-  pb::Pod PodFor(const PodInfo& pod,
+  pb::Pod PodFor(const objects::PodInfo& pod,
                  const std::vector<pb::PodData>& pod_data) const;
 
   // Answers a pod's plan (ClusterIndex::Prepare) from the current state.
@@ -129,12 +129,13 @@ class Cache {
   // With `prepared`, each node also carries its part of the answers to the
   // pod's plan (query_counts, term_counts, images).
   size_t AppendCandidates(
-      const PodInfo& incoming, const std::vector<std::string>& label_keys,
-      size_t start, size_t count, bool with_labels, int field_number,
-      std::string* out, std::vector<std::string>* names = nullptr,
+      const objects::PodInfo& incoming,
+      const std::vector<std::string>& label_keys, size_t start, size_t count,
+      bool with_labels, int field_number, std::string* out,
+      std::vector<std::string>* names = nullptr,
       const ClusterIndex::Prepared* prepared = nullptr) const;
   // The same for the named nodes (those still present), in that order.
-  size_t AppendNamed(const PodInfo& incoming,
+  size_t AppendNamed(const objects::PodInfo& incoming,
                      const std::vector<std::string>& label_keys,
                      const std::vector<std::string>& nodes, bool with_labels,
                      int field_number, std::string* out,
@@ -150,7 +151,7 @@ class Cache {
   // the victims past `max_victims` (the first node is always added).
   // Returns the number of nodes added.
   size_t AppendPreemptionNodes(
-      const PodInfo& preemptor, const pb::Pod& pod,
+      const objects::PodInfo& preemptor, const pb::Pod& pod,
       const std::vector<std::string>& label_keys,
       const std::vector<std::string>& nodes, bool with_labels,
       const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
@@ -171,7 +172,7 @@ class Cache {
 
   // The same candidates as messages (AppendCandidates, parsed back): for
   // tests and tools.
-  size_t FillCandidates(const PodInfo& incoming,
+  size_t FillCandidates(const objects::PodInfo& incoming,
                         const std::vector<std::string>& label_keys,
                         size_t start, size_t count,
                         google::protobuf::RepeatedPtrField<pb::Node>* out,
@@ -228,7 +229,7 @@ class Cache {
     pb::Resources requests;
     std::vector<pb::HostPort> host_ports;
   };
-  void NominateLocked(const PodInfo& pod, const std::string& node,
+  void NominateLocked(const objects::PodInfo& pod, const std::string& node,
                       const std::string* api_node)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropNominationLocked(const std::string& key)
@@ -240,7 +241,7 @@ class Cache {
   static std::string EncodeAggregates(const NodeEntry& n,
                                       const Yielded* nominated);
   // Those of `node`'s nominated pods that `incoming` yields to.
-  bool YieldedLocked(absl::string_view node, const PodInfo& incoming,
+  bool YieldedLocked(absl::string_view node, const objects::PodInfo& incoming,
                      Yielded* out) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Re-encodes the aggregates into `wire` (and the node's slab_ slot) after
@@ -292,7 +293,7 @@ class Cache {
   ClusterIndex index_ ABSL_GUARDED_BY(mu_);
   // A budget, and whether its selector can protect any pod (decided once).
   struct PdbEntry {
-    std::shared_ptr<const PdbInfo> info;
+    std::shared_ptr<const objects::PdbInfo> info;
     bool selects = false;
   };
   // namespace -> name -> budget (ordered by name, as PdbsCovering answers).
@@ -304,14 +305,14 @@ class Cache {
   // static part and aggregates with them added.
   struct Wanted;
   void AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
-                       const PodInfo& incoming, bool with_labels,
+                       const objects::PodInfo& incoming, bool with_labels,
                        const std::vector<Wanted>& wanted,
                        const ClusterIndex::Prepared* prepared, uint32_t tag,
                        std::string* out, std::vector<std::string>* names) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::vector<Wanted> WantedLocked(
-      const PodInfo& incoming, const std::vector<std::string>& label_keys) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<Wanted> WantedLocked(const objects::PodInfo& incoming,
+                                   const std::vector<std::string>& label_keys)
+      const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // "namespace\0key\0value" -> node -> count of countable pods there with
   // that label. Kept cache-wide rather than per node: a cycle looks up the
   // incoming pod's value once and then asks a map of a few nodes, without

@@ -11,10 +11,10 @@ namespace {
 
 using ::testing::ElementsAre;
 
-PodInfo Pod(const std::string& ns, const std::string& name,
-            const std::string& app, const std::string& node,
-            int64_t cpu = 100) {
-  PodInfo p;
+objects::PodInfo Pod(const std::string& ns, const std::string& name,
+                     const std::string& app, const std::string& node,
+                     int64_t cpu = 100) {
+  objects::PodInfo p;
   p.namespace_ = ns;
   p.name = name;
   p.key = ns + "/" + name;
@@ -36,7 +36,7 @@ pb::Node Node(const std::string& name) {
 }
 
 std::map<std::string, pb::Node> Candidates(const Cache& c,
-                                           const PodInfo& incoming) {
+                                           const objects::PodInfo& incoming) {
   google::protobuf::RepeatedPtrField<pb::Node> out;
   c.FillCandidates(incoming, {"app"}, 0, 100, &out);
   std::map<std::string, pb::Node> m;
@@ -56,11 +56,11 @@ TEST(CacheTest, LabelCountsAreForTheIncomingPodsNamespaceAndValue) {
   c.UpsertAssignedPod(Pod("ns", "w2", "web", "a"));
   c.UpsertAssignedPod(Pod("other", "w3", "web", "b"));  // other namespace
   c.UpsertAssignedPod(Pod("ns", "d1", "db", "b"));      // other value
-  PodInfo done = Pod("ns", "w4", "web", "b");
+  objects::PodInfo done = Pod("ns", "w4", "web", "b");
   done.phase =
       "Succeeded";  // terminated: neither counted nor holding resources
   c.UpsertAssignedPod(done);
-  PodInfo leaving = Pod("ns", "w5", "web", "b");
+  objects::PodInfo leaving = Pod("ns", "w5", "web", "b");
   leaving.deleting = true;  // being deleted: holds resources, not counted
   c.UpsertAssignedPod(leaving);
 
@@ -81,8 +81,8 @@ TEST(CacheTest, AggregatesSaturateAndStayExact) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   Cache c;
   c.UpsertNode(Node("a"));
-  PodInfo big1 = Pod("ns", "big1", "web", "a", kMax - 1);
-  PodInfo big2 = Pod("ns", "big2", "web", "a", kMax - 1);
+  objects::PodInfo big1 = Pod("ns", "big1", "web", "a", kMax - 1);
+  objects::PodInfo big2 = Pod("ns", "big2", "web", "a", kMax - 1);
   big1.requests.set_memory(kMax);
   big2.requests.set_memory(kMax);
   model::MutableScalar(&big1.requests, "example.com/gpu")->set_value(kMax);
@@ -114,7 +114,7 @@ TEST(CacheTest, UpdatesAndDeletesSubtractExactly) {
   Cache c;
   c.UpsertNode(Node("a"));
   c.UpsertNode(Node("b"));
-  PodInfo w1 = Pod("ns", "w1", "web", "a", 300);
+  objects::PodInfo w1 = Pod("ns", "w1", "web", "a", 300);
   model::MutableScalar(&w1.requests, "example.com/gpu")->set_value(1);
   c.UpsertAssignedPod(w1);
   w1.node_name = "b";
@@ -137,7 +137,7 @@ TEST(CacheTest, UpdatesAndDeletesSubtractExactly) {
 TEST(CacheTest, AssumedPodsCountUntilForgottenOrConfirmed) {
   Cache c;
   c.UpsertNode(Node("a"));
-  PodInfo p = Pod("ns", "w1", "web", "");
+  objects::PodInfo p = Pod("ns", "w1", "web", "");
   ASSERT_TRUE(c.AssumePod(p, "a"));
   EXPECT_FALSE(c.AssumePod(p, "a"));  // never twice
   EXPECT_TRUE(c.IsAssumed("ns/w1"));
@@ -155,7 +155,7 @@ TEST(CacheTest, AssumedPodsCountUntilForgottenOrConfirmed) {
 TEST(CacheTest, HostPortsAndRemovedNodes) {
   Cache c;
   c.UpsertNode(Node("a"));
-  PodInfo p = Pod("ns", "p", "", "a");
+  objects::PodInfo p = Pod("ns", "p", "", "a");
   pb::HostPort& hp = p.host_ports.emplace_back();
   hp.set_port(80);
   hp.set_protocol("TCP");
@@ -246,7 +246,7 @@ TEST(CacheTest, EncodedCandidatesFollowNodeAndPodChanges) {
   pb::Node bigger = Node("a");
   bigger.mutable_allocatable()->set_milli_cpu(8000);
   c.UpsertNode(bigger);  // the Node changes after its pods arrived
-  PodInfo incoming = Pod("ns", "new", "web", "");
+  objects::PodInfo incoming = Pod("ns", "new", "web", "");
   // Field 4 of FilterRequest is its `repeated Node nodes`.
   std::string wire;
   ASSERT_EQ(c.AppendCandidates(incoming, {"app"}, 0, 1, true, 4, &wire), 1u);
@@ -282,7 +282,7 @@ TEST(CacheTest, LabelFreeCandidatesFollowRemovalsAndLongNames) {
   c.UpsertAssignedPod(Pod("ns", "w2", "web", "c", 300));
   c.UpsertAssignedPod(Pod("ns", "w3", "web", long_name, 700));
   c.RemoveNode("b");
-  const PodInfo incoming = Pod("ns", "new", "web", "");
+  const objects::PodInfo incoming = Pod("ns", "new", "web", "");
   auto append = [&](std::vector<std::string>* names) {
     std::string wire;
     c.AppendCandidates(incoming, {"app"}, 0, 10, false, 4, &wire, names);
@@ -319,11 +319,11 @@ TEST(CacheTest, LabelFreeCandidatesFollowRemovalsAndLongNames) {
   EXPECT_EQ(got.nodes(0).requested().milli_cpu(), 0);
 }
 
-std::shared_ptr<const PdbInfo> Pdb(const std::string& ns,
-                                   const std::string& name,
-                                   const std::string& app,
-                                   int32_t allowed = 1) {
-  auto p = std::make_shared<PdbInfo>();
+std::shared_ptr<const objects::PdbInfo> Pdb(const std::string& ns,
+                                            const std::string& name,
+                                            const std::string& app,
+                                            int32_t allowed = 1) {
+  auto p = std::make_shared<objects::PdbInfo>();
   p->namespace_ = ns;
   p->name = name;
   p->has_selector = true;
@@ -333,7 +333,7 @@ std::shared_ptr<const PdbInfo> Pdb(const std::string& ns,
 }
 
 std::vector<std::string> Names(
-    const std::vector<std::shared_ptr<const PdbInfo>>& pdbs) {
+    const std::vector<std::shared_ptr<const objects::PdbInfo>>& pdbs) {
   std::vector<std::string> names;
   for (const auto& p : pdbs) names.push_back(p->name);
   return names;
@@ -345,7 +345,7 @@ TEST(CacheTest, PdbsCoveringMatchSelectorsInThePodsNamespace) {
   c.UpsertPdb(Pdb("ns", "web-a", "web"));
   c.UpsertPdb(Pdb("ns", "db", "db"));
   c.UpsertPdb(Pdb("other", "web", "web"));  // other namespace
-  auto expr = std::make_shared<PdbInfo>(*Pdb("ns", "not-canary", ""));
+  auto expr = std::make_shared<objects::PdbInfo>(*Pdb("ns", "not-canary", ""));
   pb::LabelSelectorRequirement* r = expr->selector.add_match_expressions();
   r->set_key("track");
   r->set_operator_("NotIn");
@@ -356,7 +356,7 @@ TEST(CacheTest, PdbsCoveringMatchSelectorsInThePodsNamespace) {
   // Sorted by name.
   EXPECT_THAT(Names(c.PdbsCovering(Pod("ns", "w", "web", "a"))),
               ElementsAre("not-canary", "web-a", "web-b"));
-  PodInfo canary = Pod("ns", "w", "web", "a");
+  objects::PodInfo canary = Pod("ns", "w", "web", "a");
   (*canary.pod.mutable_labels())["track"] = "canary";
   EXPECT_THAT(Names(c.PdbsCovering(canary)), ElementsAre("web-a", "web-b"));
   EXPECT_THAT(Names(c.PdbsCovering(Pod("other", "w", "web", "a"))),
@@ -390,21 +390,22 @@ TEST(CacheTest, PdbsCoveringMatchSelectorsInThePodsNamespace) {
 
 TEST(CacheTest, PdbsWithUnsetEmptyOrMalformedSelectorsProtectNoPod) {
   Cache c;
-  auto unset = std::make_shared<PdbInfo>(*Pdb("ns", "unset", ""));
+  auto unset = std::make_shared<objects::PdbInfo>(*Pdb("ns", "unset", ""));
   unset->has_selector = false;
   c.UpsertPdb(unset);
   c.UpsertPdb(Pdb("ns", "empty", ""));  // {}: Everything, which is Empty()
-  auto malformed = std::make_shared<PdbInfo>(*Pdb("ns", "malformed", "web"));
+  auto malformed =
+      std::make_shared<objects::PdbInfo>(*Pdb("ns", "malformed", "web"));
   pb::LabelSelectorRequirement* r = malformed->selector.add_match_expressions();
   r->set_key("tier");
   r->set_operator_("Exists");  // with a value: an error upstream
   r->add_values("front");
   c.UpsertPdb(malformed);
-  auto bad_key = std::make_shared<PdbInfo>(*Pdb("ns", "bad-key", ""));
+  auto bad_key = std::make_shared<objects::PdbInfo>(*Pdb("ns", "bad-key", ""));
   (*bad_key->selector.mutable_match_labels())["not a key"] = "web";
   c.UpsertPdb(bad_key);
   EXPECT_EQ(c.PdbCount(), 4u);
-  PodInfo pod = Pod("ns", "w", "web", "a");
+  objects::PodInfo pod = Pod("ns", "w", "web", "a");
   (*pod.pod.mutable_labels())["tier"] = "front";
   EXPECT_THAT(Names(c.PdbsCovering(pod)), ElementsAre());
   // A budget that becomes usable protects the pod from then on.
@@ -421,7 +422,7 @@ TEST(CacheTest, NominatedPodsCountForPodsThatYieldToThem) {
   c.UpsertNode(Node("a"));
   c.UpsertNode(Node("b"));
   c.UpsertAssignedPod(Pod("ns", "w1", "", "a", 300));
-  PodInfo nominated = Pod("ns", "big", "", "", 1000);
+  objects::PodInfo nominated = Pod("ns", "big", "", "", 1000);
   nominated.priority = 10;
   pb::HostPort& port = nominated.host_ports.emplace_back();
   port.set_port(80);
@@ -430,13 +431,13 @@ TEST(CacheTest, NominatedPodsCountForPodsThatYieldToThem) {
   EXPECT_EQ(c.NominatedNode("ns/big"), "a");
 
   auto incoming = [](int32_t priority, const std::string& name = "x") {
-    PodInfo p = Pod("ns", name, "", "");
+    objects::PodInfo p = Pod("ns", name, "", "");
     p.priority = priority;
     return p;
   };
   for (bool with_labels : {false, true}) {
     SCOPED_TRACE(with_labels);
-    auto a = [&](const PodInfo& p) {
+    auto a = [&](const objects::PodInfo& p) {
       google::protobuf::RepeatedPtrField<pb::Node> out;
       c.FillCandidates(p, {}, 0, 2, &out, with_labels);
       EXPECT_EQ(out.size(), 2);
@@ -452,7 +453,7 @@ TEST(CacheTest, NominatedPodsCountForPodsThatYieldToThem) {
       ASSERT_EQ(seen.used_ports_size(), 1);
       EXPECT_EQ(seen.used_ports(0).port(), 80);
     }
-    for (const PodInfo& p : {incoming(11), nominated}) {
+    for (const objects::PodInfo& p : {incoming(11), nominated}) {
       const pb::Node seen = a(p);
       EXPECT_EQ(seen.requested().milli_cpu(), 300);
       EXPECT_EQ(seen.pod_count(), 1);
@@ -487,7 +488,7 @@ TEST(CacheTest, NominationsFollowTheApiAndEndWithThePod) {
   Cache c;
   c.UpsertNode(Node("a"));
   c.UpsertNode(Node("b"));
-  PodInfo p = Pod("ns", "p", "", "", 500);
+  objects::PodInfo p = Pod("ns", "p", "", "", 500);
   c.UpdatePendingPod(p);
   EXPECT_EQ(c.NominatedNode("ns/p"), "");
   p.nominated_node_name = "a";  // set by another scheduler, or by us
@@ -514,7 +515,7 @@ TEST(CacheTest, NominationsFollowTheApiAndEndWithThePod) {
   c.ForgetPod("ns/p");
   c.UpdatePendingPod(p);
   EXPECT_EQ(c.NominatedNode("ns/p"), "b");
-  PodInfo bound = p;
+  objects::PodInfo bound = p;
   bound.node_name = "a";
   c.UpsertAssignedPod(bound);
   EXPECT_EQ(c.NominatedNode("ns/p"), "");
@@ -532,7 +533,7 @@ TEST(CacheTest, NominationsFollowTheApiAndEndWithThePod) {
 TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
   Cache c;
   for (const char* n : {"a", "b", "c"}) c.UpsertNode(Node(n));
-  PodInfo low = Pod("ns", "low", "web", "a", 300);
+  objects::PodInfo low = Pod("ns", "low", "web", "a", 300);
   low.priority = 1;
   low.start_time = absl::FromUnixSeconds(1000);
   low.pod.set_name("low");
@@ -541,23 +542,23 @@ TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
   port.set_protocol("TCP");
   low.non_zero.set_memory(200 << 20);
   c.UpsertAssignedPod(low);
-  PodInfo high = Pod("ns", "high", "web", "a", 200);
+  objects::PodInfo high = Pod("ns", "high", "web", "a", 200);
   high.priority = 100;
   c.UpsertAssignedPod(high);
-  PodInfo equal = Pod("ns", "equal", "web", "a", 100);
+  objects::PodInfo equal = Pod("ns", "equal", "web", "a", 100);
   equal.priority = 50;
   c.UpsertAssignedPod(equal);
-  PodInfo leaving = Pod("ns", "leaving", "", "b", 100);
+  objects::PodInfo leaving = Pod("ns", "leaving", "", "b", 100);
   leaving.deleting = true;
   leaving.preempted_by_scheduler = true;
   c.UpsertAssignedPod(leaving);
-  PodInfo assumed = Pod("ns", "assumed", "", "", 100);
+  objects::PodInfo assumed = Pod("ns", "assumed", "", "", 100);
   ASSERT_TRUE(c.AssumePod(assumed, "b"));
-  PodInfo nominated = Pod("ns", "nominated", "", "", 1000);
+  objects::PodInfo nominated = Pod("ns", "nominated", "", "", 1000);
   nominated.priority = 60;
   c.Nominate(nominated, "a");
 
-  PodInfo preemptor = Pod("ns", "preemptor", "web", "", 2000);
+  objects::PodInfo preemptor = Pod("ns", "preemptor", "web", "", 2000);
   preemptor.priority = 50;
   pb::PlanResponse plan;  // one query: each node's own pods, any labels
   pb::PodMatcher* m = plan.add_queries()->add_all_of();
@@ -609,7 +610,7 @@ TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
 
   // The nominated node's lower-priority pods: only terminating (by
   // preemption) and priority are read of them.
-  PodInfo deleted = Pod("ns", "deleted", "", "b", 100);
+  objects::PodInfo deleted = Pod("ns", "deleted", "", "b", 100);
   deleted.deleting = true;  // by someone else than a scheduler
   c.UpsertAssignedPod(deleted);
   std::vector<pb::VictimPod> lower = c.LowerPriorityPods("b", 50);
@@ -628,9 +629,9 @@ TEST(CacheTest, DisruptionBudgetsInTheVictimsNamespacesGoToPreempt) {
   c.UpsertPdb(Pdb("ns", "web", "web", 2));
   c.UpsertPdb(Pdb("ns", "db", "db", 0));
   c.UpsertPdb(Pdb("other", "web", "web"));
-  auto empty = std::make_shared<PdbInfo>(*Pdb("ns", "all", ""));
+  auto empty = std::make_shared<objects::PdbInfo>(*Pdb("ns", "all", ""));
   c.UpsertPdb(empty);  // an empty selector protects no pod: not sent
-  auto disrupted = std::make_shared<PdbInfo>(*Pdb("third", "q", "q"));
+  auto disrupted = std::make_shared<objects::PdbInfo>(*Pdb("third", "q", "q"));
   disrupted->disrupted_pods = {"q-2", "q-1"};
   c.UpsertPdb(disrupted);
 

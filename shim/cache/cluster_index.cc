@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore::cache {
 namespace {
@@ -96,7 +96,7 @@ void Subtract(Map& m, const std::string& key, int64_t by) {
 ClusterIndex::~ClusterIndex() = default;
 
 void ClusterIndex::UpsertNode(const pb::Node& node,
-                              std::vector<NodeImage> images) {
+                              std::vector<objects::NodeImage> images) {
   NodeData& d = nodes_[node.name()];
   for (const auto& [name, _] : d.images) Subtract(image_nodes_, name, 1);
   d.images.clear();
@@ -104,7 +104,7 @@ void ClusterIndex::UpsertNode(const pb::Node& node,
   d.node.set_name(node.name());
   *d.node.mutable_labels() = node.labels();
   *d.node.mutable_taints() = node.taints();
-  for (const NodeImage& image : images) {
+  for (const objects::NodeImage& image : images) {
     for (const std::string& name : image.names) {
       d.images[name] = image.size_bytes;
     }
@@ -121,7 +121,7 @@ void ClusterIndex::RemoveNode(const std::string& name) {
   nodes_.erase(it);
 }
 
-ClusterIndex::PodRef ClusterIndex::AddPod(const PodInfo& pod,
+ClusterIndex::PodRef ClusterIndex::AddPod(const objects::PodInfo& pod,
                                           const std::string& node) {
   PodRef ref;
   ref.node = node;
@@ -187,10 +187,11 @@ void ClusterIndex::RemoveNamespace(const std::string& name) {
   namespaces_.erase(name);
 }
 
-void ClusterIndex::UpsertWorkload(WorkloadKind kind, const std::string& ns,
+void ClusterIndex::UpsertWorkload(objects::WorkloadKind kind,
+                                  const std::string& ns,
                                   const std::string& name, bool has_selector,
                                   const pb::LabelSelector& selector) {
-  if (kind == WorkloadKind::kService) {
+  if (kind == objects::WorkloadKind::kService) {
     if (has_selector) {
       services_[ns][name] = selector;
     } else {
@@ -204,9 +205,10 @@ void ClusterIndex::UpsertWorkload(WorkloadKind kind, const std::string& ns,
   if (has_selector) slot = selector;
 }
 
-void ClusterIndex::RemoveWorkload(WorkloadKind kind, const std::string& ns,
+void ClusterIndex::RemoveWorkload(objects::WorkloadKind kind,
+                                  const std::string& ns,
                                   const std::string& name) {
-  if (kind == WorkloadKind::kService) {
+  if (kind == objects::WorkloadKind::kService) {
     auto it = services_.find(ns);
     if (it == services_.end()) return;
     it->second.erase(name);
@@ -224,7 +226,7 @@ const LabelMap& ClusterIndex::NamespaceLabels(const std::string& ns) const {
 }
 
 pb::WorkloadSelectors ClusterIndex::WorkloadSelectorsFor(
-    const PodInfo& pod) const {
+    const objects::PodInfo& pod) const {
   pb::WorkloadSelectors out;
   if (auto it = services_.find(pod.namespace_); it != services_.end()) {
     // Sorted by name, so the message (and the plan cache key) is stable.
@@ -239,16 +241,16 @@ pb::WorkloadSelectors ClusterIndex::WorkloadSelectorsFor(
     for (const auto* h : hits) *out.add_services() = h->second;
   }
   // helper.DefaultSelector compares the owner's group/version and kind.
-  WorkloadKind kind;
+  objects::WorkloadKind kind;
   if (pod.controller_api_version == "v1" &&
       pod.controller_kind == "ReplicationController") {
-    kind = WorkloadKind::kReplicationController;
+    kind = objects::WorkloadKind::kReplicationController;
   } else if (pod.controller_api_version == "apps/v1" &&
              pod.controller_kind == "ReplicaSet") {
-    kind = WorkloadKind::kReplicaSet;
+    kind = objects::WorkloadKind::kReplicaSet;
   } else if (pod.controller_api_version == "apps/v1" &&
              pod.controller_kind == "StatefulSet") {
-    kind = WorkloadKind::kStatefulSet;
+    kind = objects::WorkloadKind::kStatefulSet;
   } else {
     return out;
   }

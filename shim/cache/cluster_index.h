@@ -26,26 +26,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 #include "model/selectors.h"
+#include "shim/objects/objects.h"
 
 namespace kscore::cache {
 
 namespace pb = ::kscore::scorer::v1;
-
-struct PodInfo;
-
-// An image of a node (status.images[]): every name it goes by, and its size.
-struct NodeImage {
-  std::vector<std::string> names;
-  int64_t size_bytes = 0;
-};
-
-// The controllers default spreading reads, and Services.
-enum class WorkloadKind {
-  kService,
-  kReplicaSet,
-  kStatefulSet,
-  kReplicationController
-};
 
 class ClusterIndex {
  private:
@@ -89,29 +74,29 @@ class ClusterIndex {
   ClusterIndex& operator=(const ClusterIndex&) = delete;
   ~ClusterIndex();
 
-  void UpsertNode(const pb::Node& node, std::vector<NodeImage> images);
+  void UpsertNode(const pb::Node& node, std::vector<objects::NodeImage> images);
   void RemoveNode(const std::string& name);
   size_t node_count() const { return nodes_.size(); }
 
   // A pod on `node` (bound or assumed). Terminated pods are not counted.
-  PodRef AddPod(const PodInfo& pod, const std::string& node);
+  PodRef AddPod(const objects::PodInfo& pod, const std::string& node);
   void RemovePod(const PodRef& ref);
 
   void UpsertNamespace(const std::string& name, const model::LabelMap& l);
   void RemoveNamespace(const std::string& name);
   // A Service's selector (match_labels; has_selector false for a Service
   // without one, which selects no pod) or a controller's.
-  void UpsertWorkload(WorkloadKind kind, const std::string& ns,
+  void UpsertWorkload(objects::WorkloadKind kind, const std::string& ns,
                       const std::string& name, bool has_selector,
                       const pb::LabelSelector& selector);
-  void RemoveWorkload(WorkloadKind kind, const std::string& ns,
+  void RemoveWorkload(objects::WorkloadKind kind, const std::string& ns,
                       const std::string& name);
 
   // The labels of a namespace (empty when unknown).
   const model::LabelMap& NamespaceLabels(const std::string& ns) const;
   // helper.DefaultSelector's inputs for the pod: the selectors of the
   // Services of its namespace that select it, and its controller's.
-  pb::WorkloadSelectors WorkloadSelectorsFor(const PodInfo& pod) const;
+  pb::WorkloadSelectors WorkloadSelectorsFor(const objects::PodInfo& pod) const;
 
   // Answers the plan for `pod` (the message as sent, with its namespace
   // labels when the profile asks for them) and prepares the per-node parts.

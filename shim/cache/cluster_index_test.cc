@@ -5,7 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "shim/cache/cache.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore::cache {
 namespace {
@@ -15,10 +15,10 @@ using ::testing::ElementsAre;
 constexpr char kZone[] = "topology.kubernetes.io/zone";
 constexpr char kHost[] = "kubernetes.io/hostname";
 
-PodInfo Pod(const std::string& ns, const std::string& name,
-            std::map<std::string, std::string> labels,
-            const std::string& node) {
-  PodInfo p;
+objects::PodInfo Pod(const std::string& ns, const std::string& name,
+                     std::map<std::string, std::string> labels,
+                     const std::string& node) {
+  objects::PodInfo p;
   p.namespace_ = ns;
   p.name = name;
   p.key = ns + "/" + name;
@@ -73,7 +73,7 @@ class ClusterIndexTest : public ::testing::Test {
     index_.UpsertNode(Node("c1", "c"), {});
     index_.UpsertNode(Node("none", ""), {});  // no zone label
   }
-  ClusterIndex::PodRef Add(const PodInfo& p) {
+  ClusterIndex::PodRef Add(const objects::PodInfo& p) {
     return index_.AddPod(p, p.node_name);
   }
   ClusterIndex index_;
@@ -102,11 +102,11 @@ TEST_F(ClusterIndexTest, CountsMatchingPodsPerDomainWithDomainsAndMinimum) {
 }
 
 TEST_F(ClusterIndexTest, PodsBeingDeletedCountOnlyWhenAsked) {
-  PodInfo going = Pod("ns", "w1", {{"app", "web"}}, "a1");
+  objects::PodInfo going = Pod("ns", "w1", {{"app", "web"}}, "a1");
   going.deleting = true;
   Add(going);
   Add(Pod("ns", "w2", {{"app", "web"}}, "b1"));
-  PodInfo done = Pod("ns", "w3", {{"app", "web"}}, "c1");
+  objects::PodInfo done = Pod("ns", "w3", {{"app", "web"}}, "c1");
   done.phase = "Failed";  // terminated: never counts
   Add(done);
   pb::PlanResponse plan;
@@ -201,15 +201,15 @@ TEST_F(ClusterIndexTest, MatchersAreAndedAndNamespaceSelectorsReadLabels) {
 }
 
 TEST_F(ClusterIndexTest, ExistingTermsAreDistinctWithCountsPerDomain) {
-  PodInfo anti = Pod("ns", "guard", {{"app", "db"}}, "a1");
+  objects::PodInfo anti = Pod("ns", "guard", {{"app", "db"}}, "a1");
   pb::PodAffinityTerm* t = anti.pod.mutable_pod_anti_affinity()->add_required();
   t->set_topology_key(kZone);
   *t->mutable_label_selector() = Selects("app", "web");
-  PodInfo twin = anti;  // the same term: one entry, two pods
+  objects::PodInfo twin = anti;  // the same term: one entry, two pods
   twin.name = "guard2";
   twin.key = "ns/guard2";
   twin.node_name = "b1";
-  PodInfo host = Pod("ns", "h", {}, "c1");
+  objects::PodInfo host = Pod("ns", "h", {}, "c1");
   pb::WeightedPodAffinityTerm* w =
       host.pod.mutable_pod_affinity()->add_preferred();
   w->set_weight(7);
@@ -263,19 +263,19 @@ TEST_F(ClusterIndexTest, PodPartsAreWhatOnePodAddsToItsNode) {
   *plan.add_queries() = own;
   plan.add_existing_terms(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY);
 
-  PodInfo web = Pod("ns", "w1", {{"app", "web"}}, "a1");
+  objects::PodInfo web = Pod("ns", "w1", {{"app", "web"}}, "a1");
   pb::PodAffinityTerm* t = web.pod.mutable_pod_anti_affinity()->add_required();
   t->set_topology_key(kZone);
   *t->mutable_label_selector() = Selects("app", "web");
   *web.pod.mutable_pod_anti_affinity()->add_required() = *t;  // twice
-  PodInfo going = Pod("ns", "w2", {{"app", "web"}}, "b1");
+  objects::PodInfo going = Pod("ns", "w2", {{"app", "web"}}, "b1");
   going.deleting = true;
-  PodInfo zoneless = web;  // on a node without the zone label
+  objects::PodInfo zoneless = web;  // on a node without the zone label
   zoneless.name = "w3";
   zoneless.key = "ns/w3";
   zoneless.node_name = "none";
-  PodInfo db = Pod("ns", "d1", {{"app", "db"}}, "a1");
-  PodInfo done = Pod("ns", "w4", {{"app", "web"}}, "a1");
+  objects::PodInfo db = Pod("ns", "d1", {{"app", "db"}}, "a1");
+  objects::PodInfo done = Pod("ns", "w4", {{"app", "web"}}, "a1");
   done.phase = "Succeeded";
   const ClusterIndex::PodRef refs[] = {Add(web), Add(going), Add(zoneless),
                                        Add(db), Add(done)};
@@ -337,15 +337,15 @@ TEST_F(ClusterIndexTest, ImagesOfThePodWithTheirSpread) {
 }
 
 TEST_F(ClusterIndexTest, WorkloadSelectorsAreTheMatchingServicesAndController) {
-  index_.UpsertWorkload(WorkloadKind::kService, "ns", "web",
+  index_.UpsertWorkload(objects::WorkloadKind::kService, "ns", "web",
                         /*has_selector=*/true, Selects("app", "web"));
-  index_.UpsertWorkload(WorkloadKind::kService, "ns", "db", true,
+  index_.UpsertWorkload(objects::WorkloadKind::kService, "ns", "db", true,
                         Selects("app", "db"));
-  index_.UpsertWorkload(WorkloadKind::kService, "other", "web", true,
+  index_.UpsertWorkload(objects::WorkloadKind::kService, "other", "web", true,
                         Selects("app", "web"));
-  index_.UpsertWorkload(WorkloadKind::kReplicaSet, "ns", "web-123", true,
-                        Selects("pod-template-hash", "123"));
-  PodInfo pod = Pod("ns", "w1", {{"app", "web"}}, "");
+  index_.UpsertWorkload(objects::WorkloadKind::kReplicaSet, "ns", "web-123",
+                        true, Selects("pod-template-hash", "123"));
+  objects::PodInfo pod = Pod("ns", "w1", {{"app", "web"}}, "");
   pod.controller_api_version = "apps/v1";
   pod.controller_kind = "ReplicaSet";
   pod.controller_name = "web-123";
@@ -356,7 +356,7 @@ TEST_F(ClusterIndexTest, WorkloadSelectorsAreTheMatchingServicesAndController) {
   EXPECT_EQ(s.controller().match_labels().at("pod-template-hash"), "123");
   pod.controller_api_version = "extensions/v1beta1";  // not apps/v1
   EXPECT_FALSE(index_.WorkloadSelectorsFor(pod).has_controller());
-  index_.RemoveWorkload(WorkloadKind::kService, "ns", "web");
+  index_.RemoveWorkload(objects::WorkloadKind::kService, "ns", "web");
   pod.controller_api_version = "apps/v1";
   EXPECT_EQ(index_.WorkloadSelectorsFor(pod).services_size(), 0);
 }
@@ -367,7 +367,7 @@ TEST(CacheClusterTest, CandidatesCarryQueryCounts) {
   c.UpsertNode(Node("a1", "a"));
   c.UpsertNode(Node("b1", "b"));
   c.UpsertAssignedPod(Pod("ns", "w1", {{"app", "web"}}, "a1"));
-  PodInfo incoming = Pod("ns", "new", {{"app", "web"}}, "");
+  objects::PodInfo incoming = Pod("ns", "new", {{"app", "web"}}, "");
   pb::PlanResponse plan;
   *plan.add_queries() = ByZone("ns");
   std::shared_ptr<const ClusterIndex::Prepared> p =

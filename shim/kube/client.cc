@@ -46,6 +46,11 @@ constexpr long kStreamLowSpeedTimeS = 15L * 60;
 // handshake on both sides.
 constexpr std::size_t kMaxIdleHandles = 256;
 constexpr std::size_t kMaxErrorBody = std::size_t{64} * 1024;
+// The longest watch event (a line, or a frame) read: far above any object
+// the API server stores (etcd refuses requests over 1.5 MiB by default, the
+// API server bodies over 3 MiB), so only a broken stream reaches it, which
+// then ends like any failed watch instead of growing without bound.
+constexpr std::size_t kMaxWatchEventBytes = std::size_t{16} << 20;
 constexpr absl::Duration kTokenRefresh = absl::Minutes(1);
 
 void GlobalInit() {
@@ -88,6 +93,7 @@ struct StreamState {
   std::string pending;   // bytes after the last newline (or the error body)
   bool aborted = false;  // on_line returned false
   bool length_delimited = false;  // frames instead of lines
+  bool oversized = false;         // an event longer than kMaxWatchEventBytes
 
   size_t Write(char* data, size_t n) {
     if (status == 0) curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
@@ -105,6 +111,7 @@ struct StreamState {
         const std::size_t len = (std::size_t{p[0]} << 24) |
                                 (std::size_t{p[1]} << 16) |
                                 (std::size_t{p[2]} << 8) | std::size_t{p[3]};
+        if (len > kMaxWatchEventBytes) return Oversized();
         if (pending.size() - start - 4 < len) break;
         if (!DeliverFrame(absl::string_view(pending).substr(start + 4, len))) {
           return 0;
@@ -121,7 +128,15 @@ struct StreamState {
       }
     }
     pending.erase(0, start);
+    if (!length_delimited && pending.size() > kMaxWatchEventBytes) {
+      return Oversized();
+    }
     return n;
+  }
+
+  size_t Oversized() {
+    oversized = true;
+    return 0;  // makes curl stop with CURLE_WRITE_ERROR
   }
 
   bool DeliverFrame(absl::string_view frame) {
@@ -303,7 +318,11 @@ class CurlClient final : public Client {
       if (msg->msg == CURLMSG_DONE) rc = msg->data.result;
     }
     absl::Status result;
-    if (stopped || state.aborted) {
+    if (state.oversized) {
+      result = absl::ResourceExhaustedError(
+          absl::StrCat("watch ", req.url(), ": an event longer than ",
+                       kMaxWatchEventBytes, " bytes"));
+    } else if (stopped || state.aborted) {
       result = absl::OkStatus();
     } else if (rc != CURLE_OK) {
       Reached(false);

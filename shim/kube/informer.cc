@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "shim/kube/json_parse.h"
 #include "shim/kube/json_text.h"
 #include "spdlog/spdlog.h"
 
@@ -138,8 +139,13 @@ absl::Status Reflector::ReadPage(const std::string& query,
     for (const std::string& item : list->items) target_->Listed({item});
     return absl::OkStatus();
   }
-  nlohmann::json list = nlohmann::json::parse(body, nullptr, false);
-  if (list.is_discarded() || !list.is_object()) {
+  absl::StatusOr<nlohmann::json> parsed = ParseJson(body);
+  if (!parsed.ok()) {
+    return absl::InternalError(
+        absl::StrCat("list ", query, ": ", parsed.status().message()));
+  }
+  const nlohmann::json& list = *parsed;
+  if (!list.is_object()) {
     return absl::InternalError(absl::StrCat("list ", query, ": not JSON"));
   }
   const nlohmann::json meta = list.value("metadata", nlohmann::json::object());

@@ -21,14 +21,14 @@
 #include "gtest/gtest.h"
 #include "model/scalar_resources.h"
 #include "nlohmann/json.hpp"
-#include "shim/cache/expect_same_pod.h"
-#include "shim/cache/informer_codecs.h"
-#include "shim/cache/objects.h"
 #include "shim/kube/client.h"
 #include "shim/kube/informer.h"
 #include "shim/kube/leader_election.h"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/kube/write_bodies.h"
+#include "shim/objects/informer_codecs.h"
+#include "shim/objects/objects.h"
+#include "shim/objects/testing/expect_same_pod.h"
 
 namespace kscore::kube {
 namespace {
@@ -282,10 +282,10 @@ TEST_F(KubeIntegrationTest, ConfigMapCreateGetPatchDelete) {
 std::string NameOf(const nlohmann::json& o) {
   return o["metadata"]["name"].get<std::string>();
 }
-std::string NameOf(const cache::PodInfo& p) { return p.name; }
-std::string NameOf(const cache::NamespaceInfo& ns) { return ns.name; }
-std::string NameOf(const cache::WorkloadInfo& w) { return w.name; }
-std::string NameOf(const cache::PdbInfo& p) { return p.name; }
+std::string NameOf(const objects::PodInfo& p) { return p.name; }
+std::string NameOf(const objects::NamespaceInfo& ns) { return ns.name; }
+std::string NameOf(const objects::WorkloadInfo& w) { return w.name; }
+std::string NameOf(const objects::PdbInfo& p) { return p.name; }
 
 // Records what an informer delivers.
 template <typename T>
@@ -348,14 +348,14 @@ void AddUpdateDelete(Client* client, const std::string& ns,
   ASSERT_TRUE(r.ok() && r->status == 201)
       << (r.ok() ? r->body : r.status().ToString());
 
-  Recorder<cache::PodInfo> rec;
-  InformerOptions<cache::PodInfo> options;
+  Recorder<objects::PodInfo> rec;
+  InformerOptions<objects::PodInfo> options;
   options.path = path("pods");
   options.label_selector = "app=" + app;
   options.protobuf = protobuf;
-  options.codec = cache::PodCodec();
+  options.codec = objects::PodCodec();
   options.handlers = rec.Handlers();
-  Informer<cache::PodInfo> informer(client, std::move(options));
+  Informer<objects::PodInfo> informer(client, std::move(options));
   informer.Start();
   ASSERT_TRUE(Eventually([&] { return informer.HasSynced(); }));
   EXPECT_TRUE(rec.Saw("add " + before));
@@ -506,16 +506,16 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
   ASSERT_TRUE(r.ok() && r->status == 200)
       << (r.ok() ? r->body : r.status().ToString());
 
-  auto compare = [&](cache::PodInfo* out) {
+  auto compare = [&](objects::PodInfo* out) {
     auto [j, p] = BothEncodings(client_, NsPath("pods/rich"));
-    absl::StatusOr<cache::PodInfo> from_json = cache::PodFromJson(j);
-    absl::StatusOr<cache::PodInfo> from_proto = cache::PodFromProto(p);
+    absl::StatusOr<objects::PodInfo> from_json = objects::PodFromJson(j);
+    absl::StatusOr<objects::PodInfo> from_proto = objects::PodFromProto(p);
     ASSERT_TRUE(from_json.ok()) << from_json.status();
     ASSERT_TRUE(from_proto.ok()) << from_proto.status();
-    cache::ExpectSamePod(*from_json, *from_proto);
+    objects::ExpectSamePod(*from_json, *from_proto);
     *out = *from_proto;
   };
-  cache::PodInfo first;
+  objects::PodInfo first;
   compare(&first);
   // The object really carries what was compared (not two empty pods).
   EXPECT_EQ(first.pod.node_affinity().required_size(), 2);
@@ -562,7 +562,7 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSamePod) {
   r = client_->Do("DELETE", NsPath("pods/rich"));
   ASSERT_TRUE(r.ok() && r->status == 200)
       << (r.ok() ? r->body : r.status().ToString());
-  cache::PodInfo deleted;
+  objects::PodInfo deleted;
   compare(&deleted);
   EXPECT_TRUE(deleted.deleting);
   r = client_->Do("PATCH", NsPath("pods/rich"),
@@ -597,8 +597,8 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSameNode) {
   ASSERT_TRUE(r.ok() && r->status == 200)
       << (r.ok() ? r->body : r.status().ToString());
   auto [j, p] = BothEncodings(client_, absl::StrCat("/api/v1/nodes/", name));
-  absl::StatusOr<cache::NodeInfo> json_info = cache::NodeFromJson(j);
-  absl::StatusOr<cache::NodeInfo> proto_info = cache::NodeFromProto(p);
+  absl::StatusOr<objects::NodeInfo> json_info = objects::NodeFromJson(j);
+  absl::StatusOr<objects::NodeInfo> proto_info = objects::NodeFromProto(p);
   ASSERT_TRUE(json_info.ok()) << json_info.status();
   ASSERT_TRUE(proto_info.ok()) << proto_info.status();
   EXPECT_EQ(json_info->uid, proto_info->uid);
@@ -630,16 +630,16 @@ TEST_F(KubeIntegrationTest, ProtobufAndJsonGiveTheShimTheSameNode) {
 // decode alike, and the shim's informers (protobuf, its paths and codecs)
 // deliver them.
 TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
-  Recorder<cache::NamespaceInfo> namespaces;
-  InformerOptions<cache::NamespaceInfo> ns_options;
+  Recorder<objects::NamespaceInfo> namespaces;
+  InformerOptions<objects::NamespaceInfo> ns_options;
   ns_options.path = "/api/v1/namespaces";
   ns_options.protobuf = true;
-  ns_options.codec = cache::NamespaceCodec();
+  ns_options.codec = objects::NamespaceCodec();
   ns_options.handlers = namespaces.Handlers();
-  Informer<cache::NamespaceInfo> ns_informer(client_, std::move(ns_options));
+  Informer<objects::NamespaceInfo> ns_informer(client_, std::move(ns_options));
   ns_informer.Start();
   struct Workload {
-    cache::WorkloadKind kind;
+    objects::WorkloadKind kind;
     std::string collection;  // in the test's namespace
     nlohmann::json object;
     bool has_selector;
@@ -650,7 +650,7 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
        {{"schedulerName", "nobody"},
         {"containers", {{{"name", "c"}, {"image", "pause:3.9"}}}}}}};
   const std::vector<Workload> workloads = {
-      {cache::WorkloadKind::kService,
+      {objects::WorkloadKind::kService,
        NsPath("services"),
        {{"apiVersion", "v1"},
         {"kind", "Service"},
@@ -658,14 +658,14 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
         {"spec",
          {{"selector", {{"app", "web"}}}, {"ports", {{{"port", 80}}}}}}},
        true},
-      {cache::WorkloadKind::kService,
+      {objects::WorkloadKind::kService,
        NsPath("services"),
        {{"apiVersion", "v1"},
         {"kind", "Service"},
         {"metadata", {{"name", "bare"}}},
         {"spec", {{"ports", {{{"port", 80}}}}}}},
        false},
-      {cache::WorkloadKind::kReplicationController,
+      {objects::WorkloadKind::kReplicationController,
        NsPath("replicationcontrollers"),
        {{"apiVersion", "v1"},
         {"kind", "ReplicationController"},
@@ -675,7 +675,7 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
           {"selector", {{"app", "web"}}},
           {"template", pod_template}}}},
        true},
-      {cache::WorkloadKind::kReplicaSet,
+      {objects::WorkloadKind::kReplicaSet,
        absl::StrCat("/apis/apps/v1/namespaces/", namespace_, "/replicasets"),
        {{"apiVersion", "apps/v1"},
         {"kind", "ReplicaSet"},
@@ -688,7 +688,7 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
              {{{"key", "tier"}, {"operator", "In"}, {"values", {"x"}}}}}}},
           {"template", pod_template}}}},
        true},
-      {cache::WorkloadKind::kStatefulSet,
+      {objects::WorkloadKind::kStatefulSet,
        absl::StrCat("/apis/apps/v1/namespaces/", namespace_, "/statefulsets"),
        {{"apiVersion", "apps/v1"},
         {"kind", "StatefulSet"},
@@ -700,19 +700,19 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
           {"template", pod_template}}}},
        true},
   };
-  std::vector<std::unique_ptr<Recorder<cache::WorkloadInfo>>> recorders;
-  std::vector<std::unique_ptr<Informer<cache::WorkloadInfo>>> informers;
-  for (cache::WorkloadKind kind :
-       {cache::WorkloadKind::kService, cache::WorkloadKind::kReplicaSet,
-        cache::WorkloadKind::kStatefulSet,
-        cache::WorkloadKind::kReplicationController}) {
-    recorders.push_back(std::make_unique<Recorder<cache::WorkloadInfo>>());
-    InformerOptions<cache::WorkloadInfo> options;
-    options.path = cache::WorkloadPath(kind);
+  std::vector<std::unique_ptr<Recorder<objects::WorkloadInfo>>> recorders;
+  std::vector<std::unique_ptr<Informer<objects::WorkloadInfo>>> informers;
+  for (objects::WorkloadKind kind :
+       {objects::WorkloadKind::kService, objects::WorkloadKind::kReplicaSet,
+        objects::WorkloadKind::kStatefulSet,
+        objects::WorkloadKind::kReplicationController}) {
+    recorders.push_back(std::make_unique<Recorder<objects::WorkloadInfo>>());
+    InformerOptions<objects::WorkloadInfo> options;
+    options.path = objects::WorkloadPath(kind);
     options.protobuf = true;
-    options.codec = cache::WorkloadCodec(kind);
+    options.codec = objects::WorkloadCodec(kind);
     options.handlers = recorders.back()->Handlers();
-    informers.push_back(std::make_unique<Informer<cache::WorkloadInfo>>(
+    informers.push_back(std::make_unique<Informer<objects::WorkloadInfo>>(
         client_, std::move(options)));
     informers.back()->Start();
   }
@@ -729,10 +729,10 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
       << (r.ok() ? r->body : r.status().ToString());
   {
     auto [j, p] = BothEncodings(client_, "/api/v1/namespaces/" + labeled);
-    absl::StatusOr<cache::NamespaceInfo> from_json =
-        cache::NamespaceFromJson(j);
-    absl::StatusOr<cache::NamespaceInfo> from_proto =
-        cache::NamespaceFromProto(p);
+    absl::StatusOr<objects::NamespaceInfo> from_json =
+        objects::NamespaceFromJson(j);
+    absl::StatusOr<objects::NamespaceInfo> from_proto =
+        objects::NamespaceFromProto(p);
     ASSERT_TRUE(from_json.ok()) << from_json.status();
     ASSERT_TRUE(from_proto.ok()) << from_proto.status();
     EXPECT_EQ(from_json->name, labeled);
@@ -758,10 +758,10 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
     ASSERT_TRUE(r.ok() && r->status == 201)
         << (r.ok() ? r->body : r.status().ToString());
     auto [j, p] = BothEncodings(client_, absl::StrCat(w.collection, "/", name));
-    absl::StatusOr<cache::WorkloadInfo> from_json =
-        cache::WorkloadFromJson(w.kind, j);
-    absl::StatusOr<cache::WorkloadInfo> from_proto =
-        cache::WorkloadFromProto(w.kind, p);
+    absl::StatusOr<objects::WorkloadInfo> from_json =
+        objects::WorkloadFromJson(w.kind, j);
+    absl::StatusOr<objects::WorkloadInfo> from_proto =
+        objects::WorkloadFromProto(w.kind, p);
     ASSERT_TRUE(from_json.ok()) << from_json.status();
     ASSERT_TRUE(from_proto.ok()) << from_proto.status();
     EXPECT_EQ(from_json->namespace_, namespace_);
@@ -802,13 +802,13 @@ TEST_F(KubeIntegrationTest, NamespacesAndWorkloadsInBothEncodings) {
 // disruption controller has written by then), and the shim's informer
 // (protobuf, its path and codec) delivers them.
 TEST_F(KubeIntegrationTest, PdbsInBothEncodings) {
-  Recorder<cache::PdbInfo> pdbs;
-  InformerOptions<cache::PdbInfo> options;
-  options.path = cache::kPdbPath;
+  Recorder<objects::PdbInfo> pdbs;
+  InformerOptions<objects::PdbInfo> options;
+  options.path = objects::kPdbPath;
   options.protobuf = true;
-  options.codec = cache::PdbCodec();
+  options.codec = objects::PdbCodec();
   options.handlers = pdbs.Handlers();
-  Informer<cache::PdbInfo> informer(client_, std::move(options));
+  Informer<objects::PdbInfo> informer(client_, std::move(options));
   informer.Start();
   const std::string collection = absl::StrCat(
       "/apis/policy/v1/namespaces/", namespace_, "/poddisruptionbudgets");
@@ -838,8 +838,8 @@ TEST_F(KubeIntegrationTest, PdbsInBothEncodings) {
     ASSERT_TRUE(r.ok() && r->status == 201)
         << (r.ok() ? r->body : r.status().ToString());
     auto [j, p] = BothEncodings(client_, absl::StrCat(collection, "/", name));
-    absl::StatusOr<cache::PdbInfo> from_json = cache::PdbFromJson(j);
-    absl::StatusOr<cache::PdbInfo> from_proto = cache::PdbFromProto(p);
+    absl::StatusOr<objects::PdbInfo> from_json = objects::PdbFromJson(j);
+    absl::StatusOr<objects::PdbInfo> from_proto = objects::PdbFromProto(p);
     ASSERT_TRUE(from_json.ok()) << from_json.status();
     ASSERT_TRUE(from_proto.ok()) << from_proto.status();
     EXPECT_EQ(from_proto->namespace_, namespace_);

@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "shim/kube/json_parse.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::kube {
@@ -24,6 +28,29 @@ std::string DefaultIdentity(std::mt19937_64& rng) {
 
 int64_t DurationSeconds(absl::Duration d) {
   return std::max<int64_t>(1, absl::ToInt64Seconds(d));
+}
+
+// A string field of the spec ("" when absent or null), or nullopt when it
+// has another type: an API server stores no such Lease, and the elector
+// leaves one alone rather than guess.
+std::optional<std::string> StringField(const nlohmann::json& spec,
+                                       const char* key) {
+  auto it = spec.find(key);
+  if (it == spec.end() || it->is_null()) return std::string();
+  if (!it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::optional<int64_t> IntField(const nlohmann::json& spec, const char* key) {
+  auto it = spec.find(key);
+  if (it == spec.end() || it->is_null()) return 0;
+  if (!it->is_number_integer()) return std::nullopt;
+  if (it->is_number_unsigned() &&
+      it->get<uint64_t>() >
+          static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return std::nullopt;
+  }
+  return it->get<int64_t>();
 }
 
 }  // namespace
@@ -48,12 +75,14 @@ std::optional<nlohmann::json> NextLeaseSpec(const nlohmann::json& spec,
                                             absl::Time now) {
   const nlohmann::json empty = nlohmann::json::object();
   const nlohmann::json& old = spec.is_object() ? spec : empty;
-  const std::string holder = old.value("holderIdentity", "");
-  if (!holder.empty() && holder != identity) {
-    absl::StatusOr<absl::Time> renewed =
-        ParseMicroTime(old.value("renewTime", ""));
-    const int64_t seconds = old.value("leaseDurationSeconds", int64_t{0});
-    if (renewed.ok() && *renewed + absl::Seconds(seconds) > now) {
+  const std::optional<std::string> holder = StringField(old, "holderIdentity");
+  const std::optional<std::string> renew_time = StringField(old, "renewTime");
+  const std::optional<int64_t> seconds = IntField(old, "leaseDurationSeconds");
+  const std::optional<int64_t> transitions = IntField(old, "leaseTransitions");
+  if (!holder || !renew_time || !seconds || !transitions) return std::nullopt;
+  if (!holder->empty() && *holder != identity) {
+    absl::StatusOr<absl::Time> renewed = ParseMicroTime(*renew_time);
+    if (renewed.ok() && *renewed + absl::Seconds(*seconds) > now) {
       return std::nullopt;
     }
   }
@@ -61,9 +90,11 @@ std::optional<nlohmann::json> NextLeaseSpec(const nlohmann::json& spec,
   next["holderIdentity"] = identity;
   next["leaseDurationSeconds"] = DurationSeconds(lease_duration);
   next["renewTime"] = FormatMicroTime(now);
-  if (holder != identity) {
+  if (*holder != identity) {
     next["acquireTime"] = FormatMicroTime(now);
-    next["leaseTransitions"] = old.value("leaseTransitions", int64_t{0}) + 1;
+    next["leaseTransitions"] =
+        *transitions < std::numeric_limits<int64_t>::max() ? *transitions + 1
+                                                           : *transitions;
   }
   return next;
 }
@@ -178,8 +209,12 @@ bool LeaderElector::TryAcquireOrRenew(absl::Duration timeout) {
     spdlog::warn("leader election: GET lease: HTTP {}", got->status);
     return false;
   }
-  nlohmann::json lease = nlohmann::json::parse(got->body, nullptr, false);
-  if (!lease.is_object()) return false;
+  absl::StatusOr<nlohmann::json> parsed = ParseJson(got->body);
+  if (!parsed.ok() || !parsed->is_object()) {
+    spdlog::warn("leader election: GET lease: not a JSON object");
+    return false;
+  }
+  nlohmann::json& lease = *parsed;
   std::optional<nlohmann::json> next =
       NextLeaseSpec(lease.value("spec", nlohmann::json::object()),
                     config_.identity, config_.lease_duration, now);
@@ -195,10 +230,12 @@ bool LeaderElector::TryAcquireOrRenew(absl::Duration timeout) {
 void LeaderElector::Release() {
   absl::StatusOr<Response> got = client_->Do("GET", LeasePath());
   if (!got.ok() || got->status != 200) return;
-  nlohmann::json lease = nlohmann::json::parse(got->body, nullptr, false);
-  if (!lease.is_object() ||
-      lease.value("spec", nlohmann::json::object())
-              .value("holderIdentity", "") != config_.identity) {
+  absl::StatusOr<nlohmann::json> parsed = ParseJson(got->body);
+  if (!parsed.ok() || !parsed->is_object()) return;
+  nlohmann::json& lease = *parsed;
+  const nlohmann::json spec = lease.value("spec", nlohmann::json::object());
+  if (!spec.is_object() ||
+      StringField(spec, "holderIdentity") != config_.identity) {
     return;
   }
   lease["spec"] = ReleasedLeaseSpec(lease["spec"], absl::Now());

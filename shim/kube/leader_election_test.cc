@@ -67,6 +67,25 @@ TEST(NextLeaseSpecTest, ReleasedLeaseIsFreeAtOnce) {
   EXPECT_EQ((*next)["leaseTransitions"], 3);
 }
 
+// A Lease whose fields have other types than the API's (no API server
+// stores one) is left alone, not read as empty (which would take it over)
+// nor thrown out of the elector's thread.
+TEST(NextLeaseSpecTest, WrongTypesLeaveTheLeaseAlone) {
+  const char* specs[] = {
+      R"({"holderIdentity": 7})",
+      R"({"holderIdentity": "other", "renewTime": 1})",
+      R"({"holderIdentity": "other", "leaseDurationSeconds": "15"})",
+      R"({"holderIdentity": "", "leaseTransitions": [1]})",
+      R"({"holderIdentity": "", "leaseDurationSeconds": 18446744073709551615})",
+  };
+  for (const char* spec : specs) {
+    EXPECT_FALSE(NextLeaseSpec(nlohmann::json::parse(spec), "me",
+                               absl::Seconds(15), kNow)
+                     .has_value())
+        << spec;
+  }
+}
+
 TEST(LeaderElectorTest, RejectsInconsistentDurations) {
   LeaderElectionConfig c;
   c.lease_namespace = "ns";

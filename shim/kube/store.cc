@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "shim/kube/json_parse.h"
 
 namespace kscore::kube {
 namespace {
@@ -27,8 +28,13 @@ absl::StatusOr<WatchEvent::Type> WatchEventTypeOf(absl::string_view t) {
 }
 
 absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  absl::StatusOr<nlohmann::json> parsed = ParseJson(line);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "watch event: ", parsed.status().message().substr(0, 200)));
+  }
+  nlohmann::json& j = *parsed;
+  if (!j.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "watch event is not a JSON object: ", line.substr(0, 200)));
   }

@@ -39,8 +39,8 @@ bool ScaledDown(const absl::flat_hash_map<std::string, int64_t>& before,
 
 }  // namespace
 
-std::vector<pb::ClusterEvent> PodUpdateEvents(const cache::PodInfo& before,
-                                              const cache::PodInfo& after,
+std::vector<pb::ClusterEvent> PodUpdateEvents(const objects::PodInfo& before,
+                                              const objects::PodInfo& after,
                                               pb::EventResource resource) {
   using google::protobuf::util::MessageDifferencer;
   std::vector<pb::ClusterEvent> events;

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "kscore/scorer/v1/scorer.pb.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore::queue {
 
@@ -13,7 +13,7 @@ namespace kscore::queue {
 // UpdatePodToleration), or one generic Update when none of those changed,
 // for `resource` (the rejected pod itself, TARGET_POD, or an ASSIGNED_POD).
 std::vector<::kscore::scorer::v1::ClusterEvent> PodUpdateEvents(
-    const cache::PodInfo& before, const cache::PodInfo& after,
+    const objects::PodInfo& before, const objects::PodInfo& after,
     ::kscore::scorer::v1::EventResource resource);
 
 }  // namespace kscore::queue

@@ -85,7 +85,7 @@ void SchedulingQueue::RemoveFromActiveLocked(const Entry& e) {
   }
 }
 
-void SchedulingQueue::AddOrUpdate(std::shared_ptr<const cache::PodInfo> pod) {
+void SchedulingQueue::AddOrUpdate(std::shared_ptr<const objects::PodInfo> pod) {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(pod->key);
   if (it == entries_.end()) {
@@ -206,8 +206,8 @@ void SchedulingQueue::Done(const std::string& key, const std::string& uid) {
   entries_.erase(it);
 }
 
-bool SchedulingQueue::MovedInFlightLocked(const QueuedPod& pod,
-                                          const cache::PodInfo* update) const {
+bool SchedulingQueue::MovedInFlightLocked(
+    const QueuedPod& pod, const objects::PodInfo* update) const {
   if (pod.cycle < events_lost_upto_) return true;  // cannot tell: retry
   for (const auto& [seq, event] : recent_events_) {
     if (seq > pod.cycle && WorthRequeuing(pod, event)) return true;

@@ -20,7 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "kscore/scorer/v1/scorer.pb.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore::queue {
 
@@ -34,8 +34,8 @@ using PluginEvents =
 // (null when absent): nodes for node events, the other pod for assigned-pod
 // events. The plugins' queueing hints read them.
 struct EventObjects {
-  std::shared_ptr<const cache::NodeInfo> old_node, new_node;
-  std::shared_ptr<const cache::PodInfo> old_pod, new_pod;
+  std::shared_ptr<const objects::NodeInfo> old_node, new_node;
+  std::shared_ptr<const objects::PodInfo> old_pod, new_pod;
   bool empty() const { return !old_node && !new_node && !old_pod && !new_pod; }
 };
 
@@ -82,7 +82,7 @@ class SchedulingQueue {
   static constexpr absl::string_view kScorerAvailable = "ScorerAvailable";
 
   struct QueuedPod {
-    std::shared_ptr<const cache::PodInfo> info;
+    std::shared_ptr<const objects::PodInfo> info;
     int attempts = 0;            // scheduling attempts so far
     absl::Time timestamp;        // when it last entered activeQ (ordering)
     absl::Time initial_attempt;  // first Pop, for latency metrics
@@ -113,7 +113,7 @@ class SchedulingQueue {
   // unschedulable one moves back when the change (PodUpdateEvents, as
   // TargetPod) is an event its rejectors register; a pod in flight gets the
   // new object when it comes back.
-  void AddOrUpdate(std::shared_ptr<const cache::PodInfo> pod);
+  void AddOrUpdate(std::shared_ptr<const objects::PodInfo> pod);
   // The pod is gone or no longer ours to schedule (deleted, bound).
   void Delete(const std::string& key);
 
@@ -192,7 +192,7 @@ class SchedulingQueue {
     Where where = Where::kActive;
     absl::Time backoff_until;
     absl::Time unschedulable_since;
-    std::shared_ptr<const cache::PodInfo> pending_update;  // while in flight
+    std::shared_ptr<const objects::PodInfo> pending_update;  // while in flight
     bool deleted_in_flight = false;
     // In backoff after failing to reach the scorer (RequeueUnreachable).
     bool parked = false;
@@ -221,7 +221,7 @@ class SchedulingQueue {
   // Whether an event since `pod`'s Pop (or `update`, the pod's own change
   // meanwhile) may make it schedulable.
   bool MovedInFlightLocked(const QueuedPod& pod,
-                           const cache::PodInfo* update) const
+                           const objects::PodInfo* update) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Options options_;

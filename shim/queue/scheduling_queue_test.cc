@@ -36,10 +36,10 @@ std::shared_ptr<const PluginEvents> Registered() {
   return m;
 }
 
-std::shared_ptr<const cache::PodInfo> Pod(const std::string& name,
-                                          int32_t priority = 0,
-                                          const std::string& uid = "") {
-  auto p = std::make_shared<cache::PodInfo>();
+std::shared_ptr<const objects::PodInfo> Pod(const std::string& name,
+                                            int32_t priority = 0,
+                                            const std::string& uid = "") {
+  auto p = std::make_shared<objects::PodInfo>();
   p->name = name;
   p->key = "ns/" + name;
   p->uid = uid.empty() ? name + "-uid" : uid;
@@ -302,7 +302,7 @@ TEST_F(QueueTest, OnlyRegisteredEventsDuringTheCycleSendToBackoff) {
 // register: the shim's own PodScheduled condition patch is not.
 TEST_F(QueueTest, ThePodsOwnUpdateMovesItWhenItMayHelp) {
   SchedulingQueue q(Opts());
-  auto labelled = std::make_shared<cache::PodInfo>(*Pod("p"));
+  auto labelled = std::make_shared<objects::PodInfo>(*Pod("p"));
   q.AddOrUpdate(labelled);
   auto qp = q.Pop(absl::ZeroDuration());
   qp->unschedulable_plugins = {"InterPodAffinity"};
@@ -310,11 +310,11 @@ TEST_F(QueueTest, ThePodsOwnUpdateMovesItWhenItMayHelp) {
   q.Requeue(*qp, true);
   now_ += absl::Seconds(30);
 
-  auto status_only = std::make_shared<cache::PodInfo>(*labelled);
+  auto status_only = std::make_shared<objects::PodInfo>(*labelled);
   status_only->unschedulable_message = "0/3 nodes are available";
   q.AddOrUpdate(status_only);
   EXPECT_EQ(q.sizes().unschedulable, 1u);
-  auto relabelled = std::make_shared<cache::PodInfo>(*status_only);
+  auto relabelled = std::make_shared<objects::PodInfo>(*status_only);
   (*relabelled->pod.mutable_labels())["app"] = "web";
   q.AddOrUpdate(relabelled);
   EXPECT_EQ(q.sizes().unschedulable, 0u);
@@ -354,7 +354,7 @@ TEST_F(QueueTest, PopsFromBackoffWhenNothingIsActive) {
 TEST_F(QueueTest, CountsUnschedulablePodsPerPlugin) {
   SchedulingQueue q(Opts());
   for (const char* name : {"a", "b"}) {
-    auto info = std::make_shared<cache::PodInfo>(*Pod(name));
+    auto info = std::make_shared<objects::PodInfo>(*Pod(name));
     info->scheduler_name = "kscore";
     q.AddOrUpdate(info);
     auto qp = q.Pop(absl::ZeroDuration());
@@ -395,7 +395,7 @@ TEST_F(QueueTest, HintedRegistrationsAskBeforeMoving) {
   reject("c", "NodeName");
   now_ += absl::Seconds(30);
   EventObjects node_added;
-  node_added.new_node = std::make_shared<cache::NodeInfo>();
+  node_added.new_node = std::make_shared<objects::NodeInfo>();
   q.MoveAllToActiveOrBackoff(NodeAdd(), node_added);
   // "c" moved at once (no hint); "a" and "b" wait for the answer.
   EXPECT_EQ(q.sizes().unschedulable, 2u);

@@ -58,7 +58,7 @@ std::string TemplateKey(const ProfileInfo& profile, const pb::Pod& pod) {
   return key;
 }
 
-std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
+std::string RequestHead(const objects::PodInfo& pod, const ProfileInfo& profile,
                         const CyclePlan& plan) {
   pb::EvaluateRequest h;
   h.set_profile(pod.scheduler_name);
@@ -234,7 +234,7 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
                                        const CyclePlan& plan,
                                        scorer_client::Scorer& scorer,
                                        Evaluation& ev) {
-  const cache::PodInfo& pod = *in.pod;
+  const objects::PodInfo& pod = *in.pod;
   const size_t batch = std::max<size_t>(1, in.batch_size);
   const std::string head = RequestHead(pod, *in.profile, plan);
   pb::EvaluateRequest skip;
@@ -429,7 +429,7 @@ namespace {
 // RunCycle's work; `ev` holds the evaluation once the cycle gets that far.
 CycleResult RunCycleWith(const CycleInput& in, scorer_client::Scorer& scorer,
                          std::optional<Evaluation>& evaluation) {
-  const cache::PodInfo& pod = *in.pod;
+  const objects::PodInfo& pod = *in.pod;
   // A quantity the shim could not read (malformed, negative) leaves the pod
   // pending with a message its owner can act on: placing it by the other
   // quantities would be a guess, and the scorer would refuse a negative one.
@@ -492,7 +492,7 @@ CycleResult RunCycleWith(const CycleInput& in, scorer_client::Scorer& scorer,
 std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
                                      const CycleResult& result) {
   auto e = std::make_shared<Explanation>();
-  const cache::PodInfo& pod = *in.pod;
+  const objects::PodInfo& pod = *in.pod;
   e->namespace_ = pod.namespace_;
   e->name = pod.name;
   e->uid = pod.uid;

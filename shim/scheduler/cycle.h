@@ -115,7 +115,7 @@ class PlanCache {
 };
 
 struct CycleInput {
-  const cache::PodInfo* pod = nullptr;
+  const objects::PodInfo* pod = nullptr;
   const ProfileInfo* profile = nullptr;
   const cache::Cache* cache = nullptr;
   size_t batch_size = 500;  // nodes per scorer call
@@ -148,7 +148,7 @@ struct CyclePlan {
 // (DETAIL_TOTALS), the configuration hash the cycle is planned with, the
 // plan's answers and explain_top. Fields appended later override (protobuf
 // merging).
-std::string RequestHead(const cache::PodInfo& pod, const ProfileInfo& profile,
+std::string RequestHead(const objects::PodInfo& pod, const ProfileInfo& profile,
                         const CyclePlan& plan);
 
 // Builds the pod message, asks for (or reuses) the plan and answers it.

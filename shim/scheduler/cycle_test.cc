@@ -17,8 +17,8 @@ using fakes::NodeName;
 
 using ::testing::ElementsAre;
 
-cache::PodInfo Pod() {
-  cache::PodInfo pod = *cache::PodFromJson(nlohmann::json{
+objects::PodInfo Pod() {
+  objects::PodInfo pod = *objects::PodFromJson(nlohmann::json{
       {"metadata", {{"name", "p"}, {"namespace", "default"}, {"uid", "u"}}},
       {"spec",
        {{"schedulerName", "test-scheduler"},
@@ -67,7 +67,7 @@ TEST_P(RunCycleTest, Outcome) {
   AddNodes(cache, c.nodes);
   FakeScorer scorer;
   if (c.setup) c.setup(scorer);
-  const cache::PodInfo pod = Pod();
+  const objects::PodInfo pod = Pod();
   ProfileInfo profile;
   profile.percentage_of_nodes_to_score = c.percentage;
   profile.config_hash = "h1";
@@ -318,7 +318,7 @@ TEST(RunCycleInvalidPodTest, FailsNamingTheFieldWithoutTheScorer) {
   cache::Cache cache;
   AddNodes(cache, 3);
   FakeScorer scorer;
-  absl::StatusOr<cache::PodInfo> pod = cache::PodFromJson(nlohmann::json{
+  absl::StatusOr<objects::PodInfo> pod = objects::PodFromJson(nlohmann::json{
       {"metadata", {{"name", "p"}, {"namespace", "default"}, {"uid", "u"}}},
       {"spec",
        {{"schedulerName", "test-scheduler"},
@@ -415,7 +415,7 @@ TEST(ScorerFailureTest, TransportOrAnswer) {
 TEST(RunCyclePlanTest, PlannedPodsFilterInBatchesThenScoreAllFeasible) {
   cache::Cache cache;
   AddNodes(cache, 5);
-  cache::PodInfo neighbour = Pod();
+  objects::PodInfo neighbour = Pod();
   neighbour.name = "n";
   neighbour.key = "default/n";
   neighbour.node_name = NodeName(1);
@@ -436,7 +436,7 @@ TEST(RunCyclePlanTest, PlannedPodsFilterInBatchesThenScoreAllFeasible) {
   profile.plans = true;
   PlanCache plans;
   std::mt19937_64 rng(1);
-  const cache::PodInfo pod = Pod();
+  const objects::PodInfo pod = Pod();
   const CycleInput in{.pod = &pod,
                       .profile = &profile,
                       .cache = &cache,
@@ -471,7 +471,7 @@ TEST(RunCyclePlanTest, PlannedPodsFilterInBatchesThenScoreAllFeasible) {
   EXPECT_TRUE(scorer.normalized.empty());
 
   // The next pod of the same template reuses the plan.
-  cache::PodInfo twin = Pod();
+  objects::PodInfo twin = Pod();
   twin.name = "p2";
   twin.pod.set_name("p2");
   twin.uid = "u2";
@@ -517,7 +517,7 @@ TEST(RunCyclePlanTest, PlanAsksForNodeLabels) {
     profile.plans = true;
     profile.node_labels = pb::NODE_LABELS_NEVER;
     std::mt19937_64 rng(1);
-    const cache::PodInfo pod = Pod();
+    const objects::PodInfo pod = Pod();
     CycleResult r = RunCycle({.pod = &pod,
                               .profile = &profile,
                               .cache = &cache,
@@ -561,7 +561,7 @@ TEST(RunCycleExplainTest, ScorerBreakdownChosenNodeFirst) {
       ns->add_normalized(index == 2 ? 1 : 3);
     }
   };
-  const cache::PodInfo pod = Pod();
+  const objects::PodInfo pod = Pod();
   ProfileInfo profile;
   profile.filter_plugins = {"F1", "F2"};
   std::mt19937_64 rng(7);
@@ -612,7 +612,7 @@ TEST(RunCycleExplainTest, WithoutTheScorersBreakdownTotalsAndRaw) {
   FakeScorer scorer;
   scorer.rejected = {{NodeName(1), "node(s) had untolerated taint"}};
   scorer.raw = {{NodeName(0), 1}, {NodeName(2), 9}, {NodeName(3), 4}};
-  const cache::PodInfo pod = Pod();
+  const objects::PodInfo pod = Pod();
   ProfileInfo profile;
   std::mt19937_64 rng(7);
   CycleResult r = RunCycle({.pod = &pod,
@@ -646,7 +646,7 @@ TEST(RunCycleExplainTest, PendingWithTheReasonHistogram) {
   scorer.rejected = {{NodeName(0), "Insufficient cpu"},
                      {NodeName(1), "Insufficient cpu"},
                      {NodeName(2), "node(s) were unschedulable"}};
-  const cache::PodInfo pod = Pod();
+  const objects::PodInfo pod = Pod();
   ProfileInfo profile;
   std::mt19937_64 rng(7);
   CycleResult r = RunCycle({.pod = &pod,

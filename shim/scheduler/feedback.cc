@@ -18,7 +18,7 @@ std::string RandomSuffix() {
 
 }  // namespace
 
-void Feedback::Event(const cache::PodInfo& pod, const char* type,
+void Feedback::Event(const objects::PodInfo& pod, const char* type,
                      const char* action, const char* reason,
                      const std::string& note) {
   Event(pod.scheduler_name,
@@ -47,7 +47,7 @@ void Feedback::Event(const std::string& scheduler, kube::ObjectRef regarding,
 }
 
 void Feedback::Preempted(const kube::ObjectRef& victim,
-                         const cache::PodInfo& preemptor,
+                         const objects::PodInfo& preemptor,
                          const std::string& node) {
   Event(preemptor.scheduler_name, victim,
         {"v1", "Pod", preemptor.namespace_, preemptor.name, preemptor.uid, ""},
@@ -55,19 +55,19 @@ void Feedback::Preempted(const kube::ObjectRef& victim,
         absl::StrCat("Preempted by pod ", preemptor.uid, " on node ", node));
 }
 
-void Feedback::Scheduled(const cache::PodInfo& pod, const std::string& node) {
+void Feedback::Scheduled(const objects::PodInfo& pod, const std::string& node) {
   Event(pod, "Normal", "Binding", "Scheduled",
         absl::StrCat("Successfully assigned ", pod.namespace_, "/", pod.name,
                      " to ", node));
 }
 
-void Feedback::FailedScheduling(const cache::PodInfo& pod,
+void Feedback::FailedScheduling(const objects::PodInfo& pod,
                                 const std::string& message) {
   Event(pod, "Warning", "Scheduling", "FailedScheduling", message);
 }
 
 void Feedback::MarkUnschedulable(
-    const cache::PodInfo& pod, const std::string& reason,
+    const objects::PodInfo& pod, const std::string& reason,
     const std::string& message,
     const std::optional<std::string>& nominated_node) {
   nlohmann::json status = {
@@ -98,7 +98,8 @@ void Feedback::SetNominatedNode(const std::string& namespace_,
               absl::StrCat("nominated node of ", namespace_, "/", name));
 }
 
-void Feedback::Annotate(const cache::PodInfo& pod, nlohmann::json annotations) {
+void Feedback::Annotate(const objects::PodInfo& pod,
+                        nlohmann::json annotations) {
   nlohmann::json patch = {
       {"metadata", {{"annotations", std::move(annotations)}}}};
   Writer::Request req;

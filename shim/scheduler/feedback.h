@@ -5,7 +5,7 @@
 #include <string>
 
 #include "nlohmann/json.hpp"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 #include "shim/scheduler/event_recorder.h"
 #include "shim/scheduler/writer.h"
 
@@ -26,13 +26,14 @@ class Feedback {
         recorder_(writer, protobuf, std::move(events)) {}
 
   // "Successfully assigned default/web-1 to node-1".
-  void Scheduled(const cache::PodInfo& pod, const std::string& node);
-  void FailedScheduling(const cache::PodInfo& pod, const std::string& message);
+  void Scheduled(const objects::PodInfo& pod, const std::string& node);
+  void FailedScheduling(const objects::PodInfo& pod,
+                        const std::string& message);
   // PodScheduled=False with reason Unschedulable (or SchedulerError), and
   // with `nominated_node` status.nominatedNodeName in the same patch ("":
   // cleared), as kube-scheduler's updatePod writes both.
   void MarkUnschedulable(
-      const cache::PodInfo& pod, const std::string& reason,
+      const objects::PodInfo& pod, const std::string& reason,
       const std::string& message,
       const std::optional<std::string>& nominated_node = std::nullopt);
   // status.nominatedNodeName alone ("": cleared).
@@ -40,16 +41,16 @@ class Feedback {
                         const std::string& node);
   // The victim's event (upstream's PreemptPod): "Preempted by pod <uid> on
   // node <node>", regarding the victim, related to the preemptor.
-  void Preempted(const kube::ObjectRef& victim, const cache::PodInfo& preemptor,
-                 const std::string& node);
+  void Preempted(const kube::ObjectRef& victim,
+                 const objects::PodInfo& preemptor, const std::string& node);
   // Merges `annotations` (name -> value) into the pod's metadata (a merge
   // patch of the pod, on the feedback lane): --record-scores.
-  void Annotate(const cache::PodInfo& pod, nlohmann::json annotations);
+  void Annotate(const objects::PodInfo& pod, nlohmann::json annotations);
   // Writes event series' counts when due (EventRecorder); call periodically.
   void Tick() { recorder_.Tick(); }
 
  private:
-  void Event(const cache::PodInfo& pod, const char* type, const char* action,
+  void Event(const objects::PodInfo& pod, const char* type, const char* action,
              const char* reason, const std::string& note);
   // Written by `scheduler` (its reporting controller and instance).
   void Event(const std::string& scheduler, kube::ObjectRef regarding,

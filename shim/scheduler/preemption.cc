@@ -38,7 +38,7 @@ std::vector<std::string> PotentialNodes(const Evaluation& ev,
 pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
                                        const CyclePlan& plan,
                                        const Evaluation& ev) {
-  const cache::PodInfo& pod = *in.pod;
+  const objects::PodInfo& pod = *in.pod;
   pb::PreemptRequest req;
   req.set_profile(pod.scheduler_name);
   req.set_config_hash(in.profile->config_hash);

@@ -44,7 +44,7 @@ class PreemptionExecutor {
   //   the victim alone, as upstream.
   // Victims' writes use the bindings lane: they are what frees the room,
   // and that lane drops nothing.
-  void Preempt(std::shared_ptr<const cache::PodInfo> preemptor,
+  void Preempt(std::shared_ptr<const objects::PodInfo> preemptor,
                const Preemption& p);
 
   // Upstream's IsPodRunningPreemption (checked in its PreEnqueue): true
@@ -58,7 +58,7 @@ class PreemptionExecutor {
   bool Preempting(const std::string& key) const;
 
  private:
-  using PodPtr = std::shared_ptr<const cache::PodInfo>;
+  using PodPtr = std::shared_ptr<const objects::PodInfo>;
   struct Running {
     int outstanding = 0;  // victims whose calls are not answered yet
     bool failed = false;

@@ -59,16 +59,16 @@ class RecordingClient : public kube::Client {
   std::vector<std::string> written_;
 };
 
-cache::PodInfo Pod(const std::string& name, int32_t priority,
-                   const std::string& node = "",
-                   const std::string& nominated = "") {
+objects::PodInfo Pod(const std::string& name, int32_t priority,
+                     const std::string& node = "",
+                     const std::string& nominated = "") {
   nlohmann::json spec = {{"schedulerName", "test-scheduler"},
                          {"priority", priority},
                          {"containers", {{{"name", "c"}}}}};
   if (!node.empty()) spec["nodeName"] = node;
   nlohmann::json status = {{"phase", node.empty() ? "Pending" : "Running"}};
   if (!nominated.empty()) status["nominatedNodeName"] = nominated;
-  absl::StatusOr<cache::PodInfo> p = cache::PodFromJson(nlohmann::json{
+  absl::StatusOr<objects::PodInfo> p = objects::PodFromJson(nlohmann::json{
       {"metadata",
        {{"name", name}, {"namespace", "default"}, {"uid", "u-" + name}}},
       {"spec", spec},
@@ -97,12 +97,12 @@ TEST(PreemptionExecutorTest, ConditionThenDeletionThenEvent) {
         [](const std::string& name) { return name == "test-scheduler"; },
         [](const std::string&) {});
     cache.Nominate(Pod("nominated-low", 5), "n1");
-    cache::PodInfo theirs = Pod("theirs", 5);
+    objects::PodInfo theirs = Pod("theirs", 5);
     theirs.scheduler_name = "default-scheduler";
     cache.Nominate(theirs, "n1");
     cache.Nominate(Pod("nominated-high", 200), "n1");
     cache.Nominate(Pod("elsewhere", 5), "n2");
-    auto preemptor = std::make_shared<const cache::PodInfo>(Pod("big", 100));
+    auto preemptor = std::make_shared<const objects::PodInfo>(Pod("big", 100));
     executor.Preempt(preemptor, {"n1",
                                  {{"default", "low", "u-low", false},
                                   {"default", "leaving", "u-leaving", true}}});
@@ -213,10 +213,11 @@ TEST(PreemptionExecutorTest, FailuresStopOnlyThatVictim) {
       PreemptionExecutor executor(
           &writer, &feedback, &cache, [](const std::string&) { return true; },
           [&activated](const std::string& key) { activated.push_back(key); });
-      executor.Preempt(std::make_shared<const cache::PodInfo>(Pod("big", 100)),
-                       {"n1",
-                        {{"default", "low", "u-low", false},
-                         {"default", "other", "u-other", false}}});
+      executor.Preempt(
+          std::make_shared<const objects::PodInfo>(Pod("big", 100)),
+          {"n1",
+           {{"default", "low", "u-low", false},
+            {"default", "other", "u-other", false}}});
       writer.WaitIdle(Writer::Lane::kBindings);
       // Waiting for the deletion events, unless a victim stays.
       EXPECT_EQ(executor.Preempting("default/big"), !c.want_activated);
@@ -248,7 +249,7 @@ TEST(PreemptionExecutorTest, PreemptingUntilTheCacheSeesTheVictimsGo) {
       &writer, &feedback, &cache, [](const std::string&) { return true; },
       [](const std::string&) {});
   EXPECT_FALSE(executor.Preempting("default/big"));
-  executor.Preempt(std::make_shared<const cache::PodInfo>(Pod("big", 100)),
+  executor.Preempt(std::make_shared<const objects::PodInfo>(Pod("big", 100)),
                    {"n1",
                     {{"default", "low", "u-low", false},
                      {"default", "other", "u-other", false}}});
@@ -257,7 +258,7 @@ TEST(PreemptionExecutorTest, PreemptingUntilTheCacheSeesTheVictimsGo) {
   EXPECT_TRUE(executor.Preempting("default/big"));
   cache.RemovePod("default/low");
   EXPECT_TRUE(executor.Preempting("default/big"));
-  cache::PodInfo leaving = Pod("other", 5, "n1");
+  objects::PodInfo leaving = Pod("other", 5, "n1");
   leaving.deleting = true;
   cache.UpsertAssignedPod(leaving);
   EXPECT_FALSE(executor.Preempting("default/big"));
@@ -284,7 +285,7 @@ TEST(PreemptionExecutorTest, VictimsSeenGoneBeforeTheAnswersActivate) {
   PreemptionExecutor executor(
       &writer, &feedback, &cache, [](const std::string&) { return true; },
       [&activated](const std::string& key) { activated.push_back(key); });
-  executor.Preempt(std::make_shared<const cache::PodInfo>(Pod("big", 100)),
+  executor.Preempt(std::make_shared<const objects::PodInfo>(Pod("big", 100)),
                    {"n1", {{"default", "low", "u-low", false}}});
   writer.WaitIdle(Writer::Lane::kBindings);
   EXPECT_EQ(activated, std::vector<std::string>{"default/big"});
@@ -330,9 +331,9 @@ class SchedulerPreemptionTest : public ::testing::Test {
   }
   // Queues the pod and runs one cycle for it; with `deleted`, the pod is
   // deleted while the cycle runs.
-  void Schedule(const cache::PodInfo& pod, bool deleted = false) {
+  void Schedule(const objects::PodInfo& pod, bool deleted = false) {
     queue_.Delete(pod.key);  // from an earlier Schedule
-    queue_.AddOrUpdate(std::make_shared<const cache::PodInfo>(pod));
+    queue_.AddOrUpdate(std::make_shared<const objects::PodInfo>(pod));
     auto qp = queue_.Pop(absl::Seconds(5));
     ASSERT_TRUE(qp.has_value());
     if (deleted) {
@@ -444,7 +445,7 @@ TEST_F(SchedulerPreemptionTest, APreemptorWaitsWhileItsVictimsAreLive) {
 // deleted during its cycle.
 TEST_F(SchedulerPreemptionTest, FailuresSetTheNominationAsUpstream) {
   cache_.UpsertAssignedPod(Pod("low", 0, "n1"));
-  const cache::PodInfo nominated = Pod("big", 100, "", "n9");
+  const objects::PodInfo nominated = Pod("big", 100, "", "n9");
   auto nnn_in_patch = [&]() -> std::optional<nlohmann::json> {
     const std::vector<std::string> p = PreemptorPatches();
     if (p.empty()) return std::nullopt;
@@ -472,7 +473,7 @@ TEST_F(SchedulerPreemptionTest, FailuresSetTheNominationAsUpstream) {
     resp.set_chosen(-1);
     return resp;
   };
-  cache::PodInfo waiting = nominated;
+  objects::PodInfo waiting = nominated;
   waiting.unschedulable_message = "stale";
   cache_.UpdatePendingPod(waiting);
   Schedule(waiting);

@@ -20,8 +20,8 @@ constexpr char kFull[] = "Insufficient cpu";
 constexpr char kAway[] = "node(s) didn't match Pod's node affinity/selector";
 
 // A pod of priority `priority`; bound to `node` (running) when given.
-cache::PodInfo Pod(const std::string& name, int32_t priority,
-                   const std::string& node = "") {
+objects::PodInfo Pod(const std::string& name, int32_t priority,
+                     const std::string& node = "") {
   nlohmann::json spec = {
       {"schedulerName", "test-scheduler"},
       {"priority", priority},
@@ -32,7 +32,7 @@ cache::PodInfo Pod(const std::string& name, int32_t priority,
     spec["nodeName"] = node;
     status["startTime"] = "2026-12-02T10:00:00Z";
   }
-  absl::StatusOr<cache::PodInfo> p = cache::PodFromJson(nlohmann::json{
+  absl::StatusOr<objects::PodInfo> p = objects::PodFromJson(nlohmann::json{
       {"metadata",
        {{"name", name}, {"namespace", "default"}, {"uid", "u-" + name}}},
       {"spec", spec},
@@ -81,7 +81,7 @@ struct Fixture {
   FakeScorer scorer;
   ProfileInfo profile;
   std::mt19937_64 rng{1};
-  cache::PodInfo pod = Pod("preemptor", 100);
+  objects::PodInfo pod = Pod("preemptor", 100);
 };
 
 pb::PreemptResponse NoCandidate() {

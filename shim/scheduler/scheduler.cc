@@ -61,7 +61,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp) {
 void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
                             std::mt19937_64& rng) {
   const absl::Time start = absl::Now();
-  const cache::PodInfo& pod = *qp.info;
+  const objects::PodInfo& pod = *qp.info;
   if (!cache_->NodeOf(pod.key).empty()) {  // already assumed or bound
     queue_->Done(pod.key);
     return;
@@ -160,7 +160,7 @@ std::shared_ptr<const Explanation> Scheduler::Record(
 }
 
 absl::StatusOr<std::shared_ptr<const Explanation>> Scheduler::WhatIf(
-    const cache::PodInfo& pod) {
+    const objects::PodInfo& pod) {
   if (!profiles_->Serves(pod.scheduler_name)) {
     return absl::InvalidArgumentError(
         absl::StrCat("spec.schedulerName: \"", pod.scheduler_name,
@@ -217,7 +217,7 @@ void Scheduler::RetryBindings(bool all) {
 }
 
 void Scheduler::Send(std::shared_ptr<PendingBind> b) {
-  const cache::PodInfo& pod = *b->qp.info;
+  const objects::PodInfo& pod = *b->qp.info;
   Writer::Request req;
   req.method = "POST";
   req.path = absl::StrCat("/api/v1/namespaces/", pod.namespace_, "/pods/",
@@ -235,7 +235,7 @@ void Scheduler::Bound(const std::shared_ptr<PendingBind>& pending,
   queue::SchedulingQueue::QueuedPod& qp = b.qp;
   const std::string& node = b.node;
   const absl::Time start = b.start;
-  const cache::PodInfo& pod = *qp.info;
+  const objects::PodInfo& pod = *qp.info;
   const bool bound = r.ok() && r->status >= 200 && r->status < 300;
   // As DefaultBinder's: any failure, a conflict included, is an Error.
   metrics_->ExtensionPoint("Bind", bound ? "Success" : "Error",

@@ -70,7 +70,7 @@ class Scheduler {
   // or written, and no decision is logged. InvalidArgument for a pod of a
   // profile this scheduler does not serve; the scorer's refusal otherwise.
   absl::StatusOr<std::shared_ptr<const Explanation>> WhatIf(
-      const cache::PodInfo& pod);
+      const objects::PodInfo& pod);
 
   // Sends again the bindings that got no answer from the API server (all of
   // them when `all`, e.g. when it answers again; else those whose retry is

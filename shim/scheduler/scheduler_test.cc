@@ -107,8 +107,8 @@ profiles:
       - name: Concentrate
 )";
 
-cache::PodInfo Pod(int i) {
-  return *cache::PodFromJson(
+objects::PodInfo Pod(int i) {
+  return *objects::PodFromJson(
       nlohmann::json{{"metadata",
                       {{"name", absl::StrCat("p-", i)},
                        {"namespace", "default"},
@@ -152,7 +152,7 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
 
   constexpr int kPods = 5;
   for (int i = 0; i < kPods; ++i) {
-    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(i)));
+    queue.AddOrUpdate(std::make_shared<const objects::PodInfo>(Pod(i)));
   }
   for (int i = 0; i < kPods; ++i) {
     auto qp = queue.Pop(absl::Seconds(5));
@@ -251,9 +251,9 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
     Scheduler scheduler(options, &profiles, &cache, &queue, &scorer, &writer,
                         &feedback, &metrics);
     scheduler.Start();
-    cache::PodInfo pod = Pod(0);
+    objects::PodInfo pod = Pod(0);
     pod.invalid = c.invalid;
-    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(std::move(pod)));
+    queue.AddOrUpdate(std::make_shared<const objects::PodInfo>(std::move(pod)));
     auto qp = queue.Pop(absl::Seconds(5));
     ASSERT_TRUE(qp.has_value());
     scheduler.ScheduleOne(*std::move(qp));
@@ -297,7 +297,7 @@ TEST(SchedulerBindTest, BindingsAreTimedAsTheBindExtensionPoint) {
                       &feedback, &metrics);
   scheduler.Start();
   for (int i = 0; i < 3; ++i) {
-    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(i)));
+    queue.AddOrUpdate(std::make_shared<const objects::PodInfo>(Pod(i)));
     auto qp = queue.Pop(absl::Seconds(5));
     ASSERT_TRUE(qp.has_value());
     scheduler.ScheduleOne(*std::move(qp));
@@ -418,7 +418,7 @@ TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
   });
   Scheduler scheduler(options, &profiles, &cache, &queue, &scorer, &writer,
                       &feedback, &metrics);
-  queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(Pod(0)));
+  queue.AddOrUpdate(std::make_shared<const objects::PodInfo>(Pod(0)));
   auto qp = queue.Pop(absl::Seconds(5));
   ASSERT_TRUE(qp.has_value());
   scheduler.ScheduleOne(*std::move(qp));
@@ -454,12 +454,12 @@ TEST(HintAskerTest, OneQueryPerTemplateAndFailuresMoveEveryPod) {
   // Three pods waiting: two of one template (cpu 2), one of another (cpu 9).
   queue::SchedulingQueue::HintJob job;
   job.event = model::MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd);
-  job.objects.new_node = std::make_shared<cache::NodeInfo>();
+  job.objects.new_node = std::make_shared<objects::NodeInfo>();
   for (int i = 0; i < 3; ++i) {
-    cache::PodInfo pod = Pod(i);
+    objects::PodInfo pod = Pod(i);
     pod.pod.add_containers()->mutable_requests()->set_milli_cpu(i == 2 ? 9000
                                                                        : 2000);
-    queue.AddOrUpdate(std::make_shared<const cache::PodInfo>(pod));
+    queue.AddOrUpdate(std::make_shared<const objects::PodInfo>(pod));
     auto qp = queue.Pop(absl::ZeroDuration());
     ASSERT_TRUE(qp.has_value());
     qp->unschedulable_plugins = {"NodeResourcesFit"};
@@ -610,14 +610,16 @@ class InterPodAffinityEndToEndTest : public ::testing::Test {
     cache_.UpsertNode(node);
   }
   // A pod from its JSON; `node` set places it.
-  static cache::PodInfo MakePod(const std::string& ns, const std::string& name,
-                                nlohmann::json labels, nlohmann::json affinity,
-                                const std::string& node = "") {
+  static objects::PodInfo MakePod(const std::string& ns,
+                                  const std::string& name,
+                                  nlohmann::json labels,
+                                  nlohmann::json affinity,
+                                  const std::string& node = "") {
     nlohmann::json spec = {{"schedulerName", "ipa-scheduler"},
                            {"containers", {{{"name", "c"}}}}};
     if (!affinity.is_null()) spec["affinity"] = affinity;
     if (!node.empty()) spec["nodeName"] = node;
-    absl::StatusOr<cache::PodInfo> p = cache::PodFromJson(nlohmann::json{
+    absl::StatusOr<objects::PodInfo> p = objects::PodFromJson(nlohmann::json{
         {"metadata",
          {{"name", name},
           {"namespace", ns},
@@ -639,7 +641,7 @@ class InterPodAffinityEndToEndTest : public ::testing::Test {
     return {
         {kind, {{"requiredDuringSchedulingIgnoredDuringExecution", {term}}}}};
   }
-  CycleResult Run(const cache::PodInfo& pod) {
+  CycleResult Run(const objects::PodInfo& pod) {
     std::mt19937_64 rng(1);
     return RunCycle({.pod = &pod,
                      .profile = profile_.get(),

@@ -41,7 +41,7 @@
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
 #include "shim/cache/cache.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 #include "shim/scheduler/cycle.h"
 #include "shim/scheduler/profiles.h"
 #include "shim/scorer_client/scorer_client.h"
@@ -163,29 +163,31 @@ json ErrorAnswer(int64_t index, const std::string& what) {
 
 absl::Status Load(const json& input, cache::Cache& c) {
   for (const json& n : input.at("nodes")) {
-    absl::StatusOr<cache::NodeInfo> node = cache::NodeFromJson(n);
+    absl::StatusOr<objects::NodeInfo> node = objects::NodeFromJson(n);
     if (!node.ok()) return node.status();
     c.UpsertNode(node->node, node->images);
   }
   for (const json& p : input.at("pods")) {
-    absl::StatusOr<cache::PodInfo> pod = cache::PodFromJson(p);
+    absl::StatusOr<objects::PodInfo> pod = objects::PodFromJson(p);
     if (!pod.ok()) return pod.status();
     c.UpsertAssignedPod(*pod);
   }
   for (const json& ns : input.at("namespaces")) {
-    absl::StatusOr<cache::NamespaceInfo> info = cache::NamespaceFromJson(ns);
+    absl::StatusOr<objects::NamespaceInfo> info =
+        objects::NamespaceFromJson(ns);
     if (!info.ok()) return info.status();
     c.UpsertNamespace(info->name, info->labels);
   }
-  const std::pair<const char*, cache::WorkloadKind> lists[] = {
-      {"services", cache::WorkloadKind::kService},
-      {"replicaSets", cache::WorkloadKind::kReplicaSet},
-      {"statefulSets", cache::WorkloadKind::kStatefulSet},
-      {"replicationControllers", cache::WorkloadKind::kReplicationController}};
+  const std::pair<const char*, objects::WorkloadKind> lists[] = {
+      {"services", objects::WorkloadKind::kService},
+      {"replicaSets", objects::WorkloadKind::kReplicaSet},
+      {"statefulSets", objects::WorkloadKind::kStatefulSet},
+      {"replicationControllers",
+       objects::WorkloadKind::kReplicationController}};
   for (const auto& [list, kind] : lists) {
     for (const json& w : input.at(list)) {
-      absl::StatusOr<cache::WorkloadInfo> info =
-          cache::WorkloadFromJson(kind, w);
+      absl::StatusOr<objects::WorkloadInfo> info =
+          objects::WorkloadFromJson(kind, w);
       if (!info.ok()) return info.status();
       c.UpsertWorkload(info->kind, info->namespace_, info->name,
                        info->has_selector, info->selector);
@@ -197,7 +199,7 @@ absl::Status Load(const json& input, cache::Cache& c) {
 // One case run through the shim and the scorer's Evaluate.
 struct Evaluated {
   Scorer* scorer = nullptr;
-  cache::PodInfo pod;
+  objects::PodInfo pod;
   std::shared_ptr<const scheduler::ProfileInfo> profile;
   scheduler::CyclePlan plan;
   pb::EvaluateRequest request;  // as sent (every node, input order)
@@ -218,7 +220,7 @@ absl::StatusOr<Evaluated> EvaluateCase(
   }
   out.scorer = scorer.get();
   if (absl::Status s = Load(input, c); !s.ok()) return s;
-  absl::StatusOr<cache::PodInfo> pod = cache::PodFromJson(input.at("pod"));
+  absl::StatusOr<objects::PodInfo> pod = objects::PodFromJson(input.at("pod"));
   if (!pod.ok()) return pod.status();
   out.pod = *std::move(pod);
   out.pod.scheduler_name = kProfile;
@@ -394,7 +396,7 @@ struct PreemptContext {
 // The plan's queries whose count on `node` includes `pod` (PodQuery's
 // rules, as the shim's cluster index counts).
 std::vector<int32_t> MatchedQueries(const PreemptContext& ctx,
-                                    const cache::PodInfo& pod,
+                                    const objects::PodInfo& pod,
                                     const pb::Node& node) {
   std::vector<int32_t> out;
   const pb::PlanResponse& plan = ctx.ev->plan.plan;
@@ -445,7 +447,7 @@ std::vector<int32_t> MatchedQueries(const PreemptContext& ctx,
 // The existing terms (cluster.existing_terms) `pod` carries on `node`, once
 // per occurrence, on nodes with the term's topology key.
 std::vector<int32_t> CarriedTerms(const PreemptContext& ctx,
-                                  const cache::PodInfo& pod,
+                                  const objects::PodInfo& pod,
                                   const pb::Node& node) {
   std::vector<int32_t> out;
   const pb::ClusterData& cluster = ctx.ev->request.cluster();
@@ -486,7 +488,7 @@ std::vector<int32_t> CarriedTerms(const PreemptContext& ctx,
 absl::StatusOr<pb::VictimPod> VictimFromJson(const PreemptContext& ctx,
                                              const json& obj,
                                              const pb::Node& node) {
-  absl::StatusOr<cache::PodInfo> pod = cache::PodFromJson(obj);
+  absl::StatusOr<objects::PodInfo> pod = objects::PodFromJson(obj);
   if (!pod.ok()) return pod.status();
   pb::VictimPod v;
   v.set_namespace_(pod->namespace_);
@@ -499,7 +501,7 @@ absl::StatusOr<pb::VictimPod> VictimFromJson(const PreemptContext& ctx,
   *v.mutable_labels() = pod->pod.labels();
   const std::string start = StringField(Field(obj, "status"), "startTime");
   if (!start.empty()) {
-    v.set_start_time_unix_nanos(absl::ToUnixNanos(cache::ParseTime(start)));
+    v.set_start_time_unix_nanos(absl::ToUnixNanos(objects::ParseTime(start)));
   }
   v.set_terminating(pod->deleting);
   for (int32_t q : MatchedQueries(ctx, *pod, node)) v.add_matched_queries(q);
@@ -536,14 +538,15 @@ json PreemptAnswer(int64_t index, const json& input,
   PreemptContext ctx;
   ctx.ev = &*ev;
   for (const json& n : input.at("nodes")) {
-    absl::StatusOr<cache::NodeInfo> node = cache::NodeFromJson(n);
+    absl::StatusOr<objects::NodeInfo> node = objects::NodeFromJson(n);
     if (!node.ok()) {
       return PreemptErrorAnswer(index, std::string(node.status().message()));
     }
     ctx.nodes[node->node.name()] = node->node;
   }
   for (const json& ns : input.at("namespaces")) {
-    absl::StatusOr<cache::NamespaceInfo> info = cache::NamespaceFromJson(ns);
+    absl::StatusOr<objects::NamespaceInfo> info =
+        objects::NamespaceFromJson(ns);
     if (!info.ok()) {
       return PreemptErrorAnswer(index, std::string(info.status().message()));
     }

@@ -24,7 +24,7 @@
 #include "scorer/testing/ipa_cluster.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/cluster_index.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore {
 namespace {
@@ -65,7 +65,7 @@ Answered FromIndex(const std::vector<pb::Node>& nodes,
   }
   for (size_t i = 0; i < pods.size(); ++i) {
     const Placed& p = pods[i];
-    cache::PodInfo info;
+    objects::PodInfo info;
     info.namespace_ = p.pod.namespace_();
     info.name = "p" + std::to_string(i);
     info.key = info.namespace_ + "/" + info.name;
@@ -338,13 +338,13 @@ std::string FixtureStatus(const PluginStatus& s) {
   return out;
 }
 
-cache::PodInfo DecodePod(nlohmann::json j) {
+objects::PodInfo DecodePod(nlohmann::json j) {
   if (!j["metadata"].contains("namespace"))
     j["metadata"]["namespace"] = "default";
   j["metadata"]["uid"] = "uid-" + j["metadata"]["name"].get<std::string>();
-  absl::StatusOr<cache::PodInfo> p = cache::PodFromJson(j);
+  absl::StatusOr<objects::PodInfo> p = objects::PodFromJson(j);
   EXPECT_TRUE(p.ok()) << p.status();
-  return p.ok() ? *p : cache::PodInfo();
+  return p.ok() ? *p : objects::PodInfo();
 }
 
 // Every case as the shim and the scorer run it: nodes, namespaces and pods
@@ -359,13 +359,13 @@ TEST(InterPodAffinityParityTest, FixtureCasesAnswerAsKubeScheduler) {
     cache::Cache cache;
     std::vector<std::string> names;
     for (const nlohmann::json& n : fixture["nodes"]) {
-      absl::StatusOr<cache::NodeInfo> info = cache::NodeFromJson(n);
+      absl::StatusOr<objects::NodeInfo> info = objects::NodeFromJson(n);
       ASSERT_TRUE(info.ok()) << info.status();
       cache.UpsertNode(info->node);
       names.push_back(info->node.name());
     }
     for (const nlohmann::json& n : fixture["namespaces"]) {
-      absl::StatusOr<cache::NamespaceInfo> ns = cache::NamespaceFromJson(n);
+      absl::StatusOr<objects::NamespaceInfo> ns = objects::NamespaceFromJson(n);
       ASSERT_TRUE(ns.ok()) << ns.status();
       cache.UpsertNamespace(ns->name, ns->labels);
     }
@@ -380,7 +380,7 @@ TEST(InterPodAffinityParityTest, FixtureCasesAnswerAsKubeScheduler) {
           c["args"].value("ignorePreferredTermsOfExistingPods", false);
     }
     const InterPodAffinity plugin(args);
-    const cache::PodInfo incoming = DecodePod(c["pod"]);
+    const objects::PodInfo incoming = DecodePod(c["pod"]);
     const pb::Pod pod = cache.PodFor(incoming, plugin.PodDataNeeded());
     pb::PlanResponse plan;
     plugin.AddToPlan(pod, plan);

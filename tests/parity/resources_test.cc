@@ -16,7 +16,7 @@
 #include "scorer/framework/cycle_state.h"
 #include "scorer/plugins/node_resources_balanced_allocation.h"
 #include "scorer/plugins/node_resources_fit.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore {
 namespace {
@@ -53,13 +53,13 @@ pb::Node NodeOf(const nlohmann::json& c) {
   if (c.contains("allocatable")) {
     node["status"]["allocatable"] = c["allocatable"];
   }
-  absl::StatusOr<cache::NodeInfo> info = cache::NodeFromJson(node);
+  absl::StatusOr<objects::NodeInfo> info = objects::NodeFromJson(node);
   EXPECT_TRUE(info.ok()) << info.status();
   pb::Node n = info.ok() ? info->node : pb::Node();
   for (nlohmann::json pod : c.value("onNode", nlohmann::json::array())) {
     pod["metadata"]["namespace"] = "default";
     pod["spec"]["nodeName"] = "node";
-    absl::StatusOr<cache::PodInfo> p = cache::PodFromJson(pod);
+    absl::StatusOr<objects::PodInfo> p = objects::PodFromJson(pod);
     EXPECT_TRUE(p.ok()) << p.status();
     if (!p.ok()) continue;
     Add(n.mutable_requested(), p->requests);
@@ -80,7 +80,7 @@ TEST(ResourcesParityTest, SameAnswersAsKubeScheduler) {
     const pb::Node node = NodeOf(c);
     nlohmann::json incoming = c["pod"];
     incoming["metadata"]["namespace"] = "default";
-    absl::StatusOr<cache::PodInfo> p = cache::PodFromJson(incoming);
+    absl::StatusOr<objects::PodInfo> p = objects::PodFromJson(incoming);
     ASSERT_TRUE(p.ok()) << p.status();
     const pb::Pod& pod = p->pod;  // what the shim sends the scorer
     const std::vector<const pb::Node*> nodes = {&node};

@@ -14,7 +14,7 @@
 #include "scorer/testing/spread_cluster.h"
 #include "scorer/testing/wrappers.h"
 #include "shim/cache/cluster_index.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 namespace kscore {
 namespace {
@@ -34,7 +34,7 @@ struct Indexed {
           const std::vector<ExistingPod>& pods) {
     for (const pb::Node& n : nodes) index.UpsertNode(n, {});
     for (const ExistingPod& p : pods) {
-      cache::PodInfo info;
+      objects::PodInfo info;
       info.namespace_ = p.ns();
       info.name = p.name();
       info.key = p.ns() + "/" + p.name();

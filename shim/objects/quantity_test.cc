@@ -1,11 +1,11 @@
-#include "shim/cache/quantity.h"
+#include "shim/objects/quantity.h"
 
 #include <cstdint>
 #include <limits>
 
 #include "gtest/gtest.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -88,4 +88,4 @@ TEST(ParseQuantityTest, Invalid) {
 }
 
 }  // namespace
-}  // namespace kscore::cache
+}  // namespace kscore::objects

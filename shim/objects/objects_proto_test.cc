@@ -10,10 +10,10 @@
 #include "gtest/gtest.h"
 #include "kscore/k8s/k8s_subset.pb.h"
 #include "model/scalar_resources.h"
-#include "shim/cache/expect_same_pod.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
+#include "shim/objects/testing/expect_same_pod.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 namespace {
 
 namespace k8s = ::kscore::k8s;
@@ -1105,4 +1105,4 @@ TEST(PdbFromProtoTest, FieldNumbersAreUpstreams) {
 }
 
 }  // namespace
-}  // namespace kscore::cache
+}  // namespace kscore::objects

@@ -1,5 +1,5 @@
-#ifndef KSCORE_SHIM_CACHE_OBJECT_FIELDS_H_
-#define KSCORE_SHIM_CACHE_OBJECT_FIELDS_H_
+#ifndef KSCORE_SHIM_OBJECTS_OBJECT_FIELDS_H_
+#define KSCORE_SHIM_OBJECTS_OBJECT_FIELDS_H_
 
 #include <cstdint>
 #include <optional>
@@ -7,13 +7,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 // The one mapping from Kubernetes fields to what the shim keeps, shared by
 // the JSON decoder (objects.cc) and the protobuf one (objects_proto.cc):
 // each walks its encoding and hands every field it reads to these, so the
-// two cannot map a field differently. Internal to the cache.
-namespace kscore::cache::fields {
+// two cannot map a field differently. Internal to objects/.
+namespace kscore::objects::fields {
 
 // One entry of a ResourceList ("cpu": "100m") into out; `path` names the
 // list in errors. Resources nothing schedules on (e.g. storage) are skipped.
@@ -143,6 +143,6 @@ absl::Status FinishWorkload(bool selector_set, WorkloadInfo* w);
 // budget without a name.
 absl::Status FinishPdb(bool selector_set, PdbInfo* p);
 
-}  // namespace kscore::cache::fields
+}  // namespace kscore::objects::fields
 
-#endif  // KSCORE_SHIM_CACHE_OBJECT_FIELDS_H_
+#endif  // KSCORE_SHIM_OBJECTS_OBJECT_FIELDS_H_

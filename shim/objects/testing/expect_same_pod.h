@@ -1,14 +1,14 @@
-#ifndef KSCORE_SHIM_CACHE_EXPECT_SAME_POD_H_
-#define KSCORE_SHIM_CACHE_EXPECT_SAME_POD_H_
+#ifndef KSCORE_SHIM_OBJECTS_TESTING_EXPECT_SAME_POD_H_
+#define KSCORE_SHIM_OBJECTS_TESTING_EXPECT_SAME_POD_H_
 
 #include <optional>
 #include <vector>
 
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 
 // Test helpers: what the shim makes of a pod read in JSON (j) and of the
 // same pod read in protobuf (p) is the same, field for field.
@@ -83,6 +83,6 @@ inline void ExpectSamePod(const PodInfo& j, const PodInfo& p) {
   }
 }
 
-}  // namespace kscore::cache
+}  // namespace kscore::objects
 
-#endif  // KSCORE_SHIM_CACHE_EXPECT_SAME_POD_H_
+#endif  // KSCORE_SHIM_OBJECTS_TESTING_EXPECT_SAME_POD_H_

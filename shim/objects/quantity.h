@@ -1,12 +1,12 @@
-#ifndef KSCORE_SHIM_CACHE_QUANTITY_H_
-#define KSCORE_SHIM_CACHE_QUANTITY_H_
+#ifndef KSCORE_SHIM_OBJECTS_QUANTITY_H_
+#define KSCORE_SHIM_OBJECTS_QUANTITY_H_
 
 #include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 
 // Parses a Kubernetes resource.Quantity ("100m", "1.5", "128Mi", "1G",
 // "2e3") and returns its value scaled by 10^scale_exp, rounded up as
@@ -17,6 +17,6 @@ namespace kscore::cache {
 // quantities parse: whether they are allowed is the caller's to say.
 absl::StatusOr<int64_t> ParseQuantity(absl::string_view s, int scale_exp);
 
-}  // namespace kscore::cache
+}  // namespace kscore::objects
 
-#endif  // KSCORE_SHIM_CACHE_QUANTITY_H_
+#endif  // KSCORE_SHIM_OBJECTS_QUANTITY_H_

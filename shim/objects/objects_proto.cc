@@ -8,11 +8,11 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "kscore/k8s/k8s_subset.pb.h"
-#include "shim/cache/object_fields.h"
-#include "shim/cache/objects.h"
 #include "shim/kube/protobuf_codec.h"
+#include "shim/objects/object_fields.h"
+#include "shim/objects/objects.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 namespace {
 
 namespace k8s = ::kscore::k8s;
@@ -401,4 +401,4 @@ absl::StatusOr<PdbInfo> PdbFromProto(absl::string_view raw) {
   return p;
 }
 
-}  // namespace kscore::cache
+}  // namespace kscore::objects

@@ -1,15 +1,19 @@
 // The JSON decoders; objects_proto.cc reads the protobuf encoding into the
-// same shapes through the same field helpers (object_fields.h).
-#include "shim/cache/objects.h"
+// same shapes through the same field helpers (object_fields.h). Each first
+// checks the types of the fields it reads (json_shape.h), so the lenient
+// accessors below meet only absent, null or well-typed values.
+#include "shim/objects/objects.h"
 
 #include <optional>
 #include <utility>
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
-#include "shim/cache/object_fields.h"
+#include "common/status_macros.h"
+#include "shim/objects/json_shape.h"
+#include "shim/objects/object_fields.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 namespace {
 
 using nlohmann::json;
@@ -328,6 +332,7 @@ absl::Time ParseTime(const std::string& s) {
 }
 
 absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
+  KSCORE_RETURN_IF_ERROR(shape::Check(obj, shape::Pod()));
   const json& spec = At(obj, "spec");
   PodInfo p;
   PodMeta(obj, &p);
@@ -352,6 +357,7 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
 }
 
 absl::StatusOr<NodeInfo> NodeFromJson(const json& obj) {
+  KSCORE_RETURN_IF_ERROR(shape::Check(obj, shape::Node()));
   const json& meta = At(obj, "metadata");
   const json& spec = At(obj, "spec");
   NodeInfo info;
@@ -408,6 +414,7 @@ const char* WorkloadKindName(WorkloadKind kind) {
 }
 
 absl::StatusOr<NamespaceInfo> NamespaceFromJson(const json& obj) {
+  KSCORE_RETURN_IF_ERROR(shape::Check(obj, shape::Namespace()));
   const json& meta = At(obj, "metadata");
   NamespaceInfo ns;
   ns.name = Str(meta, "name");
@@ -420,6 +427,9 @@ absl::StatusOr<NamespaceInfo> NamespaceFromJson(const json& obj) {
 
 absl::StatusOr<WorkloadInfo> WorkloadFromJson(WorkloadKind kind,
                                               const json& obj) {
+  const bool map_selector = kind == WorkloadKind::kService ||
+                            kind == WorkloadKind::kReplicationController;
+  KSCORE_RETURN_IF_ERROR(shape::Check(obj, shape::Workload(map_selector)));
   const json& meta = At(obj, "metadata");
   WorkloadInfo w;
   w.kind = kind;
@@ -429,8 +439,7 @@ absl::StatusOr<WorkloadInfo> WorkloadFromJson(WorkloadKind kind,
   w.resource_version = Str(meta, "resourceVersion");
   const json& selector = At(At(obj, "spec"), "selector");
   bool set = false;
-  if (kind == WorkloadKind::kService ||
-      kind == WorkloadKind::kReplicationController) {
+  if (map_selector) {
     StringMap(selector, w.selector.mutable_match_labels());
   } else {
     Selector(selector, [&] {
@@ -443,6 +452,7 @@ absl::StatusOr<WorkloadInfo> WorkloadFromJson(WorkloadKind kind,
 }
 
 absl::StatusOr<PdbInfo> PdbFromJson(const json& obj) {
+  KSCORE_RETURN_IF_ERROR(shape::Check(obj, shape::Pdb()));
   const json& meta = At(obj, "metadata");
   const json& status = At(obj, "status");
   PdbInfo p;
@@ -465,4 +475,4 @@ absl::StatusOr<PdbInfo> PdbFromJson(const json& obj) {
   return p;
 }
 
-}  // namespace kscore::cache
+}  // namespace kscore::objects

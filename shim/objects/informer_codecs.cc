@@ -1,6 +1,6 @@
-#include "shim/cache/informer_codecs.h"
+#include "shim/objects/informer_codecs.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 
 kube::ObjectCodec<PodInfo> PodCodec() {
   kube::ObjectCodec<PodInfo> codec;
@@ -112,4 +112,4 @@ const char* WorkloadPath(WorkloadKind kind) {
   return "";
 }
 
-}  // namespace kscore::cache
+}  // namespace kscore::objects

@@ -1,4 +1,4 @@
-#include "shim/cache/object_fields.h"
+#include "shim/objects/object_fields.h"
 
 #include <algorithm>
 
@@ -7,9 +7,9 @@
 #include "model/pod_resources.h"
 #include "model/scalar_resources.h"
 #include "model/wire_numbers.h"
-#include "shim/cache/quantity.h"
+#include "shim/objects/quantity.h"
 
-namespace kscore::cache::fields {
+namespace kscore::objects::fields {
 namespace {
 
 // Host ports held on the node: regular containers and sidecars (init
@@ -326,4 +326,4 @@ absl::Status FinishPdb(bool selector_set, PdbInfo* p) {
   return absl::OkStatus();
 }
 
-}  // namespace kscore::cache::fields
+}  // namespace kscore::objects::fields

@@ -1,10 +1,10 @@
-#ifndef KSCORE_SHIM_CACHE_INFORMER_CODECS_H_
-#define KSCORE_SHIM_CACHE_INFORMER_CODECS_H_
+#ifndef KSCORE_SHIM_OBJECTS_INFORMER_CODECS_H_
+#define KSCORE_SHIM_OBJECTS_INFORMER_CODECS_H_
 
-#include "shim/cache/objects.h"
 #include "shim/kube/object_codec.h"
+#include "shim/objects/objects.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 
 // Pods for the shim's informer, decoded once into PodInfo in either
 // encoding. The store keeps only the identity: handlers read each new pod
@@ -34,6 +34,6 @@ inline constexpr char kPdbPath[] = "/apis/policy/v1/poddisruptionbudgets";
 // ("/api/v1/services", "/apis/apps/v1/replicasets", ...).
 const char* WorkloadPath(WorkloadKind kind);
 
-}  // namespace kscore::cache
+}  // namespace kscore::objects
 
-#endif  // KSCORE_SHIM_CACHE_INFORMER_CODECS_H_
+#endif  // KSCORE_SHIM_OBJECTS_INFORMER_CODECS_H_

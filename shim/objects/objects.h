@@ -1,5 +1,5 @@
-#ifndef KSCORE_SHIM_CACHE_OBJECTS_H_
-#define KSCORE_SHIM_CACHE_OBJECTS_H_
+#ifndef KSCORE_SHIM_OBJECTS_OBJECTS_H_
+#define KSCORE_SHIM_OBJECTS_OBJECTS_H_
 
 #include <cstdint>
 #include <optional>
@@ -14,11 +14,24 @@
 #include "model/pod_resources.h"
 #include "model/selectors.h"
 #include "nlohmann/json.hpp"
-#include "shim/cache/cluster_index.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 
 namespace pb = ::kscore::scorer::v1;
+
+// An image of a node (status.images[]): every name it goes by, and its size.
+struct NodeImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+// The controllers default spreading reads, and Services.
+enum class WorkloadKind {
+  kService,
+  kReplicaSet,
+  kStatefulSet,
+  kReplicationController
+};
 
 // What the shim keeps of a Pod: the compact pb::Pod the scorer reads, plus
 // what the queue and the cache need. Built once per informer event.
@@ -180,6 +193,6 @@ absl::StatusOr<PdbInfo> PdbFromProto(absl::string_view raw);
 // RFC 3339 time as the API server writes it ("2026-12-02T11:36:57Z").
 absl::Time ParseTime(const std::string& s);
 
-}  // namespace kscore::cache
+}  // namespace kscore::objects
 
-#endif  // KSCORE_SHIM_CACHE_OBJECTS_H_
+#endif  // KSCORE_SHIM_OBJECTS_OBJECTS_H_

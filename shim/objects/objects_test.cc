@@ -1,4 +1,4 @@
-#include "shim/cache/objects.h"
+#include "shim/objects/objects.h"
 
 #include <limits>
 #include <string>
@@ -9,7 +9,7 @@
 #include "model/pod_resources.h"
 #include "model/scalar_resources.h"
 
-namespace kscore::cache {
+namespace kscore::objects {
 namespace {
 
 using ::testing::HasSubstr;
@@ -665,4 +665,4 @@ TEST(PdbFromJsonTest, NamelessIsAnError) {
 }
 
 }  // namespace
-}  // namespace kscore::cache
+}  // namespace kscore::objects
