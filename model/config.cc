@@ -1,7 +1,6 @@
 #include "model/config.h"
 
 #include <fstream>
-#include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -233,6 +232,11 @@ absl::string_view ExtensionPointName(ExtensionPoint p) {
 }
 
 absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
+  if (yaml.size() > kMaxConfigBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("larger than ", kMaxConfigBytes,
+                     " bytes (the bound on a configuration)"));
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(yaml));
@@ -248,7 +252,10 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
   }
   // Before anything reads a field: a repeated key anywhere, plugin args
   // included, is an error rather than "first one wins".
-  if (absl::Status s = CheckNoDuplicateKeys(root, ""); !s.ok()) return s;
+  if (absl::Status s = CheckNoDuplicateKeys(root, "", kMaxConfigNodes);
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = top.ExpectMap(
           {"apiVersion", "kind", "parallelism", "leaderElection",
            "clientConnection", "enableProfiling", "enableContentionProfiling",
@@ -360,9 +367,12 @@ absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(const std::string& path) {
     return absl::NotFoundError(
         absl::StrCat("cannot read config file \"", path, "\""));
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(buf.str());
+  // One byte past the bound is enough to refuse the file without reading
+  // all of it (it may be a device that never ends).
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(text);
   if (!cfg.ok()) {
     return absl::Status(cfg.status().code(),
                         absl::StrCat(path, ": ", cfg.status().message()));

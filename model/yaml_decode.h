@@ -56,9 +56,11 @@ class YamlField {
 // Errors when a mapping anywhere in `node` gives a key twice, naming the
 // repeated key's path and both lines. kube-scheduler decodes its file
 // strictly and refuses this; yaml-cpp would keep both entries and lookups
-// would silently see only the first.
+// would silently see only the first. Also errors once the walk has visited
+// more than `max_nodes` nodes, aliases expanded (each alias is walked
+// again, as every later decoder walks it), so what follows is bounded too.
 absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
-                                  const std::string& path);
+                                  const std::string& path, size_t max_nodes);
 
 }  // namespace kscore::model
 
