@@ -42,7 +42,7 @@ std::string YamlField::Describe() const {
 }
 
 absl::Status YamlField::ExpectMap(
-    std::initializer_list<absl::string_view> allowed) const {
+    absl::Span<const absl::string_view> allowed) const {
   if (!present()) return absl::OkStatus();
   if (!node_.IsMap()) {
     return Error(absl::StrCat("expected a mapping, got ", Describe()));

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "yaml-cpp/yaml.h"
 
 namespace kscore::model {
@@ -34,7 +35,10 @@ class YamlField {
 
   // Errors unless the field is a mapping whose keys are all in `allowed`.
   absl::Status ExpectMap(
-      std::initializer_list<absl::string_view> allowed) const;
+      std::initializer_list<absl::string_view> allowed) const {
+    return ExpectMap(absl::Span<const absl::string_view>(allowed));
+  }
+  absl::Status ExpectMap(absl::Span<const absl::string_view> allowed) const;
   // Errors unless the field is a sequence (absent counts as empty).
   absl::Status ExpectSequence() const;
 
