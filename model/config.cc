@@ -1,7 +1,6 @@
 #include "model/config.h"
 
 #include <fstream>
-#include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -226,39 +225,8 @@ absl::Status ParseClientConnection(const YamlField& f,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::string_view ExtensionPointName(ExtensionPoint p) {
-  return kPointNames[static_cast<int>(p)];
-}
-
-absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not valid YAML: line ", e.mark.line + 1, ", column ",
-                     e.mark.column + 1, ": ", e.msg));
-  }
-  YamlField top(root, "");
-  if (!root.IsMap()) {
-    return absl::InvalidArgumentError(
-        "expected a KubeSchedulerConfiguration mapping at the top level");
-  }
-  // Before anything reads a field: a repeated key anywhere, plugin args
-  // included, is an error rather than "first one wins".
-  if (absl::Status s = CheckNoDuplicateKeys(root, ""); !s.ok()) return s;
-  if (absl::Status s = top.ExpectMap(
-          {"apiVersion", "kind", "parallelism", "leaderElection",
-           "clientConnection", "enableProfiling", "enableContentionProfiling",
-           "percentageOfNodesToScore", "podInitialBackoffSeconds",
-           "podMaxBackoffSeconds", "profiles", "extenders",
-           "delayCacheUntilActive"});
-      !s.ok()) {
-    return s;
-  }
-  SchedulerConfig cfg;
+// apiVersion and kind: this file is a KubeSchedulerConfiguration of v1.
+absl::Status ParseTypeMeta(const YamlField& top) {
   std::string api_version, kind;
   if (YamlField v = top.Child("apiVersion"); v.present()) {
     KSCORE_ASSIGN_OR_RETURN(api_version, v.String());
@@ -275,82 +243,138 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
     return top.Child("kind").Error(
         absl::StrCat("expected \"", kKind, "\", got \"", kind, "\""));
   }
-  if (YamlField v = top.Child("parallelism"); v.present()) {
-    int64_t p = 0;
-    KSCORE_ASSIGN_OR_RETURN(p, v.Int(INT32_MIN, INT32_MAX));
-    if (p <= 0) {
-      return v.Error(
-          absl::StrCat("Invalid value: ", p,
-                       ": should be an integer value greater than zero"));
-    }
-    cfg.parallelism = static_cast<int32_t>(p);
+  return absl::OkStatus();
+}
+
+absl::Status ParseParallelism(const YamlField& v, int32_t* out) {
+  if (!v.present()) return absl::OkStatus();
+  int64_t p = 0;
+  KSCORE_ASSIGN_OR_RETURN(p, v.Int(INT32_MIN, INT32_MAX));
+  if (p <= 0) {
+    return v.Error(
+        absl::StrCat("Invalid value: ", p,
+                     ": should be an integer value greater than zero"));
   }
-  if (absl::Status s = ParseLeaderElection(top.Child("leaderElection"),
-                                           &cfg.leader_election);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ParseClientConnection(top.Child("clientConnection"),
-                                             &cfg.client_connection);
-      !s.ok()) {
-    return s;
-  }
+  *out = static_cast<int32_t>(p);
+  return absl::OkStatus();
+}
+
+// The top level's own switches: profiling, delayCacheUntilActive and
+// percentageOfNodesToScore.
+absl::Status ParseTopLevel(const YamlField& top, SchedulerConfig* cfg) {
   if (YamlField v = top.Child("enableProfiling"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN(cfg.enable_profiling, v.Bool());
+    KSCORE_ASSIGN_OR_RETURN(cfg->enable_profiling, v.Bool());
   }
   if (YamlField v = top.Child("enableContentionProfiling"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN(cfg.enable_contention_profiling, v.Bool());
+    KSCORE_ASSIGN_OR_RETURN(cfg->enable_contention_profiling, v.Bool());
   }
   if (YamlField v = top.Child("delayCacheUntilActive"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN(cfg.delay_cache_until_active, v.Bool());
+    KSCORE_ASSIGN_OR_RETURN(cfg->delay_cache_until_active, v.Bool());
   }
   if (YamlField v = top.Child("percentageOfNodesToScore"); v.present()) {
     int64_t p = 0;
     KSCORE_ASSIGN_OR_RETURN(p, v.Int(0, 100));
-    cfg.percentage_of_nodes_to_score = static_cast<int32_t>(p);
+    cfg->percentage_of_nodes_to_score = static_cast<int32_t>(p);
   }
+  return absl::OkStatus();
+}
+
+absl::Status ParseBackoff(const YamlField& top, SchedulerConfig* cfg) {
   if (YamlField v = top.Child("podInitialBackoffSeconds"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN(cfg.pod_initial_backoff_seconds,
+    KSCORE_ASSIGN_OR_RETURN(cfg->pod_initial_backoff_seconds,
                             v.Int(INT64_MIN, INT64_MAX));
-    if (cfg.pod_initial_backoff_seconds <= 0) {
+    if (cfg->pod_initial_backoff_seconds <= 0) {
       return v.Error("must be greater than 0");
     }
   }
   if (YamlField v = top.Child("podMaxBackoffSeconds"); v.present()) {
-    KSCORE_ASSIGN_OR_RETURN(cfg.pod_max_backoff_seconds,
+    KSCORE_ASSIGN_OR_RETURN(cfg->pod_max_backoff_seconds,
                             v.Int(INT64_MIN, INT64_MAX));
   }
-  if (cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds) {
+  if (cfg->pod_max_backoff_seconds < cfg->pod_initial_backoff_seconds) {
     return top.Child("podMaxBackoffSeconds")
         .Error("must be greater than or equal to podInitialBackoffSeconds");
   }
-  YamlField extenders = top.Child("extenders");
-  if (absl::Status s = extenders.ExpectSequence(); !s.ok()) return s;
-  if (extenders.present() && extenders.size() > 0) {
-    return extenders.Error("extenders are not supported by kscore");
-  }
+  return absl::OkStatus();
+}
 
-  YamlField profiles = top.Child("profiles");
-  if (absl::Status s = profiles.ExpectSequence(); !s.ok()) return s;
+// profiles: one default-scheduler profile when none is given; names unique.
+absl::Status ParseProfiles(const YamlField& profiles,
+                           std::vector<ProfileConfig>* out) {
+  KSCORE_RETURN_IF_ERROR(profiles.ExpectSequence());
   size_t count = profiles.present() ? profiles.size() : 0;
   if (count == 0) {
     ProfileConfig p;
     p.scheduler_name = "default-scheduler";
     p.path = "profiles[0]";
-    cfg.profiles.push_back(std::move(p));
+    out->push_back(std::move(p));
   }
   absl::flat_hash_map<std::string, size_t> names;
   for (size_t i = 0; i < count; ++i) {
     YamlField item = profiles.Index(i);
     ProfileConfig p;
-    if (absl::Status s = ParseProfile(item, count, &p); !s.ok()) return s;
+    KSCORE_RETURN_IF_ERROR(ParseProfile(item, count, &p));
     if (auto [it, inserted] = names.emplace(p.scheduler_name, i); !inserted) {
       return item.Child("schedulerName")
           .Error(absl::StrCat("Duplicate value: \"", p.scheduler_name,
                               "\" (also profiles[", it->second, "])"));
     }
-    cfg.profiles.push_back(std::move(p));
+    out->push_back(std::move(p));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::string_view ExtensionPointName(ExtensionPoint p) {
+  return kPointNames[static_cast<int>(p)];
+}
+
+absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(absl::string_view yaml) {
+  if (yaml.size() > kMaxConfigBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("larger than ", kMaxConfigBytes,
+                     " bytes (the bound on a configuration)"));
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not valid YAML: line ", e.mark.line + 1, ", column ",
+                     e.mark.column + 1, ": ", e.msg));
+  }
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(
+        "expected a KubeSchedulerConfiguration mapping at the top level");
+  }
+  // Before anything reads a field: a repeated key anywhere, plugin args
+  // included, is an error rather than "first one wins"; and the walk bounds
+  // what every later reader walks.
+  KSCORE_RETURN_IF_ERROR(CheckNoDuplicateKeys(root, "", kMaxConfigNodes));
+  YamlField top(root, "");
+  KSCORE_RETURN_IF_ERROR(
+      top.ExpectMap({"apiVersion", "kind", "parallelism", "leaderElection",
+                     "clientConnection", "enableProfiling",
+                     "enableContentionProfiling", "percentageOfNodesToScore",
+                     "podInitialBackoffSeconds", "podMaxBackoffSeconds",
+                     "profiles", "extenders", "delayCacheUntilActive"}));
+  KSCORE_RETURN_IF_ERROR(ParseTypeMeta(top));
+  SchedulerConfig cfg;
+  KSCORE_RETURN_IF_ERROR(
+      ParseParallelism(top.Child("parallelism"), &cfg.parallelism));
+  KSCORE_RETURN_IF_ERROR(
+      ParseLeaderElection(top.Child("leaderElection"), &cfg.leader_election));
+  KSCORE_RETURN_IF_ERROR(ParseClientConnection(top.Child("clientConnection"),
+                                               &cfg.client_connection));
+  KSCORE_RETURN_IF_ERROR(ParseTopLevel(top, &cfg));
+  KSCORE_RETURN_IF_ERROR(ParseBackoff(top, &cfg));
+  YamlField extenders = top.Child("extenders");
+  KSCORE_RETURN_IF_ERROR(extenders.ExpectSequence());
+  if (extenders.present() && extenders.size() > 0) {
+    return extenders.Error("extenders are not supported by kscore");
+  }
+  KSCORE_RETURN_IF_ERROR(ParseProfiles(top.Child("profiles"), &cfg.profiles));
   return cfg;
 }
 
@@ -360,9 +384,12 @@ absl::StatusOr<SchedulerConfig> LoadSchedulerConfig(const std::string& path) {
     return absl::NotFoundError(
         absl::StrCat("cannot read config file \"", path, "\""));
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(buf.str());
+  // One byte past the bound is enough to refuse the file without reading
+  // all of it (it may be a device that never ends).
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(text);
   if (!cfg.ok()) {
     return absl::Status(cfg.status().code(),
                         absl::StrCat(path, ": ", cfg.status().message()));

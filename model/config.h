@@ -1,6 +1,7 @@
 #ifndef KSCORE_MODEL_CONFIG_H_
 #define KSCORE_MODEL_CONFIG_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -124,6 +125,13 @@ PluginSet MergePluginSet(const std::vector<PluginRef>& defaults,
 // in name order: what v1 defaulting appends to a profile's pluginConfig
 // for each enabled plugin the file gives no args for.
 std::vector<std::pair<std::string, std::string>> DefaultPluginArgs();
+
+// Bounds on a configuration, so a hostile or mistaken file cannot keep a
+// program from starting: its size, and its nodes once aliases are expanded
+// (aliases nested within aliases multiply: a few hundred bytes can stand
+// for 10^9 nodes, which yaml-cpp shares but a decoder walks).
+inline constexpr size_t kMaxConfigBytes = size_t{1} << 20;
+inline constexpr size_t kMaxConfigNodes = size_t{1} << 20;
 
 // Decodes, defaults and validates. Errors are InvalidArgument and name the
 // field: "profiles[1].schedulerName: Duplicate value: \"x\"".

@@ -1,8 +1,14 @@
 #include "model/config.h"
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -136,6 +142,58 @@ TEST(ConfigTest, MissingFileIsNotFound) {
   EXPECT_EQ(cfg.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(cfg.status().message()),
               HasSubstr("/nonexistent/x.yaml"));
+}
+
+// Aliases nested within aliases ("billion laughs": 10^9 nodes once
+// expanded, from a few hundred bytes) are refused once the decoder has
+// walked the bound, quickly, naming the bound.
+TEST(ConfigTest, NestedAliasesAreBounded) {
+  std::string yaml =
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "- schedulerName: a\n"
+      "  pluginConfig:\n"
+      "  - name: NodeAffinity\n"
+      "    args:\n"
+      "      l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i < 9; ++i) {
+    std::string alias = absl::StrCat("*l", i - 1);
+    absl::StrAppend(&yaml, "      l", i, ": &l", i, " [");
+    for (int j = 0; j < 10; ++j) absl::StrAppend(&yaml, j ? ", " : "", alias);
+    absl::StrAppend(&yaml, "]\n");
+  }
+  const absl::Time start = absl::Now();
+  absl::StatusOr<SchedulerConfig> cfg = ParseSchedulerConfig(yaml);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_EQ(cfg.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(cfg.status().message()),
+              HasSubstr(absl::StrCat("more than ", kMaxConfigNodes,
+                                     " YAML nodes once aliases are expanded")));
+}
+
+// A file larger than the bound is refused before it is parsed, naming the
+// file and the bound; a text of that size given directly is refused too.
+TEST(ConfigTest, FileSizeIsBounded) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kscore_big_config.yaml")
+          .string();
+  {
+    std::ofstream out(path);
+    out << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        << "kind: KubeSchedulerConfiguration\n"
+        << "# " << std::string(kMaxConfigBytes, 'x') << "\n";
+  }
+  absl::StatusOr<SchedulerConfig> cfg = LoadSchedulerConfig(path);
+  std::remove(path.c_str());
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_EQ(cfg.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(cfg.status().message()), HasSubstr(path));
+  EXPECT_THAT(std::string(cfg.status().message()),
+              HasSubstr(absl::StrCat("larger than ", kMaxConfigBytes)));
+  EXPECT_FALSE(
+      ParseSchedulerConfig(std::string(kMaxConfigBytes + 1, '#')).ok());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "common/status_macros.h"
 
 namespace kscore::model {
 
@@ -41,7 +42,7 @@ std::string YamlField::Describe() const {
 }
 
 absl::Status YamlField::ExpectMap(
-    std::initializer_list<absl::string_view> allowed) const {
+    absl::Span<const absl::string_view> allowed) const {
   if (!present()) return absl::OkStatus();
   if (!node_.IsMap()) {
     return Error(absl::StrCat("expected a mapping, got ", Describe()));
@@ -106,18 +107,24 @@ absl::StatusOr<double> YamlField::Double() const {
   return Error(absl::StrCat("expected a number, got ", Describe()));
 }
 
-absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
-                                  const std::string& path) {
+namespace {
+
+absl::Status WalkNoDuplicateKeys(const YAML::Node& node,
+                                 const std::string& path, size_t max_nodes,
+                                 size_t* walked) {
+  if (++*walked > max_nodes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path.empty() ? "" : absl::StrCat(path, ": "), "more than ", max_nodes,
+        " YAML nodes once aliases are expanded (the bound on a "
+        "configuration; are aliases nested within aliases?)"));
+  }
   auto child_path = [&](absl::string_view key) {
     return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
   };
   if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i) {
-      if (absl::Status s =
-              CheckNoDuplicateKeys(node[i], absl::StrCat(path, "[", i, "]"));
-          !s.ok()) {
-        return s;
-      }
+      KSCORE_RETURN_IF_ERROR(WalkNoDuplicateKeys(
+          node[i], absl::StrCat(path, "[", i, "]"), max_nodes, walked));
     }
   } else if (node.IsMap()) {
     std::map<std::string, int> first_line;  // key -> line (1-based)
@@ -131,13 +138,19 @@ absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
             child_path(key), ": key \"", key, "\" already set in map (line ",
             line, ", first on line ", it->second, ")"));
       }
-      if (absl::Status s = CheckNoDuplicateKeys(kv.second, child_path(key));
-          !s.ok()) {
-        return s;
-      }
+      KSCORE_RETURN_IF_ERROR(
+          WalkNoDuplicateKeys(kv.second, child_path(key), max_nodes, walked));
     }
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
+                                  const std::string& path, size_t max_nodes) {
+  size_t walked = 0;
+  return WalkNoDuplicateKeys(node, path, max_nodes, &walked);
 }
 
 }  // namespace kscore::model

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "yaml-cpp/yaml.h"
 
 namespace kscore::model {
@@ -34,7 +35,10 @@ class YamlField {
 
   // Errors unless the field is a mapping whose keys are all in `allowed`.
   absl::Status ExpectMap(
-      std::initializer_list<absl::string_view> allowed) const;
+      std::initializer_list<absl::string_view> allowed) const {
+    return ExpectMap(absl::Span<const absl::string_view>(allowed));
+  }
+  absl::Status ExpectMap(absl::Span<const absl::string_view> allowed) const;
   // Errors unless the field is a sequence (absent counts as empty).
   absl::Status ExpectSequence() const;
 
@@ -56,9 +60,11 @@ class YamlField {
 // Errors when a mapping anywhere in `node` gives a key twice, naming the
 // repeated key's path and both lines. kube-scheduler decodes its file
 // strictly and refuses this; yaml-cpp would keep both entries and lookups
-// would silently see only the first.
+// would silently see only the first. Also errors once the walk has visited
+// more than `max_nodes` nodes, aliases expanded (each alias is walked
+// again, as every later decoder walks it), so what follows is bounded too.
 absl::Status CheckNoDuplicateKeys(const YAML::Node& node,
-                                  const std::string& path);
+                                  const std::string& path, size_t max_nodes);
 
 }  // namespace kscore::model
 

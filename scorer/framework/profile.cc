@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
+#include "model/plugin_args/in_tree.h"
 #include "model/saturating.h"
 
 namespace kscore::framework {
@@ -132,84 +133,9 @@ std::string PluginTypeName(model::ExtensionPoint p) {
   return absl::StrCat(name, "Plugin");
 }
 
-std::string FlowYaml(const YAML::Node& node) {
-  YAML::Emitter out;
-  out.SetMapFormat(YAML::Flow);
-  out.SetSeqFormat(YAML::Flow);
-  out << node;
-  return out.c_str();
-}
-
-bool SameYaml(const YAML::Node& a, const YAML::Node& b) {
-  if (a.Type() != b.Type()) return false;
-  switch (a.Type()) {
-    case YAML::NodeType::Scalar:
-      return a.Scalar() == b.Scalar();
-    case YAML::NodeType::Sequence:
-      if (a.size() != b.size()) return false;
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (!SameYaml(a[i], b[i])) return false;
-      }
-      return true;
-    case YAML::NodeType::Map:
-      if (a.size() != b.size()) return false;
-      for (const auto& kv : a) {
-        if (!kv.first.IsScalar()) return false;
-        const YAML::Node& cb = b;
-        YAML::Node other = cb[kv.first.Scalar()];
-        if (!other.IsDefined() || !SameYaml(kv.second, other)) return false;
-      }
-      return true;
-    default:
-      return true;
-  }
-}
-
-// Args of a plugin the scorer does not run could never take effect, so they
-// are refused, except fields that restate kube-scheduler's default (as a
-// dump of its effective configuration does): ignoring those changes nothing.
-absl::Status CheckArgsOfPluginNotRun(const model::PluginConfigEntry& e,
-                                     const std::string& defaults_yaml) {
-  model::YamlField args(e.args, e.path);
-  if (!args.present()) return absl::OkStatus();
-  YAML::Node defaults = defaults_yaml.empty() ? YAML::Node(YAML::NodeType::Map)
-                                              : YAML::Load(defaults_yaml);
-  const YAML::Node& cdefaults = defaults;
-  for (const auto& kv : args.node()) {
-    if (!kv.first.IsScalar()) return args.Error("keys must be strings");
-    const std::string& key = kv.first.Scalar();
-    model::YamlField field = args.Child(key);
-    if (key == "apiVersion") continue;
-    if (key == "kind") {
-      absl::StatusOr<std::string> kind = field.String();
-      if (!kind.ok()) return kind.status();
-      if (*kind != absl::StrCat(e.name, "Args")) {
-        return field.Error(
-            absl::StrCat("expected ", e.name, "Args, got \"", *kind, "\""));
-      }
-      continue;
-    }
-    YAML::Node def = cdefaults[key];
-    if (!def.IsDefined() && defaults_yaml.empty()) {
-      return field.Error(absl::StrCat("unknown field \"", key, "\": plugin \"",
-                                      e.name, "\" takes no args"));
-    }
-    if (!def.IsDefined()) {
-      return field.Error(absl::StrCat(
-          "unknown field \"", key, "\": kscore does not run plugin \"", e.name,
-          "\", so its args cannot take effect (only kube-scheduler's "
-          "defaults are accepted: ",
-          defaults_yaml, ")"));
-    }
-    if (!SameYaml(kv.second, def)) {
-      return field.Error(absl::StrCat("Invalid value: ", FlowYaml(kv.second),
-                                      ": kscore does not run plugin \"", e.name,
-                                      "\", so only kube-scheduler's default (",
-                                      FlowYaml(def), ") is accepted"));
-    }
-  }
-  return absl::OkStatus();
-}
+// Args of a plugin the scorer does not run: checked as the shim checks them
+// at start (model/plugin_args).
+using model::CheckArgsOfPluginNotRun;
 
 absl::Status PluginError(const PluginStatus& s, absl::string_view plugin) {
   return absl::InvalidArgumentError(absl::StrCat(

@@ -76,38 +76,7 @@ PluginStatus Concentrate::NormalizeScore(const CycleState& /*state*/,
 
 absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
     const model::YamlField& args) {
-  Args out;
-  if (!args.present()) return out;
-  if (absl::Status s = args.ExpectMap(
-          {"apiVersion", "kind", "labelKey", "rejectEverything"});
-      !s.ok()) {
-    return s;
-  }
-  if (model::YamlField kind = args.Child("kind"); kind.present()) {
-    absl::StatusOr<std::string> k = kind.String();
-    if (!k.ok()) return k.status();
-    if (*k != "ConcentrateArgs") {
-      return kind.Error(
-          absl::StrCat("expected ConcentrateArgs, got \"", *k, "\""));
-    }
-  }
-  if (model::YamlField key = args.Child("labelKey"); key.present()) {
-    absl::StatusOr<std::string> k = key.String();
-    if (!k.ok()) return k.status();
-    if (std::string why = model::CheckLabelKey(*k); !why.empty()) {
-      return key.Error(absl::StrCat("invalid label key \"", *k, "\": ", why));
-    }
-    out.label_key = *k;
-  } else if (key.node().IsNull() && key.node().IsDefined()) {
-    return key.Error("invalid label key \"\": must be non-empty");
-  }
-  if (model::YamlField reject = args.Child("rejectEverything");
-      reject.present()) {
-    absl::StatusOr<bool> b = reject.Bool();
-    if (!b.ok()) return b.status();
-    out.reject_everything = *b;
-  }
-  return out;
+  return model::DecodeConcentrateArgs(args);
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> Concentrate::New(

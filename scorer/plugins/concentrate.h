@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/plugin_args/concentrate_args.h"
 #include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
 
@@ -24,10 +25,7 @@ class Concentrate : public framework::FilterPlugin,
   static constexpr absl::string_view kReasonRejectEverything =
       "node(s) were rejected by Concentrate (rejectEverything)";
 
-  struct Args {
-    std::string label_key = "app";
-    bool reject_everything = false;
-  };
+  using Args = model::ConcentrateArgs;
 
   // The label value PreScore found on the pod; travels in CycleState.
   struct State {

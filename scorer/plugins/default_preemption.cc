@@ -155,59 +155,7 @@ DefaultPreemption::SelectVictimsOnNode(const framework::PreemptionInput& in,
 
 absl::StatusOr<DefaultPreemption::Args> DefaultPreemption::ParseArgs(
     const model::YamlField& args) {
-  Args out;
-  if (!args.present()) return out;
-  if (absl::Status s =
-          args.ExpectMap({"apiVersion", "kind", "minCandidateNodesPercentage",
-                          "minCandidateNodesAbsolute"});
-      !s.ok()) {
-    return s;
-  }
-  if (model::YamlField kind = args.Child("kind"); kind.present()) {
-    absl::StatusOr<std::string> k = kind.String();
-    if (!k.ok()) return k.status();
-    if (*k != "DefaultPreemptionArgs") {
-      return kind.Error(
-          absl::StrCat("expected DefaultPreemptionArgs, got \"", *k, "\""));
-    }
-  }
-  const model::YamlField percentage = args.Child("minCandidateNodesPercentage");
-  const model::YamlField absolute = args.Child("minCandidateNodesAbsolute");
-  auto read = [](const model::YamlField& f, int32_t* into) -> absl::Status {
-    if (!f.present()) return absl::OkStatus();
-    absl::StatusOr<int64_t> v = f.Int(std::numeric_limits<int32_t>::min(),
-                                      std::numeric_limits<int32_t>::max());
-    if (!v.ok()) return v.status();
-    *into = static_cast<int32_t>(*v);
-    return absl::OkStatus();
-  };
-  if (absl::Status s = read(percentage, &out.min_candidate_nodes_percentage);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = read(absolute, &out.min_candidate_nodes_absolute);
-      !s.ok()) {
-    return s;
-  }
-  // ValidateDefaultPreemptionArgs, in its order and words.
-  if (out.min_candidate_nodes_percentage < 0 ||
-      out.min_candidate_nodes_percentage > 100) {
-    return percentage.Error(
-        absl::StrCat("Invalid value: ", out.min_candidate_nodes_percentage,
-                     ": not in valid range [0, 100]"));
-  }
-  if (out.min_candidate_nodes_absolute < 0) {
-    return absolute.Error(
-        absl::StrCat("Invalid value: ", out.min_candidate_nodes_absolute,
-                     ": not in valid range [0, inf)"));
-  }
-  if (out.min_candidate_nodes_percentage == 0 &&
-      out.min_candidate_nodes_absolute == 0) {
-    return percentage.Error(
-        "Invalid value: 0: cannot be zero at the same time as "
-        "minCandidateNodesAbsolute");
-  }
-  return out;
+  return model::DecodeDefaultPreemptionArgs(args);
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> DefaultPreemption::New(

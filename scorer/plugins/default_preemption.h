@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "model/plugin_args/default_preemption_args.h"
 #include "model/yaml_decode.h"
 #include "scorer/framework/preemption.h"
 
@@ -38,13 +39,7 @@ class DefaultPreemption : public framework::PostFilterPlugin,
   static constexpr absl::string_view kReasonTerminating =
       "not eligible due to a terminating pod on the nominated node.";
 
-  // DefaultPreemptionArgs.
-  struct Args {
-    // Of the potential nodes, the share (percent, 0 to 100) and the least
-    // number to find candidates on before the search stops; not both 0.
-    int32_t min_candidate_nodes_percentage = 10;
-    int32_t min_candidate_nodes_absolute = 100;
-  };
+  using Args = model::DefaultPreemptionArgs;
 
   DefaultPreemption() = default;
   explicit DefaultPreemption(Args args) : args_(args) {}

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "model/plugin_args/args.h"
 #include "model/saturating.h"
 #include "model/selectors.h"
 
@@ -69,7 +70,7 @@ PluginStatus ImageLocality::Score(const CycleState& state, const pb::Pod& pod,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> ImageLocality::New(
     const model::YamlField& args) {
-  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
     return s;
   }
   return std::make_unique<ImageLocality>();

@@ -20,9 +20,6 @@ namespace pb = framework::pb;
 
 namespace {
 
-constexpr int32_t kMinHardPodAffinityWeight = 0;
-constexpr int32_t kMaxHardPodAffinityWeight = 100;
-
 // Where the plugin's queries for a pod sit, from its first one
 // (CycleState::QueryBase): one per term, kind after kind.
 struct Layout {
@@ -473,41 +470,7 @@ PluginStatus InterPodAffinity::NormalizeScore(
 
 absl::StatusOr<InterPodAffinity::Args> InterPodAffinity::ParseArgs(
     const model::YamlField& args) {
-  Args out;
-  if (!args.present()) return out;
-  if (absl::Status s =
-          args.ExpectMap({"apiVersion", "kind", "hardPodAffinityWeight",
-                          "ignorePreferredTermsOfExistingPods"});
-      !s.ok()) {
-    return s;
-  }
-  if (model::YamlField kind = args.Child("kind"); kind.present()) {
-    absl::StatusOr<std::string> k = kind.String();
-    if (!k.ok()) return k.status();
-    if (*k != "InterPodAffinityArgs") {
-      return kind.Error(
-          absl::StrCat("expected InterPodAffinityArgs, got \"", *k, "\""));
-    }
-  }
-  if (model::YamlField w = args.Child("hardPodAffinityWeight"); w.present()) {
-    absl::StatusOr<int64_t> v = w.Int(std::numeric_limits<int32_t>::min(),
-                                      std::numeric_limits<int32_t>::max());
-    if (!v.ok()) return v.status();
-    if (*v < kMinHardPodAffinityWeight || *v > kMaxHardPodAffinityWeight) {
-      return w.Error(absl::StrCat(
-          "Invalid value: ", *v, ": not in valid range [",
-          kMinHardPodAffinityWeight, ", ", kMaxHardPodAffinityWeight, "]"));
-    }
-    out.hard_pod_affinity_weight = static_cast<int32_t>(*v);
-  }
-  if (model::YamlField ignore =
-          args.Child("ignorePreferredTermsOfExistingPods");
-      ignore.present()) {
-    absl::StatusOr<bool> v = ignore.Bool();
-    if (!v.ok()) return v.status();
-    out.ignore_preferred_terms_of_existing_pods = *v;
-  }
-  return out;
+  return model::DecodeInterPodAffinityArgs(args);
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> InterPodAffinity::New(

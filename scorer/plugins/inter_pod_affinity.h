@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/plugin_args/inter_pod_affinity_args.h"
 #include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
 
@@ -44,15 +45,7 @@ class InterPodAffinity : public framework::PreFilterPlugin,
   static constexpr absl::string_view kReasonExistingAntiAffinity =
       "node(s) didn't satisfy existing pods anti-affinity rules";
 
-  // InterPodAffinityArgs.
-  struct Args {
-    // Score weight of an existing pod's required affinity term the incoming
-    // pod matches; 0 leaves those terms out. In [0, 100].
-    int32_t hard_pod_affinity_weight = 1;
-    // When the incoming pod has no preferred (anti-)affinity term, skip
-    // scoring altogether instead of weighing existing pods' terms.
-    bool ignore_preferred_terms_of_existing_pods = false;
-  };
+  using Args = model::InterPodAffinityArgs;
 
   // What PreFilter learnt, for Filter. Encoded as "1" or "0" (first_of_group)
   // then ",<index>" per matching term.

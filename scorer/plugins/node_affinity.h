@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/plugin_args/node_affinity_args.h"
 #include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
 
@@ -101,9 +102,7 @@ class NodeAffinity : public framework::PreFilterPlugin,
   // NodeAffinityArgs.addedAffinity: node affinity every pod of the profile
   // gets on top of its own (its required terms are enforced with their own
   // reason; its preferred terms add to every pod's score).
-  struct Args {
-    framework::pb::NodeAffinity added_affinity;
-  };
+  using Args = model::NodeAffinityArgs;
 
   NodeAffinity() = default;
   explicit NodeAffinity(Args args) : args_(std::move(args)) {}

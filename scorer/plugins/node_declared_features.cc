@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "model/plugin_args/args.h"
+
 namespace kscore::plugins {
 
 using framework::CycleState;
@@ -77,7 +79,7 @@ PluginStatus NodeDeclaredFeatures::Filter(const CycleState& state,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeDeclaredFeatures::New(
     const model::YamlField& args) {
-  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
     return s;
   }
   return std::make_unique<NodeDeclaredFeatures>();

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "model/plugin_args/args.h"
+
 namespace kscore::plugins {
 
 using framework::CycleState;
@@ -30,7 +32,7 @@ PluginStatus NodeName::Filter(const CycleState& /*state*/, const pb::Pod& pod,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeName::New(
     const model::YamlField& args) {
-  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
     return s;
   }
   return std::make_unique<NodeName>();

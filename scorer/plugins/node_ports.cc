@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "model/plugin_args/args.h"
+
 namespace kscore::plugins {
 
 using framework::CycleState;
@@ -99,7 +101,7 @@ model::QueueingHint NodePorts::Hint(const pb::Pod& pod,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodePorts::New(
     const model::YamlField& args) {
-  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
     return s;
   }
   return std::make_unique<NodePorts>();

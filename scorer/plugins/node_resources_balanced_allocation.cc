@@ -127,39 +127,8 @@ PluginStatus NodeResourcesBalancedAllocation::Score(
 }
 
 absl::StatusOr<NodeResourcesBalancedAllocation::Args>
-NodeResourcesBalancedAllocation::ParseArgs(const YamlField& args) {
-  Args out;
-  if (!args.present()) return out;
-  if (absl::Status s = args.ExpectMap({"apiVersion", "kind", "resources"});
-      !s.ok()) {
-    return s;
-  }
-  if (YamlField kind = args.Child("kind"); kind.present()) {
-    absl::StatusOr<std::string> k = kind.String();
-    if (!k.ok()) return k.status();
-    if (*k != "NodeResourcesBalancedAllocationArgs") {
-      return kind.Error(absl::StrCat(
-          "expected NodeResourcesBalancedAllocationArgs, got \"", *k, "\""));
-    }
-  }
-  YamlField resources = args.Child("resources");
-  absl::StatusOr<std::vector<ResourceSpec>> specs =
-      ParseResourceSpecs(resources);
-  if (!specs.ok()) return specs.status();
-  absl::flat_hash_set<std::string> seen;
-  for (size_t i = 0; i < specs->size(); ++i) {
-    const ResourceSpec& r = (*specs)[i];
-    if (!seen.insert(r.name).second) {
-      return resources.Index(i).Child("name").Error(
-          absl::StrCat("duplicate resource \"", r.name, "\""));
-    }
-    if (r.weight != 1) {
-      return resources.Index(i).Child("weight").Error(
-          absl::StrCat("must be 1, got ", r.weight));
-    }
-  }
-  out.resources = *std::move(specs);
-  return out;
+NodeResourcesBalancedAllocation::ParseArgs(const model::YamlField& args) {
+  return model::DecodeNodeResourcesBalancedAllocationArgs(args);
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>>

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/plugin_args/node_resources_balanced_allocation_args.h"
 #include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
 #include "scorer/plugins/node_resources_fit.h"
@@ -25,9 +26,7 @@ class NodeResourcesBalancedAllocation : public framework::PreScorePlugin,
       "PreScoreNodeResourcesBalancedAllocation";
 
   // NodeResourcesBalancedAllocationArgs, defaulted as kube-scheduler does.
-  struct Args {
-    std::vector<ResourceSpec> resources = DefaultResourceSpecs();
-  };
+  using Args = model::NodeResourcesBalancedAllocationArgs;
 
   // The pod's requests (actual, not non-zero) for each resource, in args
   // order. Encoded as comma-separated integers.

@@ -22,41 +22,9 @@ namespace pb = framework::pb;
 
 // ------------------------------------------------------------------ shared
 
-std::vector<ResourceSpec> DefaultResourceSpecs() {
-  return {{"cpu", 1}, {"memory", 1}};
-}
-
-absl::StatusOr<std::vector<ResourceSpec>> ParseResourceSpecs(
-    const YamlField& field) {
-  if (absl::Status s = field.ExpectSequence(); !s.ok()) return s;
-  if (!field.present() || field.size() == 0) return DefaultResourceSpecs();
-  std::vector<ResourceSpec> out;
-  for (size_t i = 0; i < field.size(); ++i) {
-    YamlField item = field.Index(i);
-    if (!item.node().IsMap()) return item.Error("expected a mapping");
-    if (absl::Status s = item.ExpectMap({"name", "weight"}); !s.ok()) return s;
-    ResourceSpec spec;
-    if (YamlField name = item.Child("name"); name.present()) {
-      absl::StatusOr<std::string> n = name.String();
-      if (!n.ok()) return n.status();
-      spec.name = *std::move(n);
-    }
-    if (YamlField weight = item.Child("weight"); weight.present()) {
-      absl::StatusOr<int64_t> w =
-          weight.Int(std::numeric_limits<int64_t>::min(),
-                     std::numeric_limits<int64_t>::max());
-      if (!w.ok()) return w.status();
-      spec.weight = *w == 0 ? 1 : *w;
-    }
-    out.push_back(std::move(spec));
-  }
-  return out;
-}
-
 namespace {
 
-// config.MaxCustomPriorityScore: shape scores are in [0, 10].
-constexpr int64_t kMaxCustomPriorityScore = 10;
+using model::kMaxCustomPriorityScore;
 
 constexpr absl::string_view kNativePrefix = "kubernetes.io/";
 
@@ -512,135 +480,8 @@ PluginStatus NodeResourcesFit::Score(const CycleState& state,
 // ------------------------------------------------------------------ args
 
 absl::StatusOr<NodeResourcesFit::Args> NodeResourcesFit::ParseArgs(
-    const YamlField& args) {
-  Args out;
-  if (!args.present()) return out;
-  if (absl::Status s =
-          args.ExpectMap({"apiVersion", "kind", "ignoredResources",
-                          "ignoredResourceGroups", "scoringStrategy"});
-      !s.ok()) {
-    return s;
-  }
-  if (YamlField kind = args.Child("kind"); kind.present()) {
-    absl::StatusOr<std::string> k = kind.String();
-    if (!k.ok()) return k.status();
-    if (*k != "NodeResourcesFitArgs") {
-      return kind.Error(
-          absl::StrCat("expected NodeResourcesFitArgs, got \"", *k, "\""));
-    }
-  }
-
-  YamlField ignored = args.Child("ignoredResources");
-  if (absl::Status s = ignored.ExpectSequence(); !s.ok()) return s;
-  for (size_t i = 0; ignored.present() && i < ignored.size(); ++i) {
-    absl::StatusOr<std::string> name = ignored.Index(i).String();
-    if (!name.ok()) return name.status();
-    if (std::string why = model::CheckLabelKey(*name); !why.empty()) {
-      return ignored.Index(i).Error(
-          absl::StrCat("invalid resource name \"", *name, "\": ", why));
-    }
-    out.ignored_resources.push_back(*std::move(name));
-  }
-  YamlField groups = args.Child("ignoredResourceGroups");
-  if (absl::Status s = groups.ExpectSequence(); !s.ok()) return s;
-  for (size_t i = 0; groups.present() && i < groups.size(); ++i) {
-    absl::StatusOr<std::string> name = groups.Index(i).String();
-    if (!name.ok()) return name.status();
-    if (name->find('/') != std::string::npos) {
-      return groups.Index(i).Error(absl::StrCat(
-          "invalid resource group \"", *name, "\": can't contain '/'"));
-    }
-    if (std::string why = model::CheckLabelKey(*name); !why.empty()) {
-      return groups.Index(i).Error(
-          absl::StrCat("invalid resource group \"", *name, "\": ", why));
-    }
-    out.ignored_resource_groups.push_back(*std::move(name));
-  }
-
-  YamlField strategy = args.Child("scoringStrategy");
-  if (!strategy.present()) return out;
-  if (absl::Status s =
-          strategy.ExpectMap({"type", "resources", "requestedToCapacityRatio"});
-      !s.ok()) {
-    return s;
-  }
-  // A scoringStrategy given without a type has none (kube-scheduler only
-  // defaults the whole strategy).
-  YamlField type = strategy.Child("type");
-  std::string type_name;
-  if (type.present()) {
-    absl::StatusOr<std::string> t = type.String();
-    if (!t.ok()) return t.status();
-    type_name = *std::move(t);
-  }
-  if (type_name == "LeastAllocated") {
-    out.strategy = Strategy::kLeastAllocated;
-  } else if (type_name == "MostAllocated") {
-    out.strategy = Strategy::kMostAllocated;
-  } else if (type_name == "RequestedToCapacityRatio") {
-    out.strategy = Strategy::kRequestedToCapacityRatio;
-  } else {
-    return type.Error(absl::StrCat(
-        "unknown type \"", type_name,
-        "\" (known: LeastAllocated, MostAllocated, RequestedToCapacityRatio)"));
-  }
-
-  YamlField resources = strategy.Child("resources");
-  absl::StatusOr<std::vector<ResourceSpec>> specs =
-      ParseResourceSpecs(resources);
-  if (!specs.ok()) return specs.status();
-  out.resources = *std::move(specs);
-  for (size_t i = 0; i < out.resources.size(); ++i) {
-    const ResourceSpec& r = out.resources[i];
-    if (r.weight <= 0 || r.weight > 100) {
-      return resources.Index(i).Child("weight").Error(
-          absl::StrCat("resource weight of ", r.name,
-                       " not in valid range (0, 100], got ", r.weight));
-    }
-  }
-
-  YamlField ratio = strategy.Child("requestedToCapacityRatio");
-  if (out.strategy != Strategy::kRequestedToCapacityRatio) {
-    if (ratio.present()) {
-      return ratio.Error(
-          "must be nil when type is not RequestedToCapacityRatio");
-    }
-    return out;
-  }
-  if (!ratio.present()) {
-    return ratio.Error(
-        "must be specified when type is RequestedToCapacityRatio");
-  }
-  if (absl::Status s = ratio.ExpectMap({"shape"}); !s.ok()) return s;
-  YamlField shape = ratio.Child("shape");
-  if (absl::Status s = shape.ExpectSequence(); !s.ok()) return s;
-  if (!shape.present() || shape.size() == 0) {
-    return shape.Error("at least one point must be specified");
-  }
-  for (size_t i = 0; i < shape.size(); ++i) {
-    YamlField point = shape.Index(i);
-    if (!point.node().IsMap()) return point.Error("expected a mapping");
-    if (absl::Status s = point.ExpectMap({"utilization", "score"}); !s.ok()) {
-      return s;
-    }
-    ShapePoint p;
-    if (YamlField u = point.Child("utilization"); u.present()) {
-      absl::StatusOr<int64_t> v = u.Int(0, 100);
-      if (!v.ok()) return v.status();
-      p.utilization = *v;
-    }
-    if (YamlField sc = point.Child("score"); sc.present()) {
-      absl::StatusOr<int64_t> v = sc.Int(0, kMaxCustomPriorityScore);
-      if (!v.ok()) return v.status();
-      p.score = *v;
-    }
-    if (i > 0 && out.shape.back().utilization >= p.utilization) {
-      return point.Child("utilization")
-          .Error("values must be sorted in increasing order");
-    }
-    out.shape.push_back(p);
-  }
-  return out;
+    const model::YamlField& args) {
+  return model::DecodeNodeResourcesFitArgs(args);
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeResourcesFit::New(

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "model/plugin_args/node_resources_fit_args.h"
 #include "model/yaml_decode.h"
 #include "scorer/framework/cycle_state.h"
 #include "scorer/framework/plugin.h"
@@ -21,19 +22,10 @@ namespace kscore::plugins {
 // Shared with NodeResourcesBalancedAllocation, as kube-scheduler's
 // resourceAllocationScorer is.
 
-// A resource to score and its weight (config.ResourceSpec).
-struct ResourceSpec {
-  std::string name;
-  int64_t weight = 1;
-};
-
-// cpu and memory, weight 1: both plugins' default.
-std::vector<ResourceSpec> DefaultResourceSpecs();
-
-// Decodes a `resources: [{name, weight}]` list strictly; an absent or zero
-// weight becomes 1. An absent or empty list gives the defaults.
-absl::StatusOr<std::vector<ResourceSpec>> ParseResourceSpecs(
-    const model::YamlField& field);
+// A resource to score and its weight (config.ResourceSpec, decoded in
+// model/plugin_args).
+using model::DefaultResourceSpecs;
+using model::ResourceSpec;
 
 // v1helper.IsExtendedResourceName / schedutil.IsScalarResourceName.
 bool IsExtendedResourceName(absl::string_view name);
@@ -127,27 +119,10 @@ class NodeResourcesFit : public framework::PreFilterPlugin,
   static constexpr absl::string_view kReasonInsufficientPrefix =
       "Insufficient ";
 
-  enum class Strategy {
-    kLeastAllocated,
-    kMostAllocated,
-    kRequestedToCapacityRatio
-  };
-
-  // A point of the RequestedToCapacityRatio shape, as configured:
-  // utilization in [0, 100], score in [0, 10].
-  struct ShapePoint {
-    int64_t utilization = 0;
-    int64_t score = 0;
-  };
-
+  using Strategy = model::ScoringStrategyType;
+  using ShapePoint = model::UtilizationShapePoint;
   // NodeResourcesFitArgs, defaulted as kube-scheduler does.
-  struct Args {
-    std::vector<std::string> ignored_resources;
-    std::vector<std::string> ignored_resource_groups;
-    Strategy strategy = Strategy::kLeastAllocated;
-    std::vector<ResourceSpec> resources = DefaultResourceSpecs();
-    std::vector<ShapePoint> shape;
-  };
+  using Args = model::NodeResourcesFitArgs;
 
   // The pod's requests to check against a node, ignored resources dropped
   // and other resources sorted by name. Encoded as a pb::Resources.

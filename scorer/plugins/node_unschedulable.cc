@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "model/plugin_args/args.h"
 #include "scorer/plugins/taint_toleration.h"
 
 namespace kscore::plugins {
@@ -36,7 +37,7 @@ model::QueueingHint NodeUnschedulable::Hint(
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeUnschedulable::New(
     const model::YamlField& args) {
-  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
     return s;
   }
   return std::make_unique<NodeUnschedulable>();

@@ -27,8 +27,8 @@ namespace {
 
 constexpr absl::string_view kHostnameKey = "kubernetes.io/hostname";
 constexpr absl::string_view kZoneKey = "topology.kubernetes.io/zone";
-constexpr absl::string_view kDoNotSchedule = "DoNotSchedule";
-constexpr absl::string_view kScheduleAnyway = "ScheduleAnyway";
+using model::kDoNotSchedule;
+using model::kScheduleAnyway;
 constexpr absl::string_view kHonor = "Honor";
 
 // The contract's empty whenUnsatisfiable is DoNotSchedule (the API server
@@ -609,162 +609,9 @@ PluginStatus PodTopologySpread::NormalizeScoreByNode(
 
 // ------------------------------------------------------------ args
 
-namespace {
-
-absl::StatusOr<pb::TopologySpreadConstraint> ParseConstraint(
-    const YamlField& item) {
-  if (!item.node().IsMap()) return item.Error("expected a mapping");
-  if (absl::Status s =
-          item.ExpectMap({"maxSkew", "topologyKey", "whenUnsatisfiable",
-                          "labelSelector", "minDomains", "nodeAffinityPolicy",
-                          "nodeTaintsPolicy", "matchLabelKeys"});
-      !s.ok()) {
-    return s;
-  }
-  pb::TopologySpreadConstraint c;
-  auto string_field = [&](absl::string_view name,
-                          std::string* out) -> absl::Status {
-    YamlField f = item.Child(name);
-    if (!f.present()) return absl::OkStatus();
-    absl::StatusOr<std::string> v = f.String();
-    if (!v.ok()) return v.status();
-    *out = *std::move(v);
-    return absl::OkStatus();
-  };
-  constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
-  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-  if (YamlField f = item.Child("maxSkew"); f.present()) {
-    absl::StatusOr<int64_t> v = f.Int(kInt32Min, kInt32Max);
-    if (!v.ok()) return v.status();
-    c.set_max_skew(static_cast<int32_t>(*v));
-  }
-  if (YamlField f = item.Child("minDomains"); f.present()) {
-    absl::StatusOr<int64_t> v = f.Int(kInt32Min, kInt32Max);
-    if (!v.ok()) return v.status();
-    c.set_min_domains(static_cast<int32_t>(*v));
-  }
-  std::string s;
-  if (absl::Status st = string_field("topologyKey", &s); !st.ok()) return st;
-  c.set_topology_key(s);
-  s.clear();
-  if (absl::Status st = string_field("whenUnsatisfiable", &s); !st.ok()) {
-    return st;
-  }
-  // Kept as written: empty is an error here, not DoNotSchedule.
-  c.set_when_unsatisfiable(s);
-  s.clear();
-  if (absl::Status st = string_field("nodeAffinityPolicy", &s); !st.ok()) {
-    return st;
-  }
-  c.set_node_affinity_policy(s);
-  s.clear();
-  if (absl::Status st = string_field("nodeTaintsPolicy", &s); !st.ok()) {
-    return st;
-  }
-  c.set_node_taints_policy(s);
-  YamlField keys = item.Child("matchLabelKeys");
-  if (absl::Status st = keys.ExpectSequence(); !st.ok()) return st;
-  for (size_t i = 0; keys.present() && i < keys.size(); ++i) {
-    absl::StatusOr<std::string> k = keys.Index(i).String();
-    if (!k.ok()) return k.status();
-    c.add_match_label_keys(*std::move(k));
-  }
-  // Any selector is refused below; only whether one is set matters.
-  if (item.Child("labelSelector").present()) c.mutable_label_selector();
-  return c;
-}
-
-}  // namespace
-
 absl::StatusOr<PodTopologySpread::Args> PodTopologySpread::ParseArgs(
-    const YamlField& args) {
-  Args out;
-  if (!args.present()) return out;
-  if (absl::Status s = args.ExpectMap(
-          {"apiVersion", "kind", "defaultingType", "defaultConstraints"});
-      !s.ok()) {
-    return s;
-  }
-  if (YamlField kind = args.Child("kind"); kind.present()) {
-    absl::StatusOr<std::string> k = kind.String();
-    if (!k.ok()) return k.status();
-    if (*k != "PodTopologySpreadArgs") {
-      return kind.Error(
-          absl::StrCat("expected PodTopologySpreadArgs, got \"", *k, "\""));
-    }
-  }
-  YamlField list = args.Child("defaultConstraints");
-  if (absl::Status s = list.ExpectSequence(); !s.ok()) return s;
-  for (size_t i = 0; list.present() && i < list.size(); ++i) {
-    absl::StatusOr<pb::TopologySpreadConstraint> c =
-        ParseConstraint(list.Index(i));
-    if (!c.ok()) return c.status();
-    out.default_constraints.push_back(*std::move(c));
-  }
-
-  // ValidatePodTopologySpreadArgs, in its order. An unset defaultingType
-  // is System (kube-scheduler's defaulting).
-  YamlField type = args.Child("defaultingType");
-  std::string type_name = "System";
-  if (type.present()) {
-    absl::StatusOr<std::string> t = type.String();
-    if (!t.ok()) return t.status();
-    type_name = *std::move(t);
-  }
-  if (type_name != "System" && type_name != "List") {
-    return type.Error(absl::StrCat("Unsupported value: \"", type_name,
-                                   "\": supported values: \"System\", "
-                                   "\"List\""));
-  }
-  if (type_name == "System" && !out.default_constraints.empty()) {
-    return type.Error(
-        "Invalid value: \"System\": when .defaultConstraints are not empty");
-  }
-  out.system_defaulting = type_name == "System";
-  for (size_t i = 0; i < out.default_constraints.size(); ++i) {
-    const pb::TopologySpreadConstraint& c = out.default_constraints[i];
-    YamlField item = list.Index(i);
-    if (c.max_skew() <= 0) {
-      return item.Child("maxSkew").Error(absl::StrCat(
-          "Invalid value: ", c.max_skew(), ": not in valid range (0, inf)"));
-    }
-    if (c.topology_key().empty()) {
-      return item.Child("topologyKey")
-          .Error("Required value: can not be empty");
-    }
-    if (std::string why = model::CheckLabelKey(c.topology_key());
-        !why.empty()) {
-      return item.Child("topologyKey")
-          .Error(
-              absl::StrCat("Invalid value: \"", c.topology_key(), "\": ", why));
-    }
-    if (c.when_unsatisfiable().empty()) {
-      return item.Child("whenUnsatisfiable")
-          .Error("Required value: can not be empty");
-    }
-    if (c.when_unsatisfiable() != kDoNotSchedule &&
-        c.when_unsatisfiable() != kScheduleAnyway) {
-      return item.Child("whenUnsatisfiable")
-          .Error(absl::StrCat("Unsupported value: \"", c.when_unsatisfiable(),
-                              "\": supported values: \"DoNotSchedule\", "
-                              "\"ScheduleAnyway\""));
-    }
-    if (c.has_label_selector()) {
-      return item.Child("labelSelector")
-          .Error(
-              "Forbidden: constraint must not define a selector, as they "
-              "deduced for each pod");
-    }
-    for (size_t j = 0; j < i; ++j) {
-      const pb::TopologySpreadConstraint& other = out.default_constraints[j];
-      if (c.topology_key() == other.topology_key() &&
-          c.when_unsatisfiable() == other.when_unsatisfiable()) {
-        return item.Error(absl::StrCat("Duplicate value: \"{", c.topology_key(),
-                                       ", ", c.when_unsatisfiable(), "}\""));
-      }
-    }
-  }
-  return out;
+    const model::YamlField& args) {
+  return model::DecodePodTopologySpreadArgs(args);
 }
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> PodTopologySpread::New(

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/plugin_args/pod_topology_spread_args.h"
 #include "model/selectors.h"
 #include "model/yaml_decode.h"
 #include "scorer/framework/plugin.h"
@@ -40,14 +41,7 @@ class PodTopologySpread : public framework::PreFilterPlugin,
       "node(s) didn't match pod topology spread constraints (missing "
       "required label)";
 
-  // PodTopologySpreadArgs.
-  struct Args {
-    // defaultingType: System (kube-scheduler's built-in defaults: hostname
-    // maxSkew 3 and zone maxSkew 5, both ScheduleAnyway) or List
-    // (default_constraints).
-    bool system_defaulting = true;
-    std::vector<framework::pb::TopologySpreadConstraint> default_constraints;
-  };
+  using Args = model::PodTopologySpreadArgs;
 
   // A constraint of the pod's (or a default one) as kube-scheduler's
   // topologySpreadConstraint: the selector with matchLabelKeys merged in.

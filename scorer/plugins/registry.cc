@@ -1,5 +1,8 @@
 #include "scorer/plugins/registry.h"
 
+#include <utility>
+
+#include "model/plugin_args/in_tree.h"
 #include "scorer/plugins/concentrate.h"
 #include "scorer/plugins/default_preemption.h"
 #include "scorer/plugins/image_locality.h"
@@ -16,6 +19,8 @@
 #include "scorer/plugins/unsupported.h"
 
 namespace kscore::plugins {
+
+using framework::PodGate;
 
 framework::Registry DefaultRegistry() {
   framework::Registry r;
@@ -34,21 +39,14 @@ framework::Registry DefaultRegistry() {
   r.Register(std::string(NodeUnschedulable::kName), &NodeUnschedulable::New);
   r.Register(std::string(PodTopologySpread::kName), &PodTopologySpread::New);
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
-  // kube-scheduler v1.37's plugins the scorer does not run. Those below that
-  // take args come with kube-scheduler's defaulted args (default feature
-  // gates; apis/config/v1/defaults.go), the only args accepted for them.
-  for (const char* name :
-       {"SchedulingGates", "PrioritySort", "DefaultBinder",
-        "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone",
-        "GangScheduling", "DeferredPodScheduling", "TopologyPlacementGenerator",
-        "PodGroupPodsCount"}) {
-    r.RegisterKnown(name);
+  // kube-scheduler v1.37's plugins the scorer does not run, with their
+  // default args (the only args accepted for them) and, for two, a gate.
+  for (const model::PluginNotRun& p : model::InTreePluginsNotRun()) {
+    PodGate gate = nullptr;
+    if (p.name == "VolumeBinding") gate = &NeedsVolumeBinding;
+    if (p.name == "DynamicResources") gate = &NeedsDynamicResources;
+    r.RegisterKnown(p.name, std::move(gate), p.default_args);
   }
-  r.RegisterKnown("VolumeBinding", &NeedsVolumeBinding,
-                  "{bindTimeoutSeconds: 600, shape: [{utilization: 0, score: "
-                  "10}, {utilization: 100, score: 0}]}");
-  r.RegisterKnown("DynamicResources", &NeedsDynamicResources,
-                  "{filterTimeout: 10s, bindingTimeout: 10m0s}");
   return r;
 }
 

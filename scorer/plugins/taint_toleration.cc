@@ -1,5 +1,6 @@
 #include "scorer/plugins/taint_toleration.h"
 
+#include "model/plugin_args/args.h"
 #include "scorer/framework/normalize.h"
 
 namespace kscore::plugins {
@@ -103,7 +104,7 @@ PluginStatus TaintToleration::NormalizeScore(const CycleState& /*state*/,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> TaintToleration::New(
     const model::YamlField& args) {
-  if (absl::Status s = args.ExpectMap({"apiVersion", "kind"}); !s.ok()) {
+  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
     return s;
   }
   return std::make_unique<TaintToleration>();

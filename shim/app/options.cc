@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "model/plugin_args/in_tree.h"
 #include "shim/app/serving_cert.h"
 #include "shim/kube/protobuf_codec.h"
 
@@ -228,10 +229,19 @@ absl::StatusOr<Options> LoadOptions(const Flags& flags) {
   if (flags.scorer.empty()) {
     return FlagError("--scorer is required (the scorer's gRPC target)");
   }
-  // Strictly decoded as the scorer decodes it; the plugins and their args
-  // are the scorer's to validate (the shim links none).
+  // Strictly decoded as the scorer decodes it, and the in-tree plugins'
+  // args checked with the scorer's own checks (model/plugin_args), so the
+  // shim never runs a configuration the scorer refuses for them. Where
+  // plugins are enabled, and plugins it does not know (a custom scorer's),
+  // are the scorer's to check: the shim links no plugin.
   absl::StatusOr<model::SchedulerConfig> config =
       model::LoadSchedulerConfig(flags.config);
+  if (config.ok()) {
+    if (absl::Status s = model::ValidatePluginConfig(*config); !s.ok()) {
+      config =
+          absl::Status(s.code(), absl::StrCat(flags.config, ": ", s.message()));
+    }
+  }
   if (!config.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "invalid configuration: ",

@@ -1,6 +1,11 @@
 #include "shim/app/options.h"
 
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -274,6 +279,95 @@ TEST(OptionsTest, LoadOptionsReadsTheFileOrSaysWhy) {
       std::string(KSCORE_SOURCE_DIR) + "/examples/config/concentrate.yaml";
   auto ok = LoadOptions(f);
   EXPECT_TRUE(ok.ok()) << ok.status();
+}
+
+// Every bad configuration under tests/testdata/config/bad states the
+// scorer's error in its first line ("# expect: ..."). The shim refuses each
+// at start with that same message, except the files below: where a plugin
+// is enabled is the scorer's to check, as which points a plugin extends is
+// known to its code only (and a name the shim does not know may be a custom
+// scorer's plugin).
+TEST(OptionsTest, RefusesTheScorersBadConfigsWithItsMessage) {
+  const std::set<std::string> placement_only = {
+      "filter_plugin_at_bind.yaml",    "filter_plugin_at_post_filter.yaml",
+      "not_a_score_plugin.yaml",       "placement_score.yaml",
+      "unknown_plugin.yaml",           "unknown_queue_sort.yaml",
+      "volume_binding_at_reserve.yaml"};
+  const std::filesystem::path dir =
+      std::filesystem::path(KSCORE_SOURCE_DIR) / "tests/testdata/config/bad";
+  int refused = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    std::ifstream in(entry.path());
+    std::string first;
+    std::getline(in, first);
+    const std::string expected = first.substr(first.find(": ") + 2);
+    Flags f = Given();
+    f.config = entry.path().string();
+    absl::StatusOr<Options> o = LoadOptions(f);
+    if (placement_only.contains(name)) {
+      EXPECT_TRUE(o.ok()) << name << ": " << o.status();
+      continue;
+    }
+    ASSERT_FALSE(o.ok()) << name << " starts but the scorer says: " << expected;
+    EXPECT_THAT(o.status().message(), ::testing::HasSubstr(expected)) << name;
+    EXPECT_THAT(o.status().message(), ::testing::HasSubstr(name));
+    EXPECT_NE(ExitCode(o.status()), 0);
+    ++refused;
+  }
+  EXPECT_GE(refused, 20);
+}
+
+// Plugin args the shim cannot check for want of the plugin: a name that is
+// not in-tree is left to the scorer that has it; in-tree args are checked.
+TEST(OptionsTest, InvalidPluginArgsFailStartNamingTheField) {
+  struct Case {
+    std::string plugin_config;
+    std::string want;  // "" when the shim starts
+  };
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kscore_options_test.yaml")
+          .string();
+  for (const Case& c : std::vector<Case>{
+           {"  - name: NodeResourcesFit\n"
+            "    args: {scoringStrategy: {type: bogus}}\n",
+            "profiles[0].pluginConfig[0].args.scoringStrategy.type: unknown "
+            "type \"bogus\""},
+           {"  - name: Concentrate\n    args: {labelKey: \"-x\"}\n",
+            "profiles[0].pluginConfig[0].args.labelKey: invalid label key "
+            "\"-x\""},
+           {"  - name: NodeAffinity\n    args: {kind: NodeResourcesFitArgs}\n",
+            "profiles[0].pluginConfig[0].args.kind: expected NodeAffinityArgs, "
+            "got \"NodeResourcesFitArgs\""},
+           {"  - name: TaintToleration\n    args: {weight: 3}\n",
+            "profiles[0].pluginConfig[0].args.weight: unknown field"},
+           {"  - name: NodeResourcesFit\n"
+            "    args: {scoringStrategy: {type: MostAllocated}}\n",
+            ""},
+           {"  - name: OutOfTreePlugin\n    args: {anything: [1, 2]}\n", ""},
+       }) {
+    {
+      std::ofstream out(path);
+      out << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+             "kind: KubeSchedulerConfiguration\n"
+             "profiles:\n"
+             "- schedulerName: a\n"
+             "  pluginConfig:\n"
+          << c.plugin_config;
+    }
+    Flags f = Given();
+    f.config = path;
+    absl::StatusOr<Options> o = LoadOptions(f);
+    if (c.want.empty()) {
+      EXPECT_TRUE(o.ok()) << c.plugin_config << o.status();
+      continue;
+    }
+    ASSERT_FALSE(o.ok()) << c.plugin_config;
+    EXPECT_THAT(o.status().message(), ::testing::HasSubstr(c.want));
+    EXPECT_THAT(o.status().message(), ::testing::HasSubstr(path));
+    EXPECT_NE(ExitCode(o.status()), 0);
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace
