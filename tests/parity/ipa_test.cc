@@ -25,6 +25,7 @@
 #include "shim/cache/cache.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/objects.h"
+#include "shim/cache/testing/candidates.h"
 
 namespace kscore {
 namespace {
@@ -387,8 +388,8 @@ TEST(InterPodAffinityParityTest, FixtureCasesAnswerAsKubeScheduler) {
     const std::shared_ptr<const cache::ClusterIndex::Prepared> prepared =
         cache.Prepare(pod, plan);
     google::protobuf::RepeatedPtrField<pb::Node> candidates;
-    cache.FillCandidates(incoming, {}, 0, names.size(), &candidates,
-                         plan.node_labels(), prepared.get());
+    testing::FillCandidates(cache, incoming, {}, 0, names.size(), &candidates,
+                            plan.node_labels(), prepared.get());
     // In the fixture's node order.
     std::vector<const pb::Node*> nodes;
     for (const std::string& n : names) {
