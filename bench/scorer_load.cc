@@ -252,11 +252,9 @@ absl::StatusOr<std::vector<Request>> BuildPool(
     Request r;
     r.profile = shape.profile;
     r.nodes = size(rng);
-    r.bytes = scheduler::RequestHead(*pod, **info, *plan);
-    const size_t got = c.AppendCandidates(
-        *pod, (*info)->label_count_keys, start, static_cast<size_t>(r.nodes),
-        plan->node_labels, pb::EvaluateRequest::kNodesFieldNumber, &r.bytes,
-        nullptr, plan->prepared.get());
+    // The shim's own request: its head, then the window's candidates.
+    const size_t got = scheduler::EvaluateRequests(in, *plan).Window(
+        "", start, static_cast<size_t>(r.nodes), &r.bytes, nullptr);
     if (got != static_cast<size_t>(r.nodes)) {
       return absl::InternalError(
           absl::StrCat("AppendCandidates gave ", got, " nodes of ", r.nodes));

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "model/cluster_event.h"
 #include "nlohmann/json.hpp"
+#include "shim/cache/testing/candidates.h"
 #include "shim/objects/informer_codecs.h"
 #include "tests/support/in_process_scorer.h"
 
@@ -72,7 +73,8 @@ class ClusterEventsTest : public ::testing::Test {
     incoming.pod.add_images(image);
     auto prepared = cache_.Prepare(incoming.pod, scorer::v1::PlanResponse());
     google::protobuf::RepeatedPtrField<scorer::v1::Node> out;
-    cache_.FillCandidates(incoming, {}, 0, 100, &out, true, prepared.get());
+    testing::FillCandidates(cache_, incoming, {}, 0, 100, &out, true,
+                            prepared.get());
     for (const scorer::v1::Node& n : out) {
       if (n.name() != node) continue;
       for (const scorer::v1::ImageState& i : n.images()) {

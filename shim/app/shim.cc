@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "common/status_macros.h"
 #include "prometheus/counter.h"
 #include "prometheus/text_serializer.h"
 #include "shim/app/cluster_events.h"
@@ -139,6 +140,9 @@ class Shim {
        std::unique_ptr<kube::Client> authn,
        std::unique_ptr<kube::Client> authz);
   ~Shim();
+  // kube-scheduler's Setup and Run: wires what the constructor could not,
+  // serves the status endpoints, starts the threads and the informers,
+  // then leads or waits to.
   absl::Status Start();
   // Until SIGTERM or SIGINT; then stops. The exit code.
   int Wait(sigset_t* signals);
@@ -148,6 +152,14 @@ class Shim {
   std::string MetricsText();
   absl::Status StartLeaderElection();
   void StartScheduling();
+  // Start's parts. Setup: the scorer's and the API server's return retry
+  // what waited for them. ServeStatus: the status server, behind
+  // DelegatedAuth on HTTPS (DelegatedAccessCheck). Run: the hints' and the
+  // flusher's threads, then the informers.
+  void Setup();
+  absl::Status ServeStatus();
+  AccessCheck DelegatedAccessCheck();
+  void Run();
 
   const Options& o_;
   std::unique_ptr<kube::Client> client_;
@@ -379,7 +391,7 @@ absl::Status Shim::StartLeaderElection() {
   return absl::OkStatus();
 }
 
-absl::Status Shim::Start() {
+void Shim::Setup() {
   // Pods that failed only because the scorer did not answer are tried
   // again as soon as it does (not after their backoff); bindings that got
   // no answer are sent again as soon as the API server answers.
@@ -392,6 +404,37 @@ absl::Status Shim::Start() {
     spdlog::info("API server reachable again; sending unanswered bindings");
     scheduler_.RetryBindings(/*all=*/true);
   });
+}
+
+AccessCheck Shim::DelegatedAccessCheck() {
+  if (authn_client_ == nullptr) return nullptr;
+  DelegatedAuth::Options a;
+  a.always_allow_paths = o_.always_allow_paths;
+  // kube-scheduler's names for the reviews it posts.
+  auto* authn_total =
+      &prometheus::BuildCounter()
+           .Name("apiserver_delegated_authn_request_total")
+           .Help("Number of HTTP requests partitioned by status code.")
+           .Register(*metrics_.registry);
+  auto* authz_total =
+      &prometheus::BuildCounter()
+           .Name("apiserver_delegated_authz_request_total")
+           .Help("Number of HTTP requests partitioned by status code.")
+           .Register(*metrics_.registry);
+  a.on_review = [authn_total, authz_total](bool authn,
+                                           const std::string& code) {
+    (authn ? authn_total : authz_total)->Add({{"code", code}}).Increment();
+  };
+  kube::Client* authz =
+      authz_client_ != nullptr ? authz_client_.get() : authn_client_.get();
+  auth_ = std::make_unique<DelegatedAuth>(authn_client_.get(), authz, a);
+  return [this](absl::string_view path, absl::string_view verb,
+                absl::string_view authorization) {
+    return auth_->Check(path, verb, authorization);
+  };
+}
+
+absl::Status Shim::ServeStatus() {
   StatusServer::Handlers h;
   h.not_ready = [this]() -> std::string {
     bool synced = nodes_.HasSynced() && pods_.HasSynced() &&
@@ -402,37 +445,8 @@ absl::Status Shim::Start() {
   h.metrics = [this] { return MetricsText(); };
   h.configz = ConfigzJson(o_);
   h.routes = DebugRoutes(&scheduler_);
-  AccessCheck check;
-  if (authn_client_ != nullptr) {
-    DelegatedAuth::Options a;
-    a.always_allow_paths = o_.always_allow_paths;
-    // kube-scheduler's names for the reviews it posts.
-    auto* authn_total =
-        &prometheus::BuildCounter()
-             .Name("apiserver_delegated_authn_request_total")
-             .Help("Number of HTTP requests partitioned by status code.")
-             .Register(*metrics_.registry);
-    auto* authz_total =
-        &prometheus::BuildCounter()
-             .Name("apiserver_delegated_authz_request_total")
-             .Help("Number of HTTP requests partitioned by status code.")
-             .Register(*metrics_.registry);
-    a.on_review = [authn_total, authz_total](bool authn,
-                                             const std::string& code) {
-      (authn ? authn_total : authz_total)->Add({{"code", code}}).Increment();
-    };
-    kube::Client* authz =
-        authz_client_ != nullptr ? authz_client_.get() : authn_client_.get();
-    auth_ = std::make_unique<DelegatedAuth>(authn_client_.get(), authz, a);
-    check = [this](absl::string_view path, absl::string_view verb,
-                   absl::string_view authorization) {
-      return auth_->Check(path, verb, authorization);
-    };
-  }
-  absl::StatusOr<std::unique_ptr<StatusServer>> status =
-      StatusServer::Start(o_.serving, std::move(h), std::move(check));
-  if (!status.ok()) return status.status();
-  status_ = *std::move(status);
+  KSCORE_ASSIGN_OR_RETURN(status_, StatusServer::Start(o_.serving, std::move(h),
+                                                       DelegatedAccessCheck()));
   if (status_->secure_port() != 0) {
     spdlog::info("serving HTTPS on {}:{}", o_.serving.bind_address,
                  status_->secure_port());
@@ -442,6 +456,10 @@ absl::Status Shim::Start() {
         "serving plain HTTP without authentication or authorization on {}",
         o_.serving.insecure_address);
   }
+  return absl::OkStatus();
+}
+
+void Shim::Run() {
   hints_.Start();
   flusher_ = std::thread([this] {
     while (!stop_flusher_.WaitForNotificationWithTimeout(
@@ -456,6 +474,12 @@ absl::Status Shim::Start() {
   namespaces_.Start();
   for (auto& w : workloads_) w->Start();
   pdbs_.Start();
+}
+
+absl::Status Shim::Start() {
+  Setup();
+  KSCORE_RETURN_IF_ERROR(ServeStatus());
+  Run();
   if (!o_.leader_election.leader_elect) {
     gate_.Leading();
     return absl::OkStatus();

@@ -280,12 +280,6 @@ void Cache::ForgetPod(const std::string& key) {
   if (it != pods_.end() && it->second.assumed) SubtractLocked(key);
 }
 
-bool Cache::IsAssumed(const std::string& key) const {
-  absl::MutexLock lock(&mu_);
-  auto it = pods_.find(key);
-  return it != pods_.end() && it->second.assumed;
-}
-
 std::string Cache::NodeOf(const std::string& key) const {
   absl::MutexLock lock(&mu_);
   auto it = pods_.find(key);
@@ -737,22 +731,6 @@ std::shared_ptr<const ClusterIndex::Prepared> Cache::Prepare(
   absl::MutexLock lock(&mu_);
   return std::make_shared<const ClusterIndex::Prepared>(
       index_.Prepare(pod, plan));
-}
-
-size_t Cache::FillCandidates(const objects::PodInfo& incoming,
-                             const std::vector<std::string>& label_keys,
-                             size_t start, size_t count,
-                             google::protobuf::RepeatedPtrField<pb::Node>* out,
-                             bool with_labels,
-                             const ClusterIndex::Prepared* prepared) const {
-  std::string wire;
-  size_t appended = AppendCandidates(
-      incoming, label_keys, start, count, with_labels,
-      pb::EvaluateRequest::kNodesFieldNumber, &wire, nullptr, prepared);
-  pb::EvaluateRequest parsed;
-  if (!parsed.ParseFromString(wire)) return 0;
-  for (pb::Node& node : *parsed.mutable_nodes()) out->Add(std::move(node));
-  return appended;
 }
 
 }  // namespace kscore::cache

@@ -37,7 +37,6 @@ class Cache {
   bool AssumePod(const objects::PodInfo& pod, const std::string& node);
   // Undoes AssumePod after a failed binding (no-op if confirmed meanwhile).
   void ForgetPod(const std::string& key);
-  bool IsAssumed(const std::string& key) const;
   // The node a pod is bound or assumed on, or "".
   std::string NodeOf(const std::string& key) const;
   // The pod `key` is counted on a node and not being deleted.
@@ -169,15 +168,6 @@ class Cache {
       const std::vector<std::string>& namespaces) const;
   // Every present node's name, in candidate order (start 0).
   std::vector<std::string> NodeNames() const;
-
-  // The same candidates as messages (AppendCandidates, parsed back): for
-  // tests and tools.
-  size_t FillCandidates(const objects::PodInfo& incoming,
-                        const std::vector<std::string>& label_keys,
-                        size_t start, size_t count,
-                        google::protobuf::RepeatedPtrField<pb::Node>* out,
-                        bool with_labels = true,
-                        const ClusterIndex::Prepared* prepared = nullptr) const;
 
  private:
   // What a pod contributes to its node; kept so updates and deletes can

@@ -5,6 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/scalar_resources.h"
+#include "shim/cache/testing/candidates.h"
 
 namespace kscore::cache {
 namespace {
@@ -38,7 +39,7 @@ pb::Node Node(const std::string& name) {
 std::map<std::string, pb::Node> Candidates(const Cache& c,
                                            const objects::PodInfo& incoming) {
   google::protobuf::RepeatedPtrField<pb::Node> out;
-  c.FillCandidates(incoming, {"app"}, 0, 100, &out);
+  testing::FillCandidates(c, incoming, {"app"}, 0, 100, &out);
   std::map<std::string, pb::Node> m;
   for (const pb::Node& n : out) m[n.name()] = n;
   return m;
@@ -140,15 +141,16 @@ TEST(CacheTest, AssumedPodsCountUntilForgottenOrConfirmed) {
   objects::PodInfo p = Pod("ns", "w1", "web", "");
   ASSERT_TRUE(c.AssumePod(p, "a"));
   EXPECT_FALSE(c.AssumePod(p, "a"));  // never twice
-  EXPECT_TRUE(c.IsAssumed("ns/w1"));
+  EXPECT_EQ(c.NodeOf("ns/w1"), "a");
   EXPECT_EQ(Count(Candidates(c, Pod("ns", "new", "web", ""))["a"]), 1);
   c.ForgetPod("ns/w1");
+  EXPECT_EQ(c.NodeOf("ns/w1"), "");
   EXPECT_EQ(Count(Candidates(c, Pod("ns", "new", "web", ""))["a"]), 0);
   ASSERT_TRUE(c.AssumePod(p, "a"));
   p.node_name = "a";
   c.UpsertAssignedPod(p);  // the informer confirms the binding
-  EXPECT_FALSE(c.IsAssumed("ns/w1"));
-  c.ForgetPod("ns/w1");  // no effect once confirmed
+  c.ForgetPod("ns/w1");    // no effect once confirmed: no longer assumed
+  EXPECT_EQ(c.NodeOf("ns/w1"), "a");
   EXPECT_EQ(Count(Candidates(c, Pod("ns", "new", "web", ""))["a"]), 1);
 }
 
@@ -176,13 +178,13 @@ TEST(CacheTest, LabelsOnlyWhenAsked) {
   n.add_taints()->set_key("t");
   c.UpsertNode(n);
   google::protobuf::RepeatedPtrField<pb::Node> out;
-  c.FillCandidates(Pod("ns", "x", "", ""), {}, 0, 1, &out,
-                   /*with_labels=*/false);
+  testing::FillCandidates(c, Pod("ns", "x", "", ""), {}, 0, 1, &out,
+                          /*with_labels=*/false);
   EXPECT_TRUE(out[0].labels().empty());
   EXPECT_EQ(out[0].taints_size(), 1);
   EXPECT_EQ(out[0].allocatable().milli_cpu(), 4000);
-  c.FillCandidates(Pod("ns", "x", "", ""), {}, 0, 1, &out,
-                   /*with_labels=*/true);
+  testing::FillCandidates(c, Pod("ns", "x", "", ""), {}, 0, 1, &out,
+                          /*with_labels=*/true);
   EXPECT_EQ(out[1].labels().at("zone"), "z1");
 }
 
@@ -190,7 +192,8 @@ TEST(CacheTest, CandidateWindowWraps) {
   Cache c;
   for (const char* n : {"a", "b", "c"}) c.UpsertNode(Node(n));
   google::protobuf::RepeatedPtrField<pb::Node> out;
-  EXPECT_EQ(c.FillCandidates(Pod("ns", "x", "", ""), {}, 2, 2, &out), 2u);
+  EXPECT_EQ(testing::FillCandidates(c, Pod("ns", "x", "", ""), {}, 2, 2, &out),
+            2u);
   EXPECT_EQ(out[0].name(), "c");
   EXPECT_EQ(out[1].name(), "a");
 }
@@ -218,7 +221,7 @@ TEST(CacheTest, CandidatesInterleaveZonesAsKubeSchedulersNodeTree) {
   }
   auto names = [&](size_t start, size_t count) {
     google::protobuf::RepeatedPtrField<pb::Node> out;
-    c.FillCandidates(Pod("ns", "x", "", ""), {}, start, count, &out);
+    testing::FillCandidates(c, Pod("ns", "x", "", ""), {}, start, count, &out);
     std::vector<std::string> got;
     for (const pb::Node& n : out) got.push_back(n.name());
     return got;
@@ -439,7 +442,7 @@ TEST(CacheTest, NominatedPodsCountForPodsThatYieldToThem) {
     SCOPED_TRACE(with_labels);
     auto a = [&](const objects::PodInfo& p) {
       google::protobuf::RepeatedPtrField<pb::Node> out;
-      c.FillCandidates(p, {}, 0, 2, &out, with_labels);
+      testing::FillCandidates(c, p, {}, 0, 2, &out, with_labels);
       EXPECT_EQ(out.size(), 2);
       EXPECT_EQ(out[1].name(), "b");
       EXPECT_EQ(out[1].pod_count(), 0);  // other nodes see nothing

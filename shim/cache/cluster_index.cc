@@ -279,100 +279,8 @@ ClusterIndex::Prepared ClusterIndex::Prepare(
     const pb::Pod& pod, const pb::PlanResponse& plan) const {
   Prepared out;
   out.cluster.set_node_count(static_cast<int32_t>(nodes_.size()));
-  for (const pb::PodQuery& q : plan.queries()) {
-    Prepared::Query& pq = out.queries.emplace_back();
-    pq.key = q.topology_key();
-    pb::QueryAnswer* answer = out.cluster.add_answers();
-    // Whether a node's pods count, worked out once per node.
-    absl::flat_hash_map<const NodeData*, bool> passes;
-    auto counted = [&](const NodeData& n) {
-      auto [it, fresh] = passes.try_emplace(&n, false);
-      if (fresh) it->second = CountsPodsOn(q, pod, n.node);
-      return it->second;
-    };
-    // Only signatures that can match the first matcher's namespaces are
-    // looked at, unless a namespace selector widens them.
-    std::vector<const Signature*> candidates;
-    const bool any_ns_selector = std::any_of(
-        q.all_of().begin(), q.all_of().end(),
-        [](const pb::PodMatcher& m) { return m.has_namespace_selector(); });
-    if (q.all_of().empty()) {
-      // No matcher: no pod counts.
-    } else if (any_ns_selector) {
-      for (const auto& [_, sig] : signatures_) candidates.push_back(sig.get());
-    } else {
-      for (const std::string& ns : q.all_of(0).namespaces()) {
-        auto it = by_namespace_.find(ns);
-        if (it == by_namespace_.end()) continue;
-        candidates.insert(candidates.end(), it->second.begin(),
-                          it->second.end());
-      }
-    }
-    int64_t total = 0;
-    for (const Signature* sig : candidates) {
-      if (!std::all_of(
-              q.all_of().begin(), q.all_of().end(),
-              [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
-        continue;
-      }
-      for (const auto& [node, c] : sig->nodes) {
-        const int64_t count = q.include_terminating() ? c.all : c.live;
-        if (count == 0) continue;
-        auto n = nodes_.find(node);
-        if (n == nodes_.end()) continue;  // no Node object: not in snapshot
-        if (pq.key.empty()) {
-          pq.counts[node] += count;
-        } else {
-          if (!counted(n->second)) continue;
-          pq.counts[*Label(n->second.node, pq.key)] += count;
-        }
-        total += count;
-      }
-    }
-    answer->set_total(total);
-    if (q.want_domains() && !pq.key.empty()) {
-      absl::flat_hash_set<absl::string_view> domains;
-      int64_t min = std::numeric_limits<int64_t>::max();
-      for (const auto& [_, n] : nodes_) {
-        if (!counted(n)) continue;
-        const std::string& value = *Label(n.node, pq.key);
-        if (!domains.insert(value).second) continue;
-        auto it = pq.counts.find(value);
-        min = std::min<int64_t>(min, it == pq.counts.end() ? 0 : it->second);
-      }
-      answer->set_domains(static_cast<int32_t>(domains.size()));
-      answer->set_min_count(domains.empty() ? 0 : min);
-    }
-  }
-  absl::flat_hash_set<int> kinds(plan.existing_terms().begin(),
-                                 plan.existing_terms().end());
-  if (!kinds.empty()) {
-    // In a stable order (by identity), so requests are reproducible.
-    std::vector<std::pair<const std::string*, const Term*>> terms;
-    for (const auto& [key, t] : terms_) {
-      if (kinds.contains(t->term.kind())) terms.emplace_back(&key, t.get());
-    }
-    std::sort(terms.begin(), terms.end(),
-              [](const auto& a, const auto& b) { return *a.first < *b.first; });
-    for (const auto& [_, t] : terms) {
-      Prepared::TermDomains& d = out.terms.emplace_back();
-      d.index = out.cluster.existing_terms_size();
-      d.id = t->id;
-      d.key = t->term.term().topology_key();
-      int64_t total = 0;
-      for (const auto& [node, count] : t->nodes) {
-        auto n = nodes_.find(node);
-        if (n == nodes_.end()) continue;
-        const std::string* value = Label(n->second.node, d.key);
-        if (value == nullptr) continue;
-        d.by_domain[*value] += count;
-        total += count;
-      }
-      pb::ExistingTerm* e = out.cluster.add_existing_terms();
-      *e = t->term;
-      e->set_total(total);
-    }
-  }
+  for (const pb::PodQuery& q : plan.queries()) PrepareQuery(q, pod, out);
+  PrepareTerms(plan, out);
   for (const std::string& image : pod.images()) {
     std::string name = model::NormalizedImageName(image);
     if (std::find(out.images.begin(), out.images.end(), name) ==
@@ -381,6 +289,108 @@ ClusterIndex::Prepared ClusterIndex::Prepare(
     }
   }
   return out;
+}
+
+std::vector<const ClusterIndex::Signature*> ClusterIndex::SignaturesFor(
+    const pb::PodQuery& q) const {
+  // Only signatures that can match the first matcher's namespaces are
+  // looked at, unless a namespace selector widens them.
+  std::vector<const Signature*> candidates;
+  const bool any_ns_selector = std::any_of(
+      q.all_of().begin(), q.all_of().end(),
+      [](const pb::PodMatcher& m) { return m.has_namespace_selector(); });
+  if (q.all_of().empty()) {
+    // No matcher: no pod counts.
+  } else if (any_ns_selector) {
+    for (const auto& [_, sig] : signatures_) candidates.push_back(sig.get());
+  } else {
+    for (const std::string& ns : q.all_of(0).namespaces()) {
+      auto it = by_namespace_.find(ns);
+      if (it == by_namespace_.end()) continue;
+      candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+    }
+  }
+  return candidates;
+}
+
+void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
+                                Prepared& out) const {
+  Prepared::Query& pq = out.queries.emplace_back();
+  pq.key = q.topology_key();
+  pb::QueryAnswer* answer = out.cluster.add_answers();
+  // Whether a node's pods count, worked out once per node.
+  absl::flat_hash_map<const NodeData*, bool> passes;
+  auto counted = [&](const NodeData& n) {
+    auto [it, fresh] = passes.try_emplace(&n, false);
+    if (fresh) it->second = CountsPodsOn(q, pod, n.node);
+    return it->second;
+  };
+  int64_t total = 0;
+  for (const Signature* sig : SignaturesFor(q)) {
+    if (!std::all_of(
+            q.all_of().begin(), q.all_of().end(),
+            [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
+      continue;
+    }
+    for (const auto& [node, c] : sig->nodes) {
+      const int64_t count = q.include_terminating() ? c.all : c.live;
+      if (count == 0) continue;
+      auto n = nodes_.find(node);
+      if (n == nodes_.end()) continue;  // no Node object: not in snapshot
+      if (pq.key.empty()) {
+        pq.counts[node] += count;
+      } else {
+        if (!counted(n->second)) continue;
+        pq.counts[*Label(n->second.node, pq.key)] += count;
+      }
+      total += count;
+    }
+  }
+  answer->set_total(total);
+  if (!q.want_domains() || pq.key.empty()) return;
+  absl::flat_hash_set<absl::string_view> domains;
+  int64_t min = std::numeric_limits<int64_t>::max();
+  for (const auto& [_, n] : nodes_) {
+    if (!counted(n)) continue;
+    const std::string& value = *Label(n.node, pq.key);
+    if (!domains.insert(value).second) continue;
+    auto it = pq.counts.find(value);
+    min = std::min<int64_t>(min, it == pq.counts.end() ? 0 : it->second);
+  }
+  answer->set_domains(static_cast<int32_t>(domains.size()));
+  answer->set_min_count(domains.empty() ? 0 : min);
+}
+
+void ClusterIndex::PrepareTerms(const pb::PlanResponse& plan,
+                                Prepared& out) const {
+  absl::flat_hash_set<int> kinds(plan.existing_terms().begin(),
+                                 plan.existing_terms().end());
+  if (kinds.empty()) return;
+  // In a stable order (by identity), so requests are reproducible.
+  std::vector<std::pair<const std::string*, const Term*>> terms;
+  for (const auto& [key, t] : terms_) {
+    if (kinds.contains(t->term.kind())) terms.emplace_back(&key, t.get());
+  }
+  std::sort(terms.begin(), terms.end(),
+            [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  for (const auto& [_, t] : terms) {
+    Prepared::TermDomains& d = out.terms.emplace_back();
+    d.index = out.cluster.existing_terms_size();
+    d.id = t->id;
+    d.key = t->term.term().topology_key();
+    int64_t total = 0;
+    for (const auto& [node, count] : t->nodes) {
+      auto n = nodes_.find(node);
+      if (n == nodes_.end()) continue;
+      const std::string* value = Label(n->second.node, d.key);
+      if (value == nullptr) continue;
+      d.by_domain[*value] += count;
+      total += count;
+    }
+    pb::ExistingTerm* e = out.cluster.add_existing_terms();
+    *e = t->term;
+    e->set_total(total);
+  }
 }
 
 void ClusterIndex::NodeParts(const Prepared& prepared, const std::string& node,

@@ -137,6 +137,13 @@ class ClusterIndex {
   };
 
   bool Matches(const pb::PodMatcher& m, const Signature& s) const;
+  // Prepare's parts: the signatures a pod query may match; a pod query's
+  // counts (by node or domain) and answer; the existing terms of the kinds
+  // the plan asks for, with their counts by domain.
+  std::vector<const Signature*> SignaturesFor(const pb::PodQuery& q) const;
+  void PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
+                    Prepared& out) const;
+  void PrepareTerms(const pb::PlanResponse& plan, Prepared& out) const;
 
   absl::flat_hash_map<std::string, NodeData> nodes_;
   // Nodes that have an image by that name.

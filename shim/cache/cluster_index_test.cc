@@ -5,6 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "shim/cache/cache.h"
+#include "shim/cache/testing/candidates.h"
 #include "shim/objects/objects.h"
 
 namespace kscore::cache {
@@ -373,7 +374,7 @@ TEST(CacheClusterTest, CandidatesCarryQueryCounts) {
   std::shared_ptr<const ClusterIndex::Prepared> p =
       c.Prepare(incoming.pod, plan);
   google::protobuf::RepeatedPtrField<pb::Node> out;
-  c.FillCandidates(incoming, {}, 0, 10, &out, true, p.get());
+  testing::FillCandidates(c, incoming, {}, 0, 10, &out, true, p.get());
   std::map<std::string, std::vector<int64_t>> got;
   for (const pb::Node& n : out) {
     got[n.name()] = {n.query_counts().begin(), n.query_counts().end()};

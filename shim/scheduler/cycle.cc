@@ -13,24 +13,6 @@
 namespace kscore::scheduler {
 namespace {
 
-// Codes of a call that got no answer from the scorer (gRPC's own failures).
-bool TransportFailure(absl::StatusCode c) {
-  switch (c) {
-    case absl::StatusCode::kUnavailable:
-    case absl::StatusCode::kDeadlineExceeded:
-    case absl::StatusCode::kCancelled:
-    case absl::StatusCode::kResourceExhausted:
-    case absl::StatusCode::kAborted:
-    case absl::StatusCode::kUnknown:
-    case absl::StatusCode::kUnimplemented:
-    case absl::StatusCode::kUnauthenticated:
-    case absl::StatusCode::kPermissionDenied:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // A plugin's Error status carried in an answer, in kube-scheduler's wording.
 Failure PreFilterError(const pb::Status& s) {
   return Failure::Error(absl::StrCat("running PreFilter plugin \"", s.plugin(),
@@ -40,6 +22,17 @@ Failure FilterError(const pb::Status& s) {
   return Failure::Error(
       absl::StrCat("running \"", s.plugin(),
                    "\" filter plugin: ", absl::StrJoin(s.reasons(), ", ")));
+}
+
+// The scorer's plan for a pod template (pb::Profile::plans).
+absl::StatusOr<pb::PlanResponse> AskPlan(const ProfileInfo& profile,
+                                         const pb::Pod& pod,
+                                         scorer_client::Scorer& scorer) {
+  pb::PlanRequest req;
+  req.set_profile(profile.scheduler_name);
+  *req.mutable_pod() = pod;
+  req.set_config_hash(profile.config_hash);
+  return scorer.Plan(req);
 }
 
 }  // namespace
@@ -70,6 +63,37 @@ std::string RequestHead(const objects::PodInfo& pod, const ProfileInfo& profile,
   return h.SerializeAsString();
 }
 
+std::string EvaluateOverrides(bool skip_normalize, bool filter_only) {
+  pb::EvaluateRequest o;
+  if (skip_normalize) o.set_skip_normalize(true);
+  if (filter_only) o.set_filter_only(true);
+  return o.SerializeAsString();
+}
+
+EvaluateRequests::EvaluateRequests(const CycleInput& in, const CyclePlan& plan)
+    : in_(in), plan_(plan), head_(RequestHead(*in.pod, *in.profile, plan)) {}
+
+size_t EvaluateRequests::Window(absl::string_view overrides, size_t first,
+                                size_t count, std::string* out,
+                                std::vector<std::string>* names) const {
+  *out = head_;
+  out->append(overrides.data(), overrides.size());
+  return in_.cache->AppendCandidates(
+      *in_.pod, in_.profile->label_count_keys, first, count, plan_.node_labels,
+      pb::EvaluateRequest::kNodesFieldNumber, out, names, plan_.prepared.get());
+}
+
+size_t EvaluateRequests::Named(absl::string_view overrides,
+                               const std::vector<std::string>& nodes,
+                               std::string* out,
+                               std::vector<std::string>* names) const {
+  *out = head_;
+  out->append(overrides.data(), overrides.size());
+  return in_.cache->AppendNamed(
+      *in_.pod, in_.profile->label_count_keys, nodes, plan_.node_labels,
+      pb::EvaluateRequest::kNodesFieldNumber, out, names, plan_.prepared.get());
+}
+
 absl::StatusOr<pb::PlanResponse> PlanCache::Get(const ProfileInfo& profile,
                                                 const pb::Pod& pod,
                                                 scorer_client::Scorer& scorer) {
@@ -78,11 +102,7 @@ absl::StatusOr<pb::PlanResponse> PlanCache::Get(const ProfileInfo& profile,
     absl::MutexLock lock(&mu_);
     if (auto it = plans_.find(key); it != plans_.end()) return it->second;
   }
-  pb::PlanRequest req;
-  req.set_profile(profile.scheduler_name);
-  *req.mutable_pod() = pod;
-  req.set_config_hash(profile.config_hash);
-  absl::StatusOr<pb::PlanResponse> plan = scorer.Plan(req);
+  absl::StatusOr<pb::PlanResponse> plan = AskPlan(profile, pod, scorer);
   if (!plan.ok()) return plan.status();
   absl::MutexLock lock(&mu_);
   if (plans_.size() >= capacity_) plans_.clear();  // templates churned
@@ -102,16 +122,9 @@ absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
   out.node_labels = in.profile->NeedsNodeLabels(out.pod);
   out.explain_top = in.explain_top;
   if (!in.profile->plans) return out;
-  absl::StatusOr<pb::PlanResponse> plan;
-  if (in.plans != nullptr) {
-    plan = in.plans->Get(*in.profile, out.pod, scorer);
-  } else {
-    pb::PlanRequest req;
-    req.set_profile(in.profile->scheduler_name);
-    *req.mutable_pod() = out.pod;
-    req.set_config_hash(in.profile->config_hash);
-    plan = scorer.Plan(req);
-  }
+  absl::StatusOr<pb::PlanResponse> plan =
+      in.plans != nullptr ? in.plans->Get(*in.profile, out.pod, scorer)
+                          : AskPlan(*in.profile, out.pod, scorer);
   if (!plan.ok()) return plan.status();
   out.plan = *std::move(plan);
   out.prepared = in.cache->Prepare(out.pod, out.plan);
@@ -141,13 +154,15 @@ Window PlanWindow(int32_t percentage, size_t all_nodes, size_t start) {
 }
 
 Failure ScorerFailure(const absl::Status& s) {
-  if (TransportFailure(s.code())) {
+  const scorer_client::CallOutcome outcome =
+      scorer_client::ClassifyCall(s.code());
+  if (scorer_client::TransportFailure(outcome)) {
     Failure f =
         Failure::Error(absl::StrCat("scorer unavailable: ", s.message()));
     // No answer at all (no connection, or it broke): the pod waits for the
     // scorer to answer again, not for its backoff (SchedulingQueue's
     // RequeueUnreachable). A timeout may be a slow scorer: it backs off.
-    f.unreachable = absl::IsUnavailable(s);
+    f.unreachable = outcome == scorer_client::CallOutcome::kUnreachable;
     return f;
   }
   Failure f = Failure::Error(std::string(s.message()));
@@ -157,7 +172,7 @@ Failure ScorerFailure(const absl::Status& s) {
 
 std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
                                        size_t base, size_t end, bool single,
-                                       Evaluation& ev) {
+                                       CandidateVerdicts& ev) {
   if (resp.status().code() == pb::CODE_ERROR) {
     return PreFilterError(resp.status());
   }
@@ -233,15 +248,11 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
 std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
                                        const CyclePlan& plan,
                                        scorer_client::Scorer& scorer,
-                                       Evaluation& ev) {
-  const objects::PodInfo& pod = *in.pod;
+                                       CandidateVerdicts& ev) {
   const size_t batch = std::max<size_t>(1, in.batch_size);
-  const std::string head = RequestHead(pod, *in.profile, plan);
-  pb::EvaluateRequest skip;
-  skip.set_skip_normalize(true);
-  if (plan.plan.score_needs_all_feasible()) skip.set_filter_only(true);
-  const std::string skip_normalize = skip.SerializeAsString();
-  const cache::ClusterIndex::Prepared* prepared = plan.prepared.get();
+  const EvaluateRequests build(in, plan);
+  const std::string skip_normalize =
+      EvaluateOverrides(true, plan.plan.score_needs_all_feasible());
   while (ev.processed < w.all_nodes && ev.feasible.size() < w.to_find) {
     // As many nodes as feasible ones are still to find (kube-scheduler's
     // window), in batches of at most `batch`.
@@ -255,14 +266,11 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
     std::vector<std::string> requests;
     std::vector<size_t> bases;  // index in ev.names of each request's first
     for (size_t off = 0; off < want; off += batch) {
-      std::string& req = requests.emplace_back(head);
-      if (!single) req.append(skip_normalize);
       ++ev.calls;
       bases.push_back(ev.names.size());
-      in.cache->AppendCandidates(
-          pod, in.profile->label_count_keys, w.first + ev.processed + off,
-          std::min(batch, want - off), plan.node_labels,
-          pb::EvaluateRequest::kNodesFieldNumber, &req, &ev.names, prepared);
+      build.Window(single ? "" : skip_normalize, w.first + ev.processed + off,
+                   std::min(batch, want - off), &requests.emplace_back(),
+                   &ev.names);
     }
     ev.processed += want;
     google::protobuf::Arena arena;
@@ -283,17 +291,14 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
 std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
                                              const CyclePlan& plan,
                                              scorer_client::Scorer& scorer,
-                                             Evaluation& ev) {
+                                             CandidateVerdicts& ev) {
   if (!ev.filtered_only || ev.feasible.empty()) return std::nullopt;
   std::vector<std::string> feasible;
   feasible.reserve(ev.feasible.size());
   for (size_t i : ev.feasible) feasible.push_back(ev.names[i]);
-  std::string req = RequestHead(*in.pod, *in.profile, plan);
+  std::string req;
   std::vector<std::string> names;
-  in.cache->AppendNamed(*in.pod, in.profile->label_count_keys, feasible,
-                        plan.node_labels,
-                        pb::EvaluateRequest::kNodesFieldNumber, &req, &names,
-                        plan.prepared.get());
+  EvaluateRequests(in, plan).Named("", feasible, &req, &names);
   ++ev.calls;
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
@@ -317,7 +322,7 @@ std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
 
 std::optional<Failure> Normalize(const CycleInput& in, const CyclePlan& plan,
                                  scorer_client::Scorer& scorer,
-                                 Evaluation& ev) {
+                                 CandidateVerdicts& ev) {
   if (ev.totals.size() == ev.feasible.size()) return std::nullopt;
   if (ev.plugins.empty()) {  // no score plugin ran: every node totals 0
     ev.totals.assign(ev.feasible.size(), 0);
@@ -374,7 +379,7 @@ size_t SelectHost(absl::Span<const int64_t> totals, std::mt19937_64& rng) {
   return best;
 }
 
-std::string ExplainChoice(const Evaluation& ev) {
+std::string ExplainChoice(const CandidateVerdicts& ev) {
   std::vector<size_t> order(ev.feasible.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   const auto top =
@@ -401,15 +406,10 @@ std::string ExplainChoice(const Evaluation& ev) {
 bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
                            const std::string& node,
                            scorer_client::Scorer& scorer) {
-  std::string req = RequestHead(*in.pod, *in.profile, plan);
-  pb::EvaluateRequest filter_only;
-  filter_only.set_filter_only(true);
-  req.append(filter_only.SerializeAsString());
+  std::string req;
   std::vector<std::string> names;
-  if (in.cache->AppendNamed(*in.pod, in.profile->label_count_keys, {node},
-                            plan.node_labels,
-                            pb::EvaluateRequest::kNodesFieldNumber, &req,
-                            &names, plan.prepared.get()) == 0) {
+  if (EvaluateRequests(in, plan).Named(EvaluateOverrides(false, true), {node},
+                                       &req, &names) == 0) {
     return false;  // gone from the snapshot
   }
   google::protobuf::Arena arena;
@@ -426,9 +426,11 @@ bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
 
 namespace {
 
-// RunCycle's work; `ev` holds the evaluation once the cycle gets that far.
-CycleResult RunCycleWith(const CycleInput& in, scorer_client::Scorer& scorer,
-                         std::optional<Evaluation>& evaluation) {
+// Upstream's schedulingCycle up to the assume: schedulePod, and PostFilter
+// for a pod no node took. `verdicts` holds what the scorer said of the
+// candidates once the cycle gets that far.
+CycleResult SchedulingCycle(const CycleInput& in, scorer_client::Scorer& scorer,
+                            std::optional<CandidateVerdicts>& verdicts) {
   const objects::PodInfo& pod = *in.pod;
   // A quantity the shim could not read (malformed, negative) leaves the pod
   // pending with a message its owner can act on: placing it by the other
@@ -452,7 +454,7 @@ CycleResult RunCycleWith(const CycleInput& in, scorer_client::Scorer& scorer,
       EvaluateNominatedNode(in, *plan, nominated, scorer)) {
     return {.node = std::move(nominated)};
   }
-  Evaluation& ev = evaluation.emplace(w.all_nodes);
+  CandidateVerdicts& ev = verdicts.emplace(w.all_nodes);
   ev.keep_rejections = in.explain_top != 0 && in.explain_rejections;
   CycleResult result;
   std::optional<Failure> f = EvaluateBatches(in, w, *plan, scorer, ev);
@@ -487,17 +489,82 @@ CycleResult RunCycleWith(const CycleInput& in, scorer_client::Scorer& scorer,
   return result;
 }
 
+// The feasible node `f`'s raw scores (ev.raw is node after node).
+std::vector<int64_t> RawOf(const CandidateVerdicts& ev, size_t f) {
+  const size_t k_plugins = ev.plugins.size();
+  if (ev.raw.size() < (f + 1) * k_plugins) return {};
+  return std::vector<int64_t>(
+      ev.raw.begin() + static_cast<std::ptrdiff_t>(f * k_plugins),
+      ev.raw.begin() + static_cast<std::ptrdiff_t>((f + 1) * k_plugins));
+}
+
+// The best nodes: the scorer's breakdown, or from a scorer that does not
+// explain, the `explain_top` best totals with their raw scores.
+std::vector<Explanation::NodeScore> TopNodes(const CandidateVerdicts& ev,
+                                             int32_t explain_top) {
+  std::vector<Explanation::NodeScore> top;
+  if (!ev.explained.empty()) {
+    for (const CandidateVerdicts::Explained& x : ev.explained) {
+      top.push_back({ev.names[x.node], x.total, x.raw, x.normalized});
+    }
+    return top;
+  }
+  if (ev.totals.size() != ev.feasible.size()) return top;
+  std::vector<size_t> order(ev.feasible.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const size_t k =
+      explain_top < 0
+          ? order.size()
+          : std::min<size_t>(order.size(), static_cast<size_t>(explain_top));
+  std::partial_sort(
+      order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k),
+      order.end(), [&](size_t a, size_t b) {
+        return ev.totals[a] != ev.totals[b] ? ev.totals[a] > ev.totals[b]
+                                            : a < b;
+      });
+  for (size_t j = 0; j < k; ++j) {
+    const size_t f = order[j];
+    top.push_back({ev.names[ev.feasible[f]], ev.totals[f], RawOf(ev, f), {}});
+  }
+  return top;
+}
+
+// The chosen node first in `top`: it may tie with better-ranked ones, or
+// (more ties than the top shows) be missing, its breakdown then unknown.
+void ChosenFirst(const CandidateVerdicts& ev, const std::string& node,
+                 std::vector<Explanation::NodeScore>& top) {
+  auto it = std::find_if(
+      top.begin(), top.end(),
+      [&](const Explanation::NodeScore& n) { return n.node == node; });
+  if (it != top.end()) {
+    std::rotate(top.begin(), it, it + 1);
+    return;
+  }
+  for (size_t f = 0; f < ev.feasible.size(); ++f) {
+    if (ev.names[ev.feasible[f]] != node) continue;
+    top.insert(
+        top.begin(),
+        {node, f < ev.totals.size() ? ev.totals[f] : 0, RawOf(ev, f), {}});
+    return;
+  }
+}
+
 }  // namespace
 
-std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
-                                     const CycleResult& result) {
+std::shared_ptr<Explanation> PodExplanation(const objects::PodInfo& pod) {
   auto e = std::make_shared<Explanation>();
-  const objects::PodInfo& pod = *in.pod;
   e->namespace_ = pod.namespace_;
   e->name = pod.name;
   e->uid = pod.uid;
   e->profile = pod.scheduler_name;
   e->time = absl::Now();
+  return e;
+}
+
+std::shared_ptr<Explanation> Explain(const CycleInput& in,
+                                     const CandidateVerdicts* ev,
+                                     const CycleResult& result) {
+  std::shared_ptr<Explanation> e = PodExplanation(*in.pod);
   e->all_nodes = ev != nullptr ? ev->all_nodes : in.cache->NodeCount();
   e->node = result.node;
   if (result.failure.has_value()) {
@@ -527,39 +594,7 @@ std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
   e->weights = ev->weights;
   e->replicas = ev->replicas;
   e->rejections = ev->rejections;
-  const size_t k_plugins = ev->plugins.size();
-  // The feasible node `f`'s raw scores (ev->raw is node after node).
-  auto raw_of = [&](size_t f) {
-    if (ev->raw.size() < (f + 1) * k_plugins) return std::vector<int64_t>();
-    return std::vector<int64_t>(
-        ev->raw.begin() + static_cast<std::ptrdiff_t>(f * k_plugins),
-        ev->raw.begin() + static_cast<std::ptrdiff_t>((f + 1) * k_plugins));
-  };
-  if (!ev->explained.empty()) {
-    for (const Evaluation::Explained& x : ev->explained) {
-      e->top.push_back({ev->names[x.node], x.total, x.raw, x.normalized});
-    }
-  } else if (ev->totals.size() == ev->feasible.size()) {
-    // A scorer that does not explain: totals and raw scores only.
-    std::vector<size_t> order(ev->feasible.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const size_t k =
-        in.explain_top < 0
-            ? order.size()
-            : std::min<size_t>(order.size(),
-                               static_cast<size_t>(in.explain_top));
-    std::partial_sort(
-        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k),
-        order.end(), [&](size_t a, size_t b) {
-          return ev->totals[a] != ev->totals[b] ? ev->totals[a] > ev->totals[b]
-                                                : a < b;
-        });
-    for (size_t j = 0; j < k; ++j) {
-      const size_t f = order[j];
-      e->top.push_back(
-          {ev->names[ev->feasible[f]], ev->totals[f], raw_of(f), {}});
-    }
-  }
+  e->top = TopNodes(*ev, in.explain_top);
   if (!ev->totals.empty()) {
     const int64_t best =
         *std::max_element(ev->totals.begin(), ev->totals.end());
@@ -567,32 +602,13 @@ std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
         std::count(ev->totals.begin(), ev->totals.end(), best));
     if (tied > 1) e->tied_best = tied;
   }
-  // The chosen node first: it may tie with better-ranked ones, or (more
-  // ties than the top shows) be missing, its breakdown then unknown.
-  if (!result.node.empty()) {
-    auto it = std::find_if(
-        e->top.begin(), e->top.end(),
-        [&](const Explanation::NodeScore& n) { return n.node == result.node; });
-    if (it != e->top.end()) {
-      std::rotate(e->top.begin(), it, it + 1);
-    } else {
-      for (size_t f = 0; f < ev->feasible.size(); ++f) {
-        if (ev->names[ev->feasible[f]] != result.node) continue;
-        e->top.insert(e->top.begin(),
-                      {result.node,
-                       f < ev->totals.size() ? ev->totals[f] : 0,
-                       raw_of(f),
-                       {}});
-        break;
-      }
-    }
-  }
+  if (!result.node.empty()) ChosenFirst(*ev, result.node, e->top);
   return e;
 }
 
 CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
-  std::optional<Evaluation> ev;
-  CycleResult result = RunCycleWith(in, scorer, ev);
+  std::optional<CandidateVerdicts> ev;
+  CycleResult result = SchedulingCycle(in, scorer, ev);
   if (in.explain_top != 0) {
     result.explanation = Explain(in, ev.has_value() ? &*ev : nullptr, result);
   }

@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "google/protobuf/map.h"
@@ -151,6 +152,30 @@ struct CyclePlan {
 std::string RequestHead(const objects::PodInfo& pod, const ProfileInfo& profile,
                         const CyclePlan& plan);
 
+// The fields an Evaluate request sets over its head (protobuf merging).
+std::string EvaluateOverrides(bool skip_normalize, bool filter_only);
+
+// A cycle's Evaluate requests, each the head (RequestHead, encoded once),
+// then `overrides` (EvaluateOverrides, or "" for none), then the candidate
+// nodes (Cache::AppendCandidates / AppendNamed) into `out`, whose names go
+// to `names`. Each returns the number of nodes appended.
+class EvaluateRequests {
+ public:
+  EvaluateRequests(const CycleInput& in, const CyclePlan& plan);
+  // The candidates [first, first + count) of the node list (wrapping).
+  size_t Window(absl::string_view overrides, size_t first, size_t count,
+                std::string* out, std::vector<std::string>* names) const;
+  // The named nodes still present, in that order.
+  size_t Named(absl::string_view overrides,
+               const std::vector<std::string>& nodes, std::string* out,
+               std::vector<std::string>* names) const;
+
+ private:
+  const CycleInput& in_;
+  const CyclePlan& plan_;
+  const std::string head_;
+};
+
 // Builds the pod message, asks for (or reuses) the plan and answers it.
 absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
                                        scorer_client::Scorer& scorer);
@@ -168,8 +193,8 @@ size_t NumFeasibleNodesToFind(int32_t percentage, size_t all_nodes);
 Window PlanWindow(int32_t percentage, size_t all_nodes, size_t start);
 
 // Seam 2, what the scorer said of the candidates, every batch together.
-struct Evaluation {
-  explicit Evaluation(size_t all_nodes)
+struct CandidateVerdicts {
+  explicit CandidateVerdicts(size_t all_nodes)
       : all_nodes(all_nodes), fit_error(static_cast<int>(all_nodes)) {}
 
   size_t all_nodes;  // in the snapshot
@@ -220,32 +245,37 @@ struct Evaluation {
 std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
                                        const CyclePlan& plan,
                                        scorer_client::Scorer& scorer,
-                                       Evaluation& ev);
+                                       CandidateVerdicts& ev);
 std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
                                              const CyclePlan& plan,
                                              scorer_client::Scorer& scorer,
-                                             Evaluation& ev);
+                                             CandidateVerdicts& ev);
 
 // Reads one Evaluate answer for the candidates [base, end) of ev.names;
 // `single` when it is the cycle's only call (its totals are the cycle's).
 std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
                                        size_t base, size_t end, bool single,
-                                       Evaluation& ev);
+                                       CandidateVerdicts& ev);
 
 // Seam 3: totals for every feasible node. A cycle of several calls has its
 // raw scores normalised together in one NormalizeScore call; without a
 // score plugin every node totals 0.
 std::optional<Failure> Normalize(const CycleInput& in, const CyclePlan& plan,
-                                 scorer_client::Scorer& scorer, Evaluation& ev);
+                                 scorer_client::Scorer& scorer,
+                                 CandidateVerdicts& ev);
 
 // Seam 4: the index (into totals) of the highest total, ties broken
 // uniformly at random.
 size_t SelectHost(absl::Span<const int64_t> totals, std::mt19937_64& rng);
 // The -v=4 "why": the top three nodes with their totals and raw scores.
-std::string ExplainChoice(const Evaluation& ev);
+std::string ExplainChoice(const CandidateVerdicts& ev);
+// An Explanation of `pod`: its identity, profile and the time, the rest to
+// fill.
+std::shared_ptr<Explanation> PodExplanation(const objects::PodInfo& pod);
 // The Explanation of a cycle (CycleInput::explain_top) from its outcome and,
-// when it got that far, its Evaluation.
-std::shared_ptr<Explanation> Explain(const CycleInput& in, const Evaluation* ev,
+// when it got that far, its CandidateVerdicts.
+std::shared_ptr<Explanation> Explain(const CycleInput& in,
+                                     const CandidateVerdicts* ev,
                                      const CycleResult& result);
 
 // A scorer call that failed: the transport's failure is "scorer

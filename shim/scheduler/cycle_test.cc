@@ -7,13 +7,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "shim/scheduler/fake_scorer.h"
+#include "shim/scheduler/testing/fake_scorer.h"
 
 namespace kscore::scheduler {
 namespace {
 
-using fakes::FakeScorer;
-using fakes::NodeName;
+using testing::FakeScorer;
+using testing::NodeName;
 
 using ::testing::ElementsAre;
 
@@ -389,7 +389,7 @@ TEST(SelectHostTest, HighestTotalTiesUniformlyAtRandom) {
 }
 
 TEST(ExplainChoiceTest, TopThreeWithRawScores) {
-  Evaluation ev(4);
+  CandidateVerdicts ev(4);
   ev.names = {"a", "b", "c", "d"};
   ev.feasible = {0, 1, 3};
   ev.plugins = {"P", "Q"};

@@ -25,7 +25,7 @@ bool NotEligible(const pb::PreemptResponse& resp) {
 
 }  // namespace
 
-std::vector<std::string> PotentialNodes(const Evaluation& ev,
+std::vector<std::string> PotentialNodes(const CandidateVerdicts& ev,
                                         const cache::Cache& cache) {
   if (ev.pre_filter_code == pb::CODE_UNSCHEDULABLE) return cache.NodeNames();
   if (ev.pre_filter_code != pb::CODE_SUCCESS) return {};
@@ -37,7 +37,7 @@ std::vector<std::string> PotentialNodes(const Evaluation& ev,
 
 pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
                                        const CyclePlan& plan,
-                                       const Evaluation& ev) {
+                                       const CandidateVerdicts& ev) {
   const objects::PodInfo& pod = *in.pod;
   pb::PreemptRequest req;
   req.set_profile(pod.scheduler_name);
@@ -135,7 +135,7 @@ absl::StatusOr<PostFilterOutcome> ReadPreemptResponse(
 }
 
 void PostFilter(const CycleInput& in, const CyclePlan& plan,
-                const Evaluation& ev, scorer_client::Scorer& scorer,
+                const CandidateVerdicts& ev, scorer_client::Scorer& scorer,
                 CycleResult& result) {
   const pb::PreemptRequest req = BuildPreemptRequest(in, plan, ev);
   absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);

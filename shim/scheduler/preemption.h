@@ -17,7 +17,7 @@ namespace kscore::scheduler {
 // The nodes Filter found Unschedulable (not UnschedulableAndUnresolvable):
 // every node when PreFilter rejected the pod as Unschedulable, none when it
 // rejected it as unresolvable. In the order the cycle looked at them.
-std::vector<std::string> PotentialNodes(const Evaluation& ev,
+std::vector<std::string> PotentialNodes(const CandidateVerdicts& ev,
                                         const cache::Cache& cache);
 
 // The Preempt request for the pod of `in`: the potential nodes from a
@@ -27,7 +27,7 @@ std::vector<std::string> PotentialNodes(const Evaluation& ev,
 // victims' namespaces' PodDisruptionBudgets.
 pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
                                        const CyclePlan& plan,
-                                       const Evaluation& ev);
+                                       const CandidateVerdicts& ev);
 
 // What an answer means for the pod, checked against the request it answers
 // (indices in range): on SUCCESS a Preemption and kSet; otherwise kClear
@@ -48,7 +48,7 @@ absl::StatusOr<PostFilterOutcome> ReadPreemptResponse(
 // FitError.Error() appends it. A scorer without Preempt (UNIMPLEMENTED,
 // logged once) means no preemption; another failure keeps the nomination.
 void PostFilter(const CycleInput& in, const CyclePlan& plan,
-                const Evaluation& ev, scorer_client::Scorer& scorer,
+                const CandidateVerdicts& ev, scorer_client::Scorer& scorer,
                 CycleResult& result);
 
 }  // namespace kscore::scheduler

@@ -10,8 +10,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "shim/scheduler/fake_scorer.h"
 #include "shim/scheduler/scheduler.h"
+#include "shim/scheduler/testing/fake_scorer.h"
 
 namespace kscore::scheduler {
 namespace {
@@ -364,7 +364,7 @@ class SchedulerPreemptionTest : public ::testing::Test {
 
   bool post_filter_ = true;
   RecordingClient client_;
-  fakes::FakeScorer scorer_;
+  testing::FakeScorer scorer_;
   cache::Cache cache_;
   queue::SchedulingQueue queue_;
   Writer writer_;

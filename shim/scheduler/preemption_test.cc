@@ -6,14 +6,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "shim/scheduler/fake_scorer.h"
+#include "shim/scheduler/testing/fake_scorer.h"
 
 namespace kscore::scheduler {
 namespace {
 
-using fakes::FakeScorer;
-using fakes::NodeName;
 using ::testing::ElementsAre;
+using testing::FakeScorer;
+using testing::NodeName;
 using ::testing::UnorderedElementsAre;
 
 constexpr char kFull[] = "Insufficient cpu";

@@ -79,12 +79,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
       profiles_->Lookup(pod.scheduler_name);
   if (!profile.ok()) {
     if (decisions_.capacity() > 0) {
-      auto e = std::make_shared<Explanation>();
-      e->namespace_ = pod.namespace_;
-      e->name = pod.name;
-      e->uid = pod.uid;
-      e->profile = pod.scheduler_name;
-      e->time = absl::Now();
+      std::shared_ptr<Explanation> e = PodExplanation(pod);
       e->message = std::string(profile.status().message());
       e->error = true;
       Record(std::move(e), qp);
@@ -98,17 +93,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
     return;
   }
   CycleResult r = RunCycle(
-      {.pod = &pod,
-       .profile = profile->get(),
-       .cache = cache_,
-       .batch_size = static_cast<size_t>(std::max(1, options_.batch_size)),
-       .start = next_start_.load(),
-       .rng = &rng,
-       .plans = &plans_,
-       .max_victim_pods = static_cast<size_t>(
-           std::max(0, options_.preemption_max_victim_pods)),
-       .explain_top = ExplainTop(),
-       .explain_rejections = options_.record_scores},
+      CycleFor(pod, **profile, rng, ExplainTop(), options_.record_scores),
       *scorer_);
   if (r.next_start.has_value()) next_start_.store(*r.next_start);
   std::shared_ptr<const Explanation> record;
@@ -144,6 +129,22 @@ int32_t Scheduler::ExplainTop() const {
   return std::max(1, options_.explain_top);
 }
 
+CycleInput Scheduler::CycleFor(const objects::PodInfo& pod,
+                               const ProfileInfo& profile, std::mt19937_64& rng,
+                               int32_t explain_top, bool explain_rejections) {
+  return {.pod = &pod,
+          .profile = &profile,
+          .cache = cache_,
+          .batch_size = static_cast<size_t>(std::max(1, options_.batch_size)),
+          .start = next_start_.load(),
+          .rng = &rng,
+          .plans = &plans_,
+          .max_victim_pods = static_cast<size_t>(
+              std::max(0, options_.preemption_max_victim_pods)),
+          .explain_top = explain_top,
+          .explain_rejections = explain_rejections};
+}
+
 std::shared_ptr<const Explanation> Scheduler::Record(
     std::shared_ptr<Explanation> e,
     const queue::SchedulingQueue::QueuedPod& qp) {
@@ -171,18 +172,10 @@ absl::StatusOr<std::shared_ptr<const Explanation>> Scheduler::WhatIf(
       profiles_->Lookup(pod.scheduler_name);
   if (!profile.ok()) return profile.status();
   std::mt19937_64 rng(std::random_device{}());
-  CycleResult r = RunCycle(
-      {.pod = &pod,
-       .profile = profile->get(),
-       .cache = cache_,
-       .batch_size = static_cast<size_t>(std::max(1, options_.batch_size)),
-       .start = next_start_.load(),
-       .rng = &rng,
-       .plans = &plans_,
-       .max_victim_pods = static_cast<size_t>(
-           std::max(0, options_.preemption_max_victim_pods)),
-       .explain_top = std::max(1, options_.explain_top)},
-      *scorer_);
+  CycleResult r =
+      RunCycle(CycleFor(pod, **profile, rng, std::max(1, options_.explain_top),
+                        /*explain_rejections=*/false),
+               *scorer_);
   if (r.failure.has_value() && r.failure->stale_profiles) {
     profiles_->Invalidate(r.failure->message);
   }

@@ -114,6 +114,11 @@ class Scheduler {
       const queue::SchedulingQueue::QueuedPod& qp);
   // The breakdown each cycle asks the scorer for (CycleInput::explain_top).
   int32_t ExplainTop() const;
+  // A cycle of `pod` under `profile` as the options configure it, from the
+  // round-robin position, with that breakdown.
+  CycleInput CycleFor(const objects::PodInfo& pod, const ProfileInfo& profile,
+                      std::mt19937_64& rng, int32_t explain_top,
+                      bool explain_rejections);
   // The binding's outcome (on the client's I/O thread), then the next one.
   void Bound(const std::shared_ptr<PendingBind>& b,
              const absl::StatusOr<kube::Response>& r);

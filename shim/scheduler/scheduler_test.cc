@@ -13,8 +13,8 @@
 #include "gtest/gtest.h"
 #include "model/cluster_event.h"
 #include "nlohmann/json.hpp"
-#include "shim/scheduler/fake_scorer.h"
 #include "shim/scheduler/hints.h"
+#include "shim/scheduler/testing/fake_scorer.h"
 #include "shim/scorer_client/scorer_client.h"
 #include "tests/support/in_process_scorer.h"
 
@@ -194,43 +194,43 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
 TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
   struct {
     std::string name;
-    std::function<void(fakes::FakeScorer&)> setup;
+    std::function<void(testing::FakeScorer&)> setup;
     std::string want_patch;  // in the condition's patch
     size_t want_unschedulable;
     std::string invalid = "";  // PodInfo::invalid
   } cases[] = {
       {"plugin error",
-       [](fakes::FakeScorer& s) {
+       [](testing::FakeScorer& s) {
          s.evaluate_status =
              absl::InvalidArgumentError("scorer: plugin \"Boom\": on fire");
        },
        R"("message":"scorer: plugin \"Boom\": on fire","reason":"SchedulerError")",
        0},
       {"scorer down",
-       [](fakes::FakeScorer& s) {
+       [](testing::FakeScorer& s) {
          s.evaluate_status = absl::UnavailableError("scorer: down");
        },
        R"("message":"scorer unavailable: scorer: down","reason":"SchedulerError")",
        0},
       {"no node fits",
-       [](fakes::FakeScorer& s) {
-         s.rejected[fakes::NodeName(0)] = "node(s) were unschedulable";
+       [](testing::FakeScorer& s) {
+         s.rejected[testing::NodeName(0)] = "node(s) were unschedulable";
        },
        R"("message":"0/1 nodes are available: 1 node(s) were unschedulable.","reason":"Unschedulable")",
        1},
       // A quantity the shim could not read: the pod stays pending, told why.
-      {"invalid pod", [](fakes::FakeScorer&) {},
+      {"invalid pod", [](testing::FakeScorer&) {},
        R"("message":"invalid pod: spec.containers[0].resources.requests.cpu: must not be negative, got \"-1\"","reason":"Unschedulable")",
        1,
        R"(spec.containers[0].resources.requests.cpu: must not be negative, got "-1")"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    fakes::FakeScorer scorer;
+    testing::FakeScorer scorer;
     c.setup(scorer);
     cache::Cache cache;
     pb::Node node;
-    node.set_name(fakes::NodeName(0));
+    node.set_name(testing::NodeName(0));
     cache.UpsertNode(node);
     queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                   absl::Minutes(5), [] { return absl::Now(); },
@@ -272,10 +272,10 @@ TEST(SchedulerFailTest, KindGivesReasonAndQueue) {
 // binding, Success or Error (a conflict too, as DefaultBinder's), labelled
 // with the pod's profile, in upstream's buckets.
 TEST(SchedulerBindTest, BindingsAreTimedAsTheBindExtensionPoint) {
-  fakes::FakeScorer scorer;
+  testing::FakeScorer scorer;
   cache::Cache cache;
   pb::Node node;
-  node.set_name(fakes::NodeName(0));
+  node.set_name(testing::NodeName(0));
   cache.UpsertNode(node);
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                 absl::Minutes(5), [] { return absl::Now(); },
@@ -385,14 +385,14 @@ TEST(WriterTest, FeedbackTwoInFlightTheRestInOrder) {
 // in the queue with what they register: only those events move it.
 TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
   namespace action = model::action;
-  fakes::FakeScorer scorer;
-  scorer.rejected[fakes::NodeName(0)] = "node(s) were unschedulable";
+  testing::FakeScorer scorer;
+  scorer.rejected[testing::NodeName(0)] = "node(s) were unschedulable";
   scorer.tamper = [](pb::EvaluateResponse& r) {
     r.add_unschedulable_plugins("NodeUnschedulable");
   };
   cache::Cache cache;
   pb::Node node;
-  node.set_name(fakes::NodeName(0));
+  node.set_name(testing::NodeName(0));
   cache.UpsertNode(node);
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                 absl::Minutes(5), [] { return absl::Now(); },
@@ -438,7 +438,7 @@ TEST(SchedulerFailTest, RejectorsAndTheirEventsReachTheQueue) {
 // plugins; the answers go back to the right pods; a failed call moves all.
 TEST(HintAskerTest, OneQueryPerTemplateAndFailuresMoveEveryPod) {
   namespace action = model::action;
-  fakes::FakeScorer scorer;
+  testing::FakeScorer scorer;
   queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
                                 absl::Minutes(5), [] { return absl::Now(); },
                                 nullptr, nullptr});

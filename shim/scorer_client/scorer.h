@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "google/protobuf/arena.h"
@@ -12,6 +13,27 @@
 namespace kscore::scorer_client {
 
 namespace pb = ::kscore::scorer::v1;
+
+// What the status of a scorer call says of the scorer, decided here once
+// for the client (retries, reachability) and the cycle (failure messages).
+enum class CallOutcome {
+  kAnswered,     // OK
+  kUnreachable,  // UNAVAILABLE: no connection, or it broke
+  kNoAnswer,     // DEADLINE_EXCEEDED, CANCELLED: perhaps a slow scorer
+  kOverloaded,   // RESOURCE_EXHAUSTED
+  // ABORTED, UNKNOWN, UNIMPLEMENTED, UNAUTHENTICATED, PERMISSION_DENIED:
+  // gRPC's own failures, not the scorer's words.
+  kTransport,
+  // Any other code: the scorer's own answer (INVALID_ARGUMENT,
+  // FAILED_PRECONDITION, INTERNAL, ...: e.g. a plugin returned Error).
+  kRefused,
+};
+CallOutcome ClassifyCall(absl::StatusCode code);
+// Another replica may answer: unreachable, no answer, overloaded.
+bool Retryable(CallOutcome outcome);
+// The call got no answer from the scorer itself: neither an answer nor a
+// refusal.
+bool TransportFailure(CallOutcome outcome);
 
 // The scorer as the scheduling cycle sees it (Envoy ext_authz's Client): the
 // gRPC ScorerClient in production, a fake answering from a table in tests.

@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <type_traits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -12,11 +13,36 @@
 namespace kscore::scorer_client {
 namespace {
 
-bool Retryable(grpc::StatusCode c) {
-  return c == grpc::StatusCode::UNAVAILABLE ||
-         c == grpc::StatusCode::DEADLINE_EXCEEDED ||
-         c == grpc::StatusCode::CANCELLED ||
-         c == grpc::StatusCode::RESOURCE_EXHAUSTED;
+CallOutcome Outcome(const grpc::Status& status) {
+  // grpc::StatusCode and absl::StatusCode share their canonical values.
+  return ClassifyCall(static_cast<absl::StatusCode>(status.error_code()));
+}
+
+// One Evaluate call of a round, its request already encoded. The calling
+// thread drives its own completion queue: it sends the batches and then
+// polls the connection for their answers itself. The callback API would
+// hand every answer from gRPC's poller threads to this one, two thread
+// switches per call that cost more CPU than the call's own work on a busy
+// machine.
+struct RawCall {
+  std::unique_ptr<grpc::ClientContext> ctx;
+  grpc::ByteBuffer request;
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  std::unique_ptr<grpc::ClientAsyncResponseReader<grpc::ByteBuffer>> rpc;
+};
+
+// Waits for `calls` answers on `cq`, then shuts it down and drains it.
+void AwaitAll(grpc::CompletionQueue& cq, size_t calls) {
+  void* tag = nullptr;
+  bool ok = false;
+  for (size_t left = calls; left > 0; --left) {
+    // Every call ends (its deadline at the latest), so Next returns.
+    if (!cq.Next(&tag, &ok)) break;
+  }
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
 }
 
 }  // namespace
@@ -86,12 +112,10 @@ void ScorerClient::WhenReachable(std::function<void()> reachable) {
   watcher_ = std::thread([this] { WatchChannels(); });
 }
 
-void ScorerClient::Reached(const grpc::Status& status) {
-  const grpc::StatusCode code = status.error_code();
-  if (code == grpc::StatusCode::UNAVAILABLE) {
+void ScorerClient::RecordReachability(CallOutcome outcome) {
+  if (outcome == CallOutcome::kUnreachable) {
     unreachable_.store(true);
-  } else if (code == grpc::StatusCode::DEADLINE_EXCEEDED ||
-             code == grpc::StatusCode::CANCELLED) {
+  } else if (outcome == CallOutcome::kNoAnswer) {
     // No answer either way: a slow scorer is not an unreachable one.
   } else if (unreachable_.load(std::memory_order_relaxed) &&
              unreachable_.exchange(false) && reachable_) {
@@ -151,22 +175,53 @@ std::unique_ptr<grpc::ClientContext> ScorerClient::Context() const {
   return ctx;
 }
 
-absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
+template <typename Request, typename Response>
+absl::StatusOr<Response> ScorerClient::Unary(
+    grpc::Status (pb::Scorer::Stub::*rpc)(grpc::ClientContext*, const Request&,
+                                          Response*),
+    const Request& request) {
   grpc::Status st;
   for (int attempt = 0; attempt < options_.attempts; ++attempt) {
-    pb::ListProfilesResponse resp;
-    st = stubs_[NextReplica()]->ListProfiles(Context().get(),
-                                             pb::ListProfilesRequest(), &resp);
+    Response resp;
     stats_.calls++;
+    if constexpr (std::is_same_v<Request, pb::QueueingHintRequest>) {
+      stats_.hint_calls++;
+    }
+    stats_.request_bytes += request.ByteSizeLong();
+    st = (stubs_[NextReplica()].get()->*rpc)(Context().get(), request, &resp);
     if (st.ok()) {
-      Reached(st);
+      RecordReachability(CallOutcome::kAnswered);
       return resp;
     }
     stats_.failures++;
-    if (!Retryable(st.error_code())) break;
+    if (!Retryable(Outcome(st))) break;
   }
-  Reached(st);
+  RecordReachability(Outcome(st));
   return common::ToAbslStatus(st, "scorer: ");
+}
+
+absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
+  return Unary(&pb::Scorer::Stub::ListProfiles, pb::ListProfilesRequest());
+}
+
+absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
+    const pb::NormalizeScoreRequest& request) {
+  return Unary(&pb::Scorer::Stub::NormalizeScore, request);
+}
+
+absl::StatusOr<pb::PlanResponse> ScorerClient::Plan(
+    const pb::PlanRequest& request) {
+  return Unary(&pb::Scorer::Stub::Plan, request);
+}
+
+absl::StatusOr<pb::QueueingHintResponse> ScorerClient::QueueingHint(
+    const pb::QueueingHintRequest& request) {
+  return Unary(&pb::Scorer::Stub::QueueingHint, request);
+}
+
+absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
+    const pb::PreemptRequest& request) {
+  return Unary(&pb::Scorer::Stub::Preempt, request);
 }
 
 std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
@@ -179,160 +234,67 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
   bool answered = false;
   for (int attempt = 0; attempt < options_.attempts && !pending.empty();
        ++attempt) {
-    // The calling thread drives its own completion queue: it sends the
-    // batches and then polls the connection for their answers itself. The
-    // callback API would hand every answer from gRPC's poller threads to
-    // this one, two thread switches per call that cost more CPU than the
-    // call's own work on a busy machine.
-    struct Call {
-      std::unique_ptr<grpc::ClientContext> ctx;
-      grpc::ByteBuffer request;
-      grpc::ByteBuffer response;
-      grpc::Status status;
-      std::unique_ptr<grpc::ClientAsyncResponseReader<grpc::ByteBuffer>> rpc;
-    };
-    grpc::CompletionQueue cq;
-    std::vector<Call> calls(pending.size());
-    for (size_t k = 0; k < pending.size(); ++k) {
-      Call& call = calls[k];
-      call.ctx = Context();
-      const std::string& req = requests[pending[k]];
-      stats_.calls++;
-      stats_.request_bytes += req.size();
-      // No copy: `requests` outlives every call (this waits for them all).
-      grpc::Slice slice(req.data(), req.size(), grpc::Slice::STATIC_SLICE);
-      call.request = grpc::ByteBuffer(&slice, 1);
-      call.rpc = raw_stubs_[NextReplica()]->PrepareUnaryCall(
-          call.ctx.get(), evaluate_method_, call.request, &cq);
-      call.rpc->StartCall();
-      call.rpc->Finish(&call.response, &call.status, &call);
-    }
-    for (size_t left = calls.size(); left > 0; --left) {
-      void* tag = nullptr;
-      bool ok = false;
-      // Every call ends (its deadline at the latest), so Next returns.
-      if (!cq.Next(&tag, &ok)) break;
-    }
-    cq.Shutdown();
-    {
-      void* tag = nullptr;
-      bool ok = false;
-      while (cq.Next(&tag, &ok)) {
-      }
-    }
-    std::vector<int> retry;
-    for (size_t k = 0; k < pending.size(); ++k) {
-      Call& call = calls[k];
-      if (call.status.ok()) {
-        stats_.response_bytes += call.response.Length();
-        auto* resp =
-            google::protobuf::Arena::CreateMessage<pb::EvaluateResponse>(arena);
-        call.status =
-            grpc::SerializationTraits<pb::EvaluateResponse>::Deserialize(
-                &call.response, resp);
-        if (call.status.ok()) {
-          results[pending[k]] = resp;
-          answered = true;
-          continue;
-        }
-      }
-      stats_.failures++;
-      results[pending[k]] = common::ToAbslStatus(call.status, "scorer: ");
-      if (Retryable(call.status.error_code())) {
-        spdlog::debug("scorer call failed ({}), retrying on another replica",
-                      call.status.error_message());
-        retry.push_back(pending[k]);
-      }
-    }
-    pending = std::move(retry);
+    pending = EvaluateRound(requests, pending, arena, results, answered);
   }
   // A batch that another replica answered did reach the scorer; one that
   // failed on every attempt did not.
-  if (answered) Reached(grpc::Status::OK);
+  if (answered) RecordReachability(CallOutcome::kAnswered);
   for (int i : pending) {
     if (absl::IsUnavailable(results[i].status())) {
-      Reached(grpc::Status(grpc::StatusCode::UNAVAILABLE, ""));
+      RecordReachability(CallOutcome::kUnreachable);
       break;
     }
   }
   return results;
 }
 
-absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScore(
-    const pb::NormalizeScoreRequest& request) {
-  grpc::Status st;
-  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
-    pb::NormalizeScoreResponse resp;
+std::vector<int> ScorerClient::EvaluateRound(
+    absl::Span<const std::string> requests, const std::vector<int>& pending,
+    google::protobuf::Arena* arena,
+    std::vector<absl::StatusOr<pb::EvaluateResponse*>>& results,
+    bool& answered) {
+  grpc::CompletionQueue cq;
+  std::vector<RawCall> calls(pending.size());
+  for (size_t k = 0; k < pending.size(); ++k) {
+    RawCall& call = calls[k];
+    call.ctx = Context();
+    const std::string& req = requests[pending[k]];
     stats_.calls++;
-    stats_.request_bytes += request.ByteSizeLong();
-    st = stubs_[NextReplica()]->NormalizeScore(Context().get(), request, &resp);
-    if (st.ok()) {
-      Reached(st);
-      return resp;
+    stats_.request_bytes += req.size();
+    // No copy: `requests` outlives every call (this waits for them all).
+    grpc::Slice slice(req.data(), req.size(), grpc::Slice::STATIC_SLICE);
+    call.request = grpc::ByteBuffer(&slice, 1);
+    call.rpc = raw_stubs_[NextReplica()]->PrepareUnaryCall(
+        call.ctx.get(), evaluate_method_, call.request, &cq);
+    call.rpc->StartCall();
+    call.rpc->Finish(&call.response, &call.status, &call);
+  }
+  AwaitAll(cq, calls.size());
+  std::vector<int> retry;
+  for (size_t k = 0; k < pending.size(); ++k) {
+    RawCall& call = calls[k];
+    if (call.status.ok()) {
+      stats_.response_bytes += call.response.Length();
+      auto* resp =
+          google::protobuf::Arena::CreateMessage<pb::EvaluateResponse>(arena);
+      call.status =
+          grpc::SerializationTraits<pb::EvaluateResponse>::Deserialize(
+              &call.response, resp);
+      if (call.status.ok()) {
+        results[pending[k]] = resp;
+        answered = true;
+        continue;
+      }
     }
     stats_.failures++;
-    if (!Retryable(st.error_code())) break;
-  }
-  Reached(st);
-  return common::ToAbslStatus(st, "scorer: ");
-}
-
-absl::StatusOr<pb::PlanResponse> ScorerClient::Plan(
-    const pb::PlanRequest& request) {
-  grpc::Status st;
-  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
-    pb::PlanResponse resp;
-    stats_.calls++;
-    stats_.request_bytes += request.ByteSizeLong();
-    st = stubs_[NextReplica()]->Plan(Context().get(), request, &resp);
-    if (st.ok()) {
-      Reached(st);
-      return resp;
+    results[pending[k]] = common::ToAbslStatus(call.status, "scorer: ");
+    if (Retryable(Outcome(call.status))) {
+      spdlog::debug("scorer call failed ({}), retrying on another replica",
+                    call.status.error_message());
+      retry.push_back(pending[k]);
     }
-    stats_.failures++;
-    if (!Retryable(st.error_code())) break;
   }
-  Reached(st);
-  return common::ToAbslStatus(st, "scorer: ");
-}
-
-absl::StatusOr<pb::QueueingHintResponse> ScorerClient::QueueingHint(
-    const pb::QueueingHintRequest& request) {
-  grpc::Status st;
-  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
-    pb::QueueingHintResponse resp;
-    stats_.calls++;
-    stats_.hint_calls++;
-    stats_.request_bytes += request.ByteSizeLong();
-    st = stubs_[NextReplica()]->QueueingHint(Context().get(), request, &resp);
-    if (st.ok()) {
-      Reached(st);
-      return resp;
-    }
-    stats_.failures++;
-    if (!Retryable(st.error_code())) break;
-  }
-  Reached(st);
-  return common::ToAbslStatus(st, "scorer: ");
-}
-
-absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
-    const pb::PreemptRequest& request) {
-  grpc::Status st;
-  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
-    pb::PreemptResponse resp;
-    stats_.calls++;
-    stats_.request_bytes += request.ByteSizeLong();
-    st = stubs_[NextReplica()]->Preempt(Context().get(), request, &resp);
-    if (st.ok()) {
-      Reached(st);
-      return resp;
-    }
-    stats_.failures++;
-    if (!Retryable(st.error_code())) break;
-  }
-  Reached(st);
-  return common::ToAbslStatus(st, "scorer: ");
+  return retry;
 }
 
 }  // namespace kscore::scorer_client

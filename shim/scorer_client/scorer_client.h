@@ -94,11 +94,26 @@ class ScorerClient : public Scorer {
   // raw_stubs_, which are parallel).
   size_t NextReplica();
   std::unique_ptr<grpc::ClientContext> Context() const;
-  // A call ended with `status` (after its retries on other replicas):
-  // remembers a failure to reach the scorer, and calls reachable_ at the
-  // first answer after one. A replica down while another answers is not
-  // the scorer unreachable.
-  void Reached(const grpc::Status& status);
+  // A unary call through the stub's `rpc`: each attempt on the next
+  // replica while the failure is Retryable, counted in stats_.
+  template <typename Request, typename Response>
+  absl::StatusOr<Response> Unary(
+      grpc::Status (pb::Scorer::Stub::*rpc)(grpc::ClientContext*,
+                                            const Request&, Response*),
+      const Request& request);
+  // One round of EvaluateAll: the `pending` requests in parallel, each
+  // answer or failure into `results` (`answered` set when one succeeds).
+  // Returns the pending requests to send again.
+  std::vector<int> EvaluateRound(
+      absl::Span<const std::string> requests, const std::vector<int>& pending,
+      google::protobuf::Arena* arena,
+      std::vector<absl::StatusOr<pb::EvaluateResponse*>>& results,
+      bool& answered);
+  // A call ended so (after its retries on other replicas): remembers a
+  // failure to reach the scorer, and calls reachable_ at the first answer
+  // after one. A replica down while another answers is not the scorer
+  // unreachable.
+  void RecordReachability(CallOutcome outcome);
   // The connectivity watch: every channel's state changes, READY reported.
   void WatchChannels();
 

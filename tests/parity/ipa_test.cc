@@ -24,6 +24,7 @@
 #include "scorer/testing/ipa_cluster.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/cluster_index.h"
+#include "shim/cache/testing/candidates.h"
 #include "shim/objects/objects.h"
 
 namespace kscore {
@@ -387,8 +388,8 @@ TEST(InterPodAffinityParityTest, FixtureCasesAnswerAsKubeScheduler) {
     const std::shared_ptr<const cache::ClusterIndex::Prepared> prepared =
         cache.Prepare(pod, plan);
     google::protobuf::RepeatedPtrField<pb::Node> candidates;
-    cache.FillCandidates(incoming, {}, 0, names.size(), &candidates,
-                         plan.node_labels(), prepared.get());
+    testing::FillCandidates(cache, incoming, {}, 0, names.size(), &candidates,
+                            plan.node_labels(), prepared.get());
     // In the fixture's node order.
     std::vector<const pb::Node*> nodes;
     for (const std::string& n : names) {

@@ -1,5 +1,5 @@
-#ifndef KSCORE_SHIM_SCHEDULER_FAKE_SCORER_H_
-#define KSCORE_SHIM_SCHEDULER_FAKE_SCORER_H_
+#ifndef KSCORE_SHIM_SCHEDULER_TESTING_FAKE_SCORER_H_
+#define KSCORE_SHIM_SCHEDULER_TESTING_FAKE_SCORER_H_
 
 // For tests: a Scorer that answers from a table, without gRPC.
 
@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "shim/scorer_client/scorer.h"
 
-namespace kscore::scheduler::fakes {
+namespace kscore::testing {
 
 namespace pb = ::kscore::scorer::v1;
 
@@ -149,6 +149,6 @@ class FakeScorer : public scorer_client::Scorer {
   }
 };
 
-}  // namespace kscore::scheduler::fakes
+}  // namespace kscore::testing
 
-#endif  // KSCORE_SHIM_SCHEDULER_FAKE_SCORER_H_
+#endif  // KSCORE_SHIM_SCHEDULER_TESTING_FAKE_SCORER_H_
