@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "model/validation.h"
 #include "scorer/framework/normalize.h"
 
@@ -81,9 +83,8 @@ absl::StatusOr<Concentrate::Args> Concentrate::ParseArgs(
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> Concentrate::New(
     const model::YamlField& args) {
-  absl::StatusOr<Args> a = ParseArgs(args);
-  if (!a.ok()) return a.status();
-  return std::make_unique<Concentrate>(*std::move(a));
+  KSCORE_ASSIGN_OR_RETURN(Args a, ParseArgs(args));
+  return std::make_unique<Concentrate>(std::move(a));
 }
 
 }  // namespace kscore::plugins

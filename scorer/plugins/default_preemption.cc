@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "model/selectors.h"
 
 namespace kscore::plugins {
@@ -160,9 +162,8 @@ absl::StatusOr<DefaultPreemption::Args> DefaultPreemption::ParseArgs(
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> DefaultPreemption::New(
     const model::YamlField& args) {
-  absl::StatusOr<Args> a = ParseArgs(args);
-  if (!a.ok()) return a.status();
-  return std::make_unique<DefaultPreemption>(*a);
+  KSCORE_ASSIGN_OR_RETURN(Args a, ParseArgs(args));
+  return std::make_unique<DefaultPreemption>(std::move(a));
 }
 
 }  // namespace kscore::plugins

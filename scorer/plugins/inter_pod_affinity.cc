@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 #include "model/saturating.h"
 #include "model/selectors.h"
 
@@ -475,9 +477,8 @@ absl::StatusOr<InterPodAffinity::Args> InterPodAffinity::ParseArgs(
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> InterPodAffinity::New(
     const model::YamlField& args) {
-  absl::StatusOr<Args> a = ParseArgs(args);
-  if (!a.ok()) return a.status();
-  return std::make_unique<InterPodAffinity>(*a);
+  KSCORE_ASSIGN_OR_RETURN(Args a, ParseArgs(args));
+  return std::make_unique<InterPodAffinity>(std::move(a));
 }
 
 }  // namespace kscore::plugins

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "model/selectors.h"
 #include "model/validation.h"
 #include "scorer/framework/normalize.h"
@@ -281,9 +283,8 @@ absl::StatusOr<NodeAffinity::Args> NodeAffinity::ParseArgs(
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeAffinity::New(
     const model::YamlField& args) {
-  absl::StatusOr<Args> a = ParseArgs(args);
-  if (!a.ok()) return a.status();
-  return std::make_unique<NodeAffinity>(*std::move(a));
+  KSCORE_ASSIGN_OR_RETURN(Args a, ParseArgs(args));
+  return std::make_unique<NodeAffinity>(std::move(a));
 }
 
 }  // namespace kscore::plugins

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "model/pod_resources.h"
 
 namespace kscore::plugins {
@@ -133,9 +135,8 @@ NodeResourcesBalancedAllocation::ParseArgs(const model::YamlField& args) {
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>>
 NodeResourcesBalancedAllocation::New(const YamlField& args) {
-  absl::StatusOr<Args> a = ParseArgs(args);
-  if (!a.ok()) return a.status();
-  return std::make_unique<NodeResourcesBalancedAllocation>(*std::move(a));
+  KSCORE_ASSIGN_OR_RETURN(Args a, ParseArgs(args));
+  return std::make_unique<NodeResourcesBalancedAllocation>(std::move(a));
 }
 
 }  // namespace kscore::plugins

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "model/pod_resources.h"
 #include "model/saturating.h"
 #include "model/scalar_resources.h"
@@ -486,9 +488,8 @@ absl::StatusOr<NodeResourcesFit::Args> NodeResourcesFit::ParseArgs(
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeResourcesFit::New(
     const YamlField& args) {
-  absl::StatusOr<Args> a = ParseArgs(args);
-  if (!a.ok()) return a.status();
-  return std::make_unique<NodeResourcesFit>(*std::move(a));
+  KSCORE_ASSIGN_OR_RETURN(Args a, ParseArgs(args));
+  return std::make_unique<NodeResourcesFit>(std::move(a));
 }
 
 }  // namespace kscore::plugins

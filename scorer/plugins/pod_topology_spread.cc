@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 #include "model/saturating.h"
 #include "model/selectors.h"
 #include "model/validation.h"
@@ -616,9 +617,8 @@ absl::StatusOr<PodTopologySpread::Args> PodTopologySpread::ParseArgs(
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> PodTopologySpread::New(
     const YamlField& args) {
-  absl::StatusOr<Args> a = ParseArgs(args);
-  if (!a.ok()) return a.status();
-  return std::make_unique<PodTopologySpread>(*std::move(a));
+  KSCORE_ASSIGN_OR_RETURN(Args a, ParseArgs(args));
+  return std::make_unique<PodTopologySpread>(std::move(a));
 }
 
 }  // namespace kscore::plugins
