@@ -60,15 +60,11 @@ run_e2e() {  # run_e2e ROOT JOBS
 # it ends so the output stays readable.
 e2e_side_by_side() {  # e2e_side_by_side LOGDIR JOBS SCRIPT...
   local logs="$1" jobs="$2"; shift 2
-  local -A start_of=() name_of=()
-  local t pid
+  local t
   for t in "$@"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do e2e_reap "$logs"; done
     bash "$t" >"$logs/$(basename "$t").log" 2>&1 &
-    pid=$!
-    name_of[$pid]="$(basename "$t")"
-    start_of[$pid]=$SECONDS
-    echo "$pid ${name_of[$pid]} ${start_of[$pid]}" >>"$logs/running"
+    echo "$! $(basename "$t") $SECONDS" >>"$logs/running"
   done
   while [ -n "$(jobs -rp)" ]; do e2e_reap "$logs"; done
   e2e_reap "$logs"
