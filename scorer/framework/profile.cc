@@ -7,13 +7,13 @@
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
 #include "model/plugin_args/in_tree.h"
+#include "model/plugin_points.h"
 #include "model/saturating.h"
 
 namespace kscore::framework {
@@ -88,49 +88,6 @@ bool ImplementsPoint(const Plugin* p, model::ExtensionPoint point) {
     default:
       return false;
   }
-}
-
-// PostFilter runs only in Preempt calls, never in Evaluate.
-constexpr model::ExtensionPoint kRunPoints[] = {
-    model::ExtensionPoint::kPreFilter, model::ExtensionPoint::kFilter,
-    model::ExtensionPoint::kPreScore, model::ExtensionPoint::kScore,
-    model::ExtensionPoint::kPostFilter};
-
-// The extension points the scorer does not run. At three of them the shim
-// does the job of kube-scheduler's default plugin, which is accepted there;
-// any other name enabled at any of them is refused, as kube-scheduler refuses
-// a plugin it does not have ("X" does not exist), rather than configured and
-// never run.
-struct PointNotRun {
-  model::ExtensionPoint point;
-  absl::string_view done_by_shim;  // the one plugin accepted, or ""
-  absl::string_view why;           // why nothing else is
-};
-constexpr PointNotRun kPointsNotRun[] = {
-    {model::ExtensionPoint::kPreEnqueue, "SchedulingGates",
-     "the shim holds back pods with schedulingGates (SchedulingGates) and "
-     "runs no other PreEnqueue plugin"},
-    {model::ExtensionPoint::kQueueSort, "PrioritySort",
-     "the shim's queue sorts pods by priority, then age (PrioritySort)"},
-    {model::ExtensionPoint::kReserve, "", "kscore runs no Reserve plugin"},
-    {model::ExtensionPoint::kPermit, "", "kscore runs no Permit plugin"},
-    {model::ExtensionPoint::kPreBind, "", "kscore runs no PreBind plugin"},
-    {model::ExtensionPoint::kBind, "DefaultBinder",
-     "the shim binds through pods/binding (DefaultBinder)"},
-    {model::ExtensionPoint::kPostBind, "", "kscore runs no PostBind plugin"},
-    {model::ExtensionPoint::kPlacementGenerate, "",
-     "kscore does not schedule pod groups"},
-    {model::ExtensionPoint::kPlacementScore, "",
-     "kscore does not schedule pod groups"},
-    {model::ExtensionPoint::kPodGroupPostFilter, "",
-     "kscore does not schedule pod groups"},
-};
-
-// kube-scheduler's name for a point's plugin type: "QueueSortPlugin".
-std::string PluginTypeName(model::ExtensionPoint p) {
-  std::string name(model::ExtensionPointName(p));
-  name[0] = absl::ascii_toupper(name[0]);
-  return absl::StrCat(name, "Plugin");
 }
 
 // Args of a plugin the scorer does not run: checked as the shim checks them
@@ -329,7 +286,7 @@ absl::Status ValidatePluginConfig(const model::ProfileConfig& config,
 // One point the scorer does not run: only the plugin whose job the shim
 // does is accepted. Disabling that plugin changes nothing (the shim does the
 // job all the same), which a warning says.
-absl::Status CheckPointNotRun(const PointNotRun& np,
+absl::Status CheckPointNotRun(const model::PointNotRun& np,
                               const MergedPluginSets& merged,
                               const Registry& registry,
                               const std::string& profile_path,
@@ -337,18 +294,9 @@ absl::Status CheckPointNotRun(const PointNotRun& np,
   const model::PluginSet& set = merged.At(np.point);
   bool shim_plugin_enabled = false;
   for (const model::PluginRef& ref : set.enabled) {
-    if (ref.name == np.done_by_shim) {
-      shim_plugin_enabled = true;
-      continue;
-    }
-    if (registry.Find(ref.name) != nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
-          model::ExtensionPointName(np.point), " (", np.why, ")"));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat(ref.path, ".name: ", PluginTypeName(np.point), " \"",
-                     ref.name, "\" does not exist (", np.why, ")"));
+    KSCORE_RETURN_IF_ERROR(model::CheckEnabledAtPointNotRun(
+        np, ref, registry.Find(ref.name) != nullptr));
+    shim_plugin_enabled = shim_plugin_enabled || ref.name == np.done_by_shim;
   }
   if (np.done_by_shim.empty() || shim_plugin_enabled) return absl::OkStatus();
   const bool disabled_here = std::any_of(
@@ -560,7 +508,7 @@ absl::StatusOr<PointPlugins> ExpandMultiPointPlugins(
     const MergedPluginSets& merged, PluginInstances& instances,
     const Registry& registry, Gates& gates) {
   PointPlugins out;
-  for (model::ExtensionPoint point : kRunPoints) {
+  for (model::ExtensionPoint point : model::RunPoints()) {
     KSCORE_ASSIGN_OR_RETURN(
         out.At(point), ExpandPoint(point, merged, instances, registry, gates));
   }
@@ -613,7 +561,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   const MergedPluginSets merged(config);
   PluginInstances instances(config, registry, warnings);
   KSCORE_RETURN_IF_ERROR(ValidatePluginConfig(config, registry, instances));
-  for (const PointNotRun& np : kPointsNotRun) {
+  for (const model::PointNotRun& np : model::PointsNotRun()) {
     KSCORE_RETURN_IF_ERROR(
         CheckPointNotRun(np, merged, registry, config.path, warnings));
   }

@@ -4,6 +4,10 @@
 
 #include "gtest/gtest.h"
 #include "model/plugin_args/in_tree.h"
+#include "model/plugin_points.h"
+#include "model/yaml_decode.h"
+#include "scorer/framework/plugin.h"
+#include "scorer/framework/preemption.h"
 
 namespace kscore::plugins {
 namespace {
@@ -24,6 +28,48 @@ TEST(RegistryTest, MatchesTheInTreeListTheShimChecks) {
     EXPECT_NE(r.Find(name), nullptr) << name;
   }
   EXPECT_EQ(model::InTreePluginsRun().size(), r.factories().size());
+}
+
+// The shim refuses an in-tree plugin enabled at a point it does not extend
+// from model/plugin_points' table; the table says what each plugin's class
+// implements.
+TEST(RegistryTest, ExtensionPointTableMatchesThePluginsClasses) {
+  using framework::Plugin;
+  using P = model::ExtensionPoint;
+  const std::pair<P, bool (*)(const Plugin*)> kChecks[] = {
+      {P::kPreFilter,
+       [](const Plugin* p) {
+         return dynamic_cast<const framework::PreFilterPlugin*>(p) != nullptr;
+       }},
+      {P::kFilter,
+       [](const Plugin* p) {
+         return dynamic_cast<const framework::FilterPlugin*>(p) != nullptr;
+       }},
+      {P::kPreScore,
+       [](const Plugin* p) {
+         return dynamic_cast<const framework::PreScorePlugin*>(p) != nullptr;
+       }},
+      {P::kScore,
+       [](const Plugin* p) {
+         return dynamic_cast<const framework::ScorePlugin*>(p) != nullptr;
+       }},
+      {P::kPostFilter,
+       [](const Plugin* p) {
+         return dynamic_cast<const framework::PostFilterPlugin*>(p) != nullptr;
+       }},
+  };
+  framework::Registry r = DefaultRegistry();
+  for (const auto& [name, factory] : r.factories()) {
+    model::YamlField no_args(YAML::Node(YAML::NodeType::Undefined), "args");
+    auto plugin = factory(no_args);
+    ASSERT_TRUE(plugin.ok()) << name << ": " << plugin.status();
+    for (const auto& [point, implements] : kChecks) {
+      EXPECT_EQ(model::InTreePluginExtends(name, point),
+                implements(plugin->get()))
+          << name << " at " << model::ExtensionPointName(point);
+    }
+    EXPECT_FALSE(model::InTreePluginExtends(name, P::kReserve)) << name;
+  }
 }
 
 }  // namespace

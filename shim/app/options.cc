@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "model/plugin_args/in_tree.h"
+#include "model/plugin_points.h"
 #include "shim/app/serving_cert.h"
 #include "shim/kube/protobuf_codec.h"
 
@@ -231,13 +232,16 @@ absl::StatusOr<Options> LoadOptions(const Flags& flags) {
   }
   // Strictly decoded as the scorer decodes it, and the in-tree plugins'
   // args checked with the scorer's own checks (model/plugin_args), so the
-  // shim never runs a configuration the scorer refuses for them. Where
-  // plugins are enabled, and plugins it does not know (a custom scorer's),
-  // are the scorer's to check: the shim links no plugin.
+  // shim never runs a configuration the scorer refuses for them; where an
+  // in-tree plugin is enabled is checked against model/plugin_points. A
+  // name that is not in-tree (a custom scorer's plugin) is the scorer's to
+  // check: the shim links no plugin.
   absl::StatusOr<model::SchedulerConfig> config =
       model::LoadSchedulerConfig(flags.config);
   if (config.ok()) {
-    if (absl::Status s = model::ValidatePluginConfig(*config); !s.ok()) {
+    absl::Status s = model::ValidatePluginConfig(*config);
+    if (s.ok()) s = model::CheckEnabledPoints(*config);
+    if (!s.ok()) {
       config =
           absl::Status(s.code(), absl::StrCat(flags.config, ": ", s.message()));
     }
