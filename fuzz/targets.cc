@@ -29,6 +29,7 @@
 #include "shim/kube/json_text.h"
 #include "shim/kube/leader_election.h"
 #include "shim/kube/protobuf_codec.h"
+#include "shim/kube/reviews.h"
 #include "shim/kube/store.h"
 #include "shim/objects/informer_codecs.h"
 #include "shim/objects/manifest.h"
@@ -233,6 +234,32 @@ void LeaseJson(absl::string_view data) {
   (void)kube::JsonText(kube::ReleasedLeaseSpec(spec, now));
 }
 
+// The API server's answer to a TokenReview and to a SubjectAccessReview, as
+// the status server's delegated authentication reads them: an answer that
+// is not a JSON true never authenticates or allows, and an unauthenticated
+// answer carries no user.
+void ReviewJson(absl::string_view data) {
+  absl::StatusOr<kube::TokenReviewStatus> t =
+      kube::ParseTokenReviewAnswer(data, "POST tokenreviews");
+  if (t.ok() && !t->authenticated &&
+      (!t->user.name.empty() || !t->user.groups.empty())) {
+    Broken("a user that is not authenticated");
+  }
+  absl::StatusOr<kube::AccessReviewStatus> a =
+      kube::ParseAccessReviewAnswer(data, "POST subjectaccessreviews");
+  if (t.ok() != a.ok()) Broken("one answer read, the other refused");
+  if (a.ok() && a->allowed) {
+    const nlohmann::json j = ParseJson(data);
+    const nlohmann::json& status = j.at("status");
+    auto allowed = status.find("allowed");
+    auto denied = status.find("denied");
+    if (allowed == status.end() || *allowed != true ||
+        (denied != status.end() && *denied == true)) {
+      Broken("allowed without allowed: true");
+    }
+  }
+}
+
 // A kubeconfig is read from a file: the input is written to one in a
 // directory of this process's own (relative paths in it resolve there).
 void Kubeconfig(absl::string_view data) {
@@ -373,6 +400,7 @@ const std::vector<Target>& Targets() {
       {"json", Json},
       {"what_if_json", WhatIfJson},
       {"lease_json", LeaseJson},
+      {"review_json", ReviewJson},
       {"kubeconfig", Kubeconfig},
       {"quantity", Quantity},
       {"scheduler_config", SchedulerConfig},

@@ -3,7 +3,6 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
-#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -11,8 +10,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "shim/kube/json_parse.h"
+#include "shim/kube/reviews.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::app {
@@ -64,11 +64,12 @@ std::string Sha256(absl::string_view s) {
   return std::string(reinterpret_cast<const char*>(md), n);
 }
 
-// POSTs a review and returns its status object; `code` gets the answer's
+// POSTs a review and returns the answer's body; `code` gets the answer's
 // HTTP status, or "<error>".
-absl::StatusOr<Json> PostReview(kube::Client* client, const char* path,
-                                const Json& review, absl::Duration timeout,
-                                std::string* code) {
+absl::StatusOr<std::string> PostReview(kube::Client* client, const char* path,
+                                       const Json& review,
+                                       absl::Duration timeout,
+                                       std::string* code) {
   absl::StatusOr<kube::Response> r = client->DoWithTimeout(
       "POST", path, review.dump(), "application/json", timeout);
   *code = r.ok() ? absl::StrCat(r->status) : "<error>";
@@ -76,27 +77,7 @@ absl::StatusOr<Json> PostReview(kube::Client* client, const char* path,
   if (r->status != 200 && r->status != 201) {
     return kube::HttpError(r->status, r->body);
   }
-  absl::StatusOr<Json> parsed = kube::ParseJson(r->body);
-  Json j = parsed.ok() ? *std::move(parsed) : Json();
-  if (!j.is_object() || !j.contains("status") || !j["status"].is_object()) {
-    return absl::InternalError(absl::StrCat(
-        "POST ", path, ": no status in the answer: ", r->body.substr(0, 200)));
-  }
-  return j["status"];
-}
-
-std::string StringField(const Json& j, const char* name) {
-  auto it = j.find(name);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-// A boolean field: false when absent or null, nullopt when of another type
-// (an answer no API server gives; the caller reads it as the safe side).
-std::optional<bool> BoolField(const Json& j, const char* name) {
-  auto it = j.find(name);
-  if (it == j.end() || it->is_null()) return false;
-  if (!it->is_boolean()) return std::nullopt;
-  return it->get<bool>();
+  return std::move(r->body);
 }
 
 }  // namespace
@@ -162,29 +143,18 @@ absl::StatusOr<DelegatedAuth::Authn> DelegatedAuth::Authenticate(
                  {"spec", {{"token", std::string(token)}}}};
   ++token_reviews_;
   std::string code;
-  absl::StatusOr<Json> status =
+  absl::StatusOr<std::string> body =
       PostReview(authn_, kTokenReviews, review, o_.timeout, &code);
   if (o_.on_review) o_.on_review(true, code);
-  if (!status.ok()) return status.status();
+  if (!body.ok()) return body.status();
+  KSCORE_ASSIGN_OR_RETURN(kube::TokenReviewStatus status,
+                          kube::ParseTokenReviewAnswer(
+                              *body, absl::StrCat("POST ", kTokenReviews)));
   Authn a;
-  a.authenticated = BoolField(*status, "authenticated").value_or(false);
-  if (a.authenticated && status->contains("user") &&
-      (*status)["user"].is_object()) {
-    const Json& u = (*status)["user"];
-    a.user.name = StringField(u, "username");
-    a.user.uid = StringField(u, "uid");
-    if (auto g = u.find("groups"); g != u.end() && g->is_array()) {
-      for (const Json& x : *g) {
-        if (x.is_string()) a.user.groups.push_back(x.get<std::string>());
-      }
-    }
-    if (auto e = u.find("extra"); e != u.end() && e->is_object()) {
-      a.user.extra_json = e->dump();
-    }
-  }
+  a.authenticated = status.authenticated;
+  a.user = std::move(status.user);
   if (!a.authenticated) {
-    spdlog::debug("status server: token not authenticated: {}",
-                  StringField(*status, "error"));
+    spdlog::debug("status server: token not authenticated: {}", status.error);
   }
   a.expires = o_.now() + o_.authn_ttl;
   absl::MutexLock lock(&mu_);
@@ -213,16 +183,19 @@ absl::StatusOr<DelegatedAuth::Authz> DelegatedAuth::Authorize(
                  {"spec", spec}};
   ++access_reviews_;
   std::string code;
-  absl::StatusOr<Json> status =
+  absl::StatusOr<std::string> body =
       PostReview(authz_, kAccessReviews, review, o_.timeout, &code);
   if (o_.on_review) o_.on_review(false, code);
-  if (!status.ok()) return status.status();
+  if (!body.ok()) return body.status();
+  KSCORE_ASSIGN_OR_RETURN(kube::AccessReviewStatus status,
+                          kube::ParseAccessReviewAnswer(
+                              *body, absl::StrCat("POST ", kAccessReviews)));
   Authz z;
-  z.allowed = BoolField(*status, "allowed").value_or(false) &&
-              BoolField(*status, "denied") == false;
-  z.reason = StringField(*status, "reason");
-  if (std::string e = StringField(*status, "evaluationError"); !e.empty()) {
-    spdlog::debug("status server: SubjectAccessReview evaluation error: {}", e);
+  z.allowed = status.allowed;
+  z.reason = std::move(status.reason);
+  if (!status.evaluation_error.empty()) {
+    spdlog::debug("status server: SubjectAccessReview evaluation error: {}",
+                  status.evaluation_error);
   }
   z.expires = o_.now() + (z.allowed ? o_.allow_ttl : o_.deny_ttl);
   absl::MutexLock lock(&mu_);

@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "shim/app/http.h"
 #include "shim/kube/client.h"
+#include "shim/kube/reviews.h"
 
 namespace kscore::app {
 
@@ -82,12 +83,7 @@ class DelegatedAuth {
   int64_t access_reviews() const { return access_reviews_.load(); }
 
  private:
-  struct User {
-    std::string name;
-    std::string uid;
-    std::vector<std::string> groups;
-    std::string extra_json;  // status.user.extra as JSON ("" when none)
-  };
+  using User = kube::ReviewedUser;
   struct Authn {
     bool authenticated = false;
     User user = {};
