@@ -29,12 +29,10 @@ static_assert(std::size(kPointNames) ==
 
 absl::Status ParseDuration(const YamlField& f, absl::Duration* out) {
   if (!f.present()) return absl::OkStatus();
-  absl::StatusOr<std::string> s = f.String();
-  if (!s.ok()) return s.status();
+  KSCORE_ASSIGN_OR_RETURN(std::string s, f.String());
   absl::Duration d;
-  if (!absl::ParseDuration(*s, &d)) {
-    return f.Error(
-        absl::StrCat("invalid duration \"", *s, "\" (e.g. \"15s\")"));
+  if (!absl::ParseDuration(s, &d)) {
+    return f.Error(absl::StrCat("invalid duration \"", s, "\" (e.g. \"15s\")"));
   }
   if (d <= absl::ZeroDuration()) return f.Error("must be greater than zero");
   *out = d;
@@ -43,11 +41,11 @@ absl::Status ParseDuration(const YamlField& f, absl::Duration* out) {
 
 absl::Status ParsePluginList(const YamlField& list, std::vector<PluginRef>* out,
                              bool allow_weight) {
-  if (absl::Status s = list.ExpectSequence(); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(list.ExpectSequence());
   if (!list.present()) return absl::OkStatus();
   for (size_t i = 0; i < list.size(); ++i) {
     YamlField item = list.Index(i);
-    if (absl::Status s = item.ExpectMap({"name", "weight"}); !s.ok()) return s;
+    KSCORE_RETURN_IF_ERROR(item.ExpectMap({"name", "weight"}));
     if (!item.present()) return item.Error("expected a plugin {name, weight}");
     PluginRef ref;
     ref.path = item.path();
@@ -68,7 +66,7 @@ absl::Status ParsePluginList(const YamlField& list, std::vector<PluginRef>* out,
 }
 
 absl::Status ParsePluginSet(const YamlField& f, PluginSet* out) {
-  if (absl::Status s = f.ExpectMap({"enabled", "disabled"}); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(f.ExpectMap({"enabled", "disabled"}));
   if (absl::Status s = ParsePluginList(f.Child("enabled"), &out->enabled, true);
       !s.ok()) {
     return s;
@@ -115,11 +113,11 @@ absl::Status ParseProfile(const YamlField& f, size_t count,
   }
 
   YamlField configs = f.Child("pluginConfig");
-  if (absl::Status s = configs.ExpectSequence(); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(configs.ExpectSequence());
   absl::flat_hash_map<std::string, size_t> seen;
   for (size_t i = 0; configs.present() && i < configs.size(); ++i) {
     YamlField item = configs.Index(i);
-    if (absl::Status s = item.ExpectMap({"name", "args"}); !s.ok()) return s;
+    KSCORE_RETURN_IF_ERROR(item.ExpectMap({"name", "args"}));
     PluginConfigEntry entry;
     YamlField name = item.Child("name");
     if (!name.present()) return name.Error("Required value: plugin name");

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "model/scalar_resources.h"
 
 namespace kscore::model {
@@ -56,7 +57,7 @@ absl::Status CheckResources(const pb::Resources& r, const Path& p) {
           {"memory", r.memory()},
           {"ephemeral_storage", r.ephemeral_storage()},
           {"pods", r.pods()}}) {
-      if (absl::Status s = NotNegative(v, p, field); !s.ok()) return s;
+      KSCORE_RETURN_IF_ERROR(NotNegative(v, p, field));
     }
   }
   if (r.scalar().empty()) return absl::OkStatus();
@@ -177,11 +178,9 @@ absl::Status CheckNodeNumbers(const pb::Node& node, absl::string_view field,
                              "allocatable", &node.allocatable()},
                          {"requested", &node.requested()},
                          {"non_zero_requested", &node.non_zero_requested()}}) {
-    if (absl::Status s = CheckResources(*r, Path{&p, name}); !s.ok()) return s;
+    KSCORE_RETURN_IF_ERROR(CheckResources(*r, Path{&p, name}));
   }
-  if (absl::Status s = NotNegative(node.pod_count(), p, "pod_count"); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(NotNegative(node.pod_count(), p, "pod_count"));
   for (int i = 0; i < node.used_ports_size(); ++i) {
     if (absl::Status s =
             Port(node.used_ports(i).port(), Path{&p, "used_ports", i}, "port");
@@ -231,7 +230,7 @@ absl::Status CheckVictimNumbers(const pb::VictimPod& pod,
   for (auto [name, r] : {std::pair<absl::string_view, const pb::Resources*>{
                              "requests", &pod.requests()},
                          {"non_zero_requests", &pod.non_zero_requests()}}) {
-    if (absl::Status s = CheckResources(*r, Path{&p, name}); !s.ok()) return s;
+    KSCORE_RETURN_IF_ERROR(CheckResources(*r, Path{&p, name}));
   }
   for (int i = 0; i < pod.ports_size(); ++i) {
     if (absl::Status s =
@@ -252,18 +251,14 @@ absl::Status CheckClusterNumbers(const pb::ClusterData& cluster) {
          {std::pair<absl::string_view, int64_t>{"total", a.total()},
           {"domains", a.domains()},
           {"min_count", a.min_count()}}) {
-      if (absl::Status s = NotNegative(v, at, field); !s.ok()) return s;
+      KSCORE_RETURN_IF_ERROR(NotNegative(v, at, field));
     }
   }
   for (int i = 0; i < cluster.existing_terms_size(); ++i) {
     const pb::ExistingTerm& e = cluster.existing_terms(i);
     const Path at{&p, "existing_terms", i};
-    if (absl::Status s = NotNegative(e.weight(), at, "weight"); !s.ok()) {
-      return s;
-    }
-    if (absl::Status s = NotNegative(e.total(), at, "total"); !s.ok()) {
-      return s;
-    }
+    KSCORE_RETURN_IF_ERROR(NotNegative(e.weight(), at, "weight"));
+    KSCORE_RETURN_IF_ERROR(NotNegative(e.total(), at, "total"));
   }
   return NotNegative(cluster.node_count(), p, "node_count");
 }

@@ -1007,18 +1007,14 @@ absl::StatusOr<NodeVerdicts> Profile::Evaluate(
     absl::Span<const pb::Node* const> nodes, EvaluateMode mode,
     ExtensionPointObserver* observer) const {
   NodeVerdicts ev;
-  absl::StatusOr<PluginStatus> pre =
-      RunPreFilter(state, pod, observer, &ev.unschedulable_plugins);
-  if (!pre.ok()) return pre.status();
-  ev.pre_filter = *std::move(pre);
+  KSCORE_ASSIGN_OR_RETURN(
+      ev.pre_filter,
+      RunPreFilter(state, pod, observer, &ev.unschedulable_plugins));
   if (!ev.pre_filter.ok()) return ev;
   absl::btree_set<std::string> rejectors(ev.unschedulable_plugins.begin(),
                                          ev.unschedulable_plugins.end());
 
-  absl::StatusOr<std::vector<PluginStatus>> filter =
-      RunFilter(state, pod, nodes, observer);
-  if (!filter.ok()) return filter.status();
-  ev.filter = *std::move(filter);
+  KSCORE_ASSIGN_OR_RETURN(ev.filter, RunFilter(state, pod, nodes, observer));
   const std::string* last = nullptr;  // rejections come in runs
   for (const PluginStatus& s : ev.filter) {
     if (s.ok() || s.plugin.empty() || (last != nullptr && *last == s.plugin))
@@ -1037,22 +1033,17 @@ absl::StatusOr<NodeVerdicts> Profile::Evaluate(
   }
   if (feasible.empty() || mode == EvaluateMode::kFilterOnly) return ev;
 
-  absl::StatusOr<std::vector<std::string>> skipped =
-      RunPreScore(state, pod, feasible, observer);
-  if (!skipped.ok()) return skipped.status();
-  ev.skipped = *std::move(skipped);
+  KSCORE_ASSIGN_OR_RETURN(ev.skipped,
+                          RunPreScore(state, pod, feasible, observer));
   // One Score observation for the raw scores and their normalising, as
   // kube-scheduler's RunScorePlugins.
-  absl::Status scored =
+  KSCORE_RETURN_IF_ERROR(
       Timed(observer, model::ExtensionPoint::kScore, scheduler_name_, [&] {
-        absl::StatusOr<ScoreTable> table =
-            ScoreUntimed(state, pod, feasible, ev.skipped);
-        if (!table.ok()) return table.status();
-        ev.scores = *std::move(table);
+        KSCORE_ASSIGN_OR_RETURN(ev.scores,
+                                ScoreUntimed(state, pod, feasible, ev.skipped));
         if (mode != EvaluateMode::kFull) return absl::OkStatus();
         return NormalizeScoreUntimed(state, pod, ev.scores);
-      });
-  if (!scored.ok()) return scored;
+      }));
   return ev;
 }
 
@@ -1065,7 +1056,7 @@ absl::StatusOr<PostFilterResult> Profile::RunPostFilter(
         "\" runs no PostFilter plugin (DefaultPreemption is disabled): "
         "ask ListProfiles which profiles preempt"));
   }
-  if (absl::Status s = ValidatePreemptRequest(req); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(ValidatePreemptRequest(req));
   std::vector<const pb::Node*> nodes;
   nodes.reserve(req.nodes_size());
   for (const pb::PreemptionNode& n : req.nodes()) nodes.push_back(&n.node());
@@ -1074,14 +1065,13 @@ absl::StatusOr<PostFilterResult> Profile::RunPostFilter(
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<PluginStatus> pre =
-      PreFilterUntimed(state, req.pod(), nullptr);
-  if (!pre.ok()) return pre.status();
+  KSCORE_ASSIGN_OR_RETURN(PluginStatus pre,
+                          PreFilterUntimed(state, req.pod(), nullptr));
   PreemptionInput in;
   in.request = &req;
   in.profile = this;
   in.state = &state;
-  in.pre_filter = *std::move(pre);
+  in.pre_filter = std::move(pre);
   in.query_bases = state.query_bases();
   in.now = now;
   return Timed(observer, model::ExtensionPoint::kPostFilter, scheduler_name_,
@@ -1092,20 +1082,20 @@ absl::StatusOr<PostFilterResult> Profile::RunPostFilter(
                  PostFilterResult out;
                  out.status.code = Code::kUnschedulable;
                  for (const PostFilterPlugin* p : post_filter_) {
-                   absl::StatusOr<PostFilterResult> r = p->PostFilter(in);
-                   if (!r.ok()) return r.status();
-                   if (r->status.ok()) {
-                     r->status.plugin.clear();
+                   KSCORE_ASSIGN_OR_RETURN(PostFilterResult r,
+                                           p->PostFilter(in));
+                   if (r.status.ok()) {
+                     r.status.plugin.clear();
                      return r;
                    }
-                   if (r->status.code != Code::kUnschedulable) {
-                     r->status.plugin = std::string(p->Name());
-                     r->chosen = -1;
+                   if (r.status.code != Code::kUnschedulable) {
+                     r.status.plugin = std::string(p->Name());
+                     r.chosen = -1;
                      return r;
                    }
                    out.status.reasons.insert(out.status.reasons.end(),
-                                             r->status.reasons.begin(),
-                                             r->status.reasons.end());
+                                             r.status.reasons.begin(),
+                                             r.status.reasons.end());
                    if (out.status.plugin.empty()) {
                      out.status.plugin = std::string(p->Name());
                    }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 
 namespace kscore::framework {
 namespace {
@@ -56,10 +57,10 @@ absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
   auto set = std::make_unique<ProfileSet>();
   set->config = std::move(config);
   for (const model::ProfileConfig& pc : set->config.profiles) {
-    absl::StatusOr<std::unique_ptr<Profile>> p =
-        Profile::Create(pc, set->config, registry, &set->warnings);
-    if (!p.ok()) return p.status();
-    set->profiles[pc.scheduler_name] = *std::move(p);
+    KSCORE_ASSIGN_OR_RETURN(
+        std::unique_ptr<Profile> p,
+        Profile::Create(pc, set->config, registry, &set->warnings));
+    set->profiles[pc.scheduler_name] = std::move(p);
   }
   set->config_hash = absl::StrFormat("%016x", Fnv1a(Canonical(*set)));
   return set;
@@ -67,18 +68,17 @@ absl::StatusOr<std::unique_ptr<ProfileSet>> BuildProfileSet(
 
 absl::StatusOr<std::unique_ptr<ProfileSet>> ParseProfileSet(
     absl::string_view yaml, const Registry& registry) {
-  absl::StatusOr<model::SchedulerConfig> cfg =
-      model::ParseSchedulerConfig(yaml);
-  if (!cfg.ok()) return cfg.status();
-  return BuildProfileSet(*std::move(cfg), registry);
+  KSCORE_ASSIGN_OR_RETURN(model::SchedulerConfig cfg,
+                          model::ParseSchedulerConfig(yaml));
+  return BuildProfileSet(std::move(cfg), registry);
 }
 
 absl::StatusOr<std::unique_ptr<ProfileSet>> LoadProfileSet(
     const std::string& path, const Registry& registry) {
-  absl::StatusOr<model::SchedulerConfig> cfg = model::LoadSchedulerConfig(path);
-  if (!cfg.ok()) return cfg.status();
+  KSCORE_ASSIGN_OR_RETURN(model::SchedulerConfig cfg,
+                          model::LoadSchedulerConfig(path));
   absl::StatusOr<std::unique_ptr<ProfileSet>> set =
-      BuildProfileSet(*std::move(cfg), registry);
+      BuildProfileSet(std::move(cfg), registry);
   if (!set.ok()) {
     return absl::Status(set.status().code(),
                         absl::StrCat(path, ": ", set.status().message()));

@@ -15,9 +15,9 @@ namespace pb = framework::pb;
 
 absl::StatusOr<framework::PostFilterResult> DefaultPreemption::PostFilter(
     const framework::PreemptionInput& in) const {
-  absl::StatusOr<framework::PostFilterResult> r = framework::Preempt(*this, in);
-  if (!r.ok()) return r;
-  for (std::string& reason : r->status.reasons) {
+  KSCORE_ASSIGN_OR_RETURN(framework::PostFilterResult r,
+                          framework::Preempt(*this, in));
+  for (std::string& reason : r.status.reasons) {
     reason = absl::StrCat(kMessagePrefix, reason);
   }
   return r;
@@ -132,21 +132,18 @@ DefaultPreemption::SelectVictimsOnNode(const framework::PreemptionInput& in,
   // Adds the pod back; keeps it if the pod still fits, else it is a victim.
   auto reprieve = [&](int i) -> absl::StatusOr<bool> {
     node.Add(i);
-    absl::StatusOr<PluginStatus> s = node.Filter();
-    if (!s.ok()) return s.status();
-    if (s->ok()) return true;
+    KSCORE_ASSIGN_OR_RETURN(PluginStatus s, node.Filter());
+    if (s.ok()) return true;
     node.Remove(i);
     out.victims.push_back(i);
     return false;
   };
   for (int i : violating) {
-    absl::StatusOr<bool> kept = reprieve(i);
-    if (!kept.ok()) return kept.status();
-    if (!*kept) ++out.pdb_violations;
+    KSCORE_ASSIGN_OR_RETURN(bool kept, reprieve(i));
+    if (!kept) ++out.pdb_violations;
   }
   for (int i : non_violating) {
-    absl::StatusOr<bool> kept = reprieve(i);
-    if (!kept.ok()) return kept.status();
+    KSCORE_RETURN_IF_ERROR(reprieve(i).status());
   }
   // Most important first again, as the pick reads the first as the highest.
   if (!violating.empty() && !non_violating.empty()) {

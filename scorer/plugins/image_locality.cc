@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "model/plugin_args/args.h"
 #include "model/saturating.h"
 #include "model/selectors.h"
@@ -70,9 +71,7 @@ PluginStatus ImageLocality::Score(const CycleState& state, const pb::Pod& pod,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> ImageLocality::New(
     const model::YamlField& args) {
-  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(model::ExpectNoArgs(args));
   return std::make_unique<ImageLocality>();
 }
 

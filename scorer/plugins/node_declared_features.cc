@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/status_macros.h"
 #include "model/plugin_args/args.h"
 
 namespace kscore::plugins {
@@ -79,9 +80,7 @@ PluginStatus NodeDeclaredFeatures::Filter(const CycleState& state,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeDeclaredFeatures::New(
     const model::YamlField& args) {
-  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(model::ExpectNoArgs(args));
   return std::make_unique<NodeDeclaredFeatures>();
 }
 

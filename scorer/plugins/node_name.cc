@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/status_macros.h"
 #include "model/plugin_args/args.h"
 
 namespace kscore::plugins {
@@ -32,9 +33,7 @@ PluginStatus NodeName::Filter(const CycleState& /*state*/, const pb::Pod& pod,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeName::New(
     const model::YamlField& args) {
-  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(model::ExpectNoArgs(args));
   return std::make_unique<NodeName>();
 }
 

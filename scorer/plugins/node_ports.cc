@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/status_macros.h"
 #include "model/plugin_args/args.h"
 
 namespace kscore::plugins {
@@ -101,9 +102,7 @@ model::QueueingHint NodePorts::Hint(const pb::Pod& pod,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodePorts::New(
     const model::YamlField& args) {
-  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(model::ExpectNoArgs(args));
   return std::make_unique<NodePorts>();
 }
 

@@ -22,9 +22,8 @@ std::string NodeResourcesBalancedAllocation::State::Encode() const {
 
 absl::StatusOr<NodeResourcesBalancedAllocation::State>
 NodeResourcesBalancedAllocation::State::Decode(absl::string_view bytes) {
-  absl::StatusOr<std::vector<int64_t>> r = DecodeRequests(bytes);
-  if (!r.ok()) return r.status();
-  return State{*std::move(r)};
+  KSCORE_ASSIGN_OR_RETURN(std::vector<int64_t> r, DecodeRequests(bytes));
+  return State{std::move(r)};
 }
 
 NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(Args args)

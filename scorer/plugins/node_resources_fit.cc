@@ -181,9 +181,8 @@ std::string NodeResourcesFit::PreScoreState::Encode() const {
 
 absl::StatusOr<NodeResourcesFit::PreScoreState>
 NodeResourcesFit::PreScoreState::Decode(absl::string_view bytes) {
-  absl::StatusOr<std::vector<int64_t>> r = DecodeRequests(bytes);
-  if (!r.ok()) return r.status();
-  return PreScoreState{*std::move(r)};
+  KSCORE_ASSIGN_OR_RETURN(std::vector<int64_t> r, DecodeRequests(bytes));
+  return PreScoreState{std::move(r)};
 }
 
 NodeResourcesFit::NodeResourcesFit(Args args) : args_(std::move(args)) {

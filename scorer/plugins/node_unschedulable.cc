@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/status_macros.h"
 #include "model/plugin_args/args.h"
 #include "scorer/plugins/taint_toleration.h"
 
@@ -37,9 +38,7 @@ model::QueueingHint NodeUnschedulable::Hint(
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> NodeUnschedulable::New(
     const model::YamlField& args) {
-  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(model::ExpectNoArgs(args));
   return std::make_unique<NodeUnschedulable>();
 }
 

@@ -1,5 +1,6 @@
 #include "scorer/plugins/taint_toleration.h"
 
+#include "common/status_macros.h"
 #include "model/plugin_args/args.h"
 #include "scorer/framework/normalize.h"
 
@@ -104,9 +105,7 @@ PluginStatus TaintToleration::NormalizeScore(const CycleState& /*state*/,
 
 absl::StatusOr<std::unique_ptr<framework::Plugin>> TaintToleration::New(
     const model::YamlField& args) {
-  if (absl::Status s = model::ExpectNoArgs(args); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(model::ExpectNoArgs(args));
   return std::make_unique<TaintToleration>();
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace kscore::app {
 namespace {
@@ -128,9 +129,7 @@ absl::StatusOr<CertKeyPem> SelfSignedCert(absl::Time now) {
         std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment"},
         std::pair{NID_ext_key_usage, "serverAuth"},
         std::pair{NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1"}}) {
-    if (absl::Status s = AddExtension(cert.get(), nid, value); !s.ok()) {
-      return s;
-    }
+    KSCORE_RETURN_IF_ERROR(AddExtension(cert.get(), nid, value));
   }
   if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) {
     return fail("signing");

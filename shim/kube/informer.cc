@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "shim/kube/json_parse.h"
 #include "shim/kube/json_text.h"
 #include "spdlog/spdlog.h"
@@ -164,20 +165,19 @@ absl::Status Reflector::ListAll() {
   while (!stop_) {
     std::string q = Query("limit=500");
     if (!cont.empty()) absl::StrAppend(&q, "&continue=", QueryEscape(cont));
-    absl::StatusOr<Response> resp = options_.protobuf
-                                        ? client_->GetAs(q, kProtobufOrJson)
-                                        : client_->Do("GET", q);
-    if (!resp.ok()) return resp.status();
-    if (resp->status == 410 && !cont.empty()) {
+    KSCORE_ASSIGN_OR_RETURN(
+        Response resp, options_.protobuf ? client_->GetAs(q, kProtobufOrJson)
+                                         : client_->Do("GET", q));
+    if (resp.status == 410 && !cont.empty()) {
       // The continue token expired: start over from the first page.
       target_->DropListed();
       cont.clear();
       continue;
     }
-    if (resp->status != 200) {
-      return HttpError(resp->status, ErrorBodyText(resp->body));
+    if (resp.status != 200) {
+      return HttpError(resp.status, ErrorBodyText(resp.body));
     }
-    if (absl::Status s = ReadPage(q, resp->body, &rv, &cont); !s.ok()) return s;
+    KSCORE_RETURN_IF_ERROR(ReadPage(q, resp.body, &rv, &cont));
     if (cont.empty()) break;
   }
   if (stop_) return absl::CancelledError("stopped");

@@ -14,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "shim/kube/client.h"
 #include "yaml-cpp/yaml.h"
 
@@ -51,9 +52,8 @@ class KubeconfigParser {
         dir_(std::filesystem::path(path_).parent_path()) {}
 
   absl::StatusOr<RestConfig> Parse(const std::string& context_name) {
-    absl::StatusOr<std::string> text = ReadFile(path_);
-    if (!text.ok()) return text.status();
-    const YAML::Node root = YAML::Load(*text);
+    KSCORE_ASSIGN_OR_RETURN(std::string text, ReadFile(path_));
+    const YAML::Node root = YAML::Load(text);
     if (!root.IsMap()) return Error("", "not a YAML mapping");
 
     std::string ctx_name = context_name;
@@ -78,10 +78,9 @@ class KubeconfigParser {
       return Error(cpath + ".cluster",
                    absl::StrCat("cluster \"", cluster_name, "\" not found"));
     }
-    absl::Status st =
+    KSCORE_RETURN_IF_ERROR(
         ParseCluster(root["clusters"][ki]["cluster"],
-                     absl::StrCat("clusters[", ki, "].cluster"), &config);
-    if (!st.ok()) return st;
+                     absl::StrCat("clusters[", ki, "].cluster"), &config));
 
     if (!user_name.empty()) {
       const int ui = FindNamed(root["users"], user_name);
@@ -89,9 +88,9 @@ class KubeconfigParser {
         return Error(cpath + ".user",
                      absl::StrCat("user \"", user_name, "\" not found"));
       }
-      st = ParseUser(root["users"][ui]["user"],
-                     absl::StrCat("users[", ui, "].user"), &config);
-      if (!st.ok()) return st;
+      KSCORE_RETURN_IF_ERROR(ParseUser(root["users"][ui]["user"],
+                                       absl::StrCat("users[", ui, "].user"),
+                                       &config));
     }
     return config;
   }
@@ -117,10 +116,10 @@ class KubeconfigParser {
          {"exec", "auth-provider", "username", "password", "as"}) {
       if (u[unsupported]) return Error(at + "." + unsupported, "not supported");
     }
-    absl::Status st =
-        DataOrFile(u, at, "client-certificate", &config->client_cert_pem);
-    if (st.ok()) st = DataOrFile(u, at, "client-key", &config->client_key_pem);
-    if (!st.ok()) return st;
+    KSCORE_RETURN_IF_ERROR(
+        DataOrFile(u, at, "client-certificate", &config->client_cert_pem));
+    KSCORE_RETURN_IF_ERROR(
+        DataOrFile(u, at, "client-key", &config->client_key_pem));
     if (config->client_cert_pem.empty() != config->client_key_pem.empty()) {
       return Error(at,
                    "client-certificate and client-key must be set together");

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "kscore/k8s/k8s_subset.pb.h"
 #include "shim/kube/json_text.h"
 
@@ -59,10 +60,9 @@ absl::StatusOr<std::string> Unwrap(absl::string_view body) {
 }
 
 absl::StatusOr<DecodedList> DecodeList(absl::string_view body) {
-  absl::StatusOr<std::string> raw = Unwrap(body);
-  if (!raw.ok()) return raw.status();
+  KSCORE_ASSIGN_OR_RETURN(std::string raw, Unwrap(body));
   k8s::List list;
-  if (absl::Status s = ParseMessage(*raw, "list", &list); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(ParseMessage(raw, "list", &list));
   DecodedList out;
   out.resource_version = list.metadata().resource_version();
   out.continue_token = list.metadata().continue_();
@@ -75,22 +75,17 @@ absl::StatusOr<DecodedList> DecodeList(absl::string_view body) {
 
 absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame) {
   k8s::WatchEvent ev;
-  if (absl::Status s = ParseMessage(frame, "watch event", &ev); !s.ok())
-    return s;
-  absl::StatusOr<WatchEvent::Type> type = WatchEventTypeOf(ev.type());
-  if (!type.ok()) return type.status();
+  KSCORE_RETURN_IF_ERROR(ParseMessage(frame, "watch event", &ev));
+  KSCORE_ASSIGN_OR_RETURN(WatchEvent::Type type, WatchEventTypeOf(ev.type()));
   WatchEvent out;
-  out.type = *type;
+  out.type = type;
   std::string* raw = ev.mutable_object()->mutable_raw();
   if (IsProtobufEnvelope(*raw)) {
-    absl::StatusOr<std::string> inner = Unwrap(*raw);
-    if (!inner.ok()) return inner.status();
-    *raw = *std::move(inner);
+    KSCORE_ASSIGN_OR_RETURN(*raw, Unwrap(*raw));
   }
   if (out.type == WatchEvent::Type::kError) {
     k8s::Status status;
-    if (absl::Status s = ParseMessage(*raw, "Status", &status); !s.ok())
-      return s;
+    KSCORE_RETURN_IF_ERROR(ParseMessage(*raw, "Status", &status));
     out.object = StatusJson(status);
     return out;
   }
@@ -100,7 +95,7 @@ absl::StatusOr<WatchEvent> DecodeWatchFrame(absl::string_view frame) {
 
 absl::StatusOr<std::string> ResourceVersionOf(absl::string_view raw) {
   k8s::ObjectHead head;
-  if (absl::Status s = ParseMessage(raw, "object", &head); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(ParseMessage(raw, "object", &head));
   return std::move(*head.mutable_metadata()->mutable_resource_version());
 }
 

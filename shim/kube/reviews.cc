@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "shim/kube/json_parse.h"
 
@@ -56,13 +57,12 @@ ReviewedUser UserOf(const Json& u) {
 
 absl::StatusOr<TokenReviewStatus> ParseTokenReviewAnswer(
     absl::string_view body, absl::string_view what) {
-  absl::StatusOr<Json> status = StatusOf(body, what);
-  if (!status.ok()) return status.status();
+  KSCORE_ASSIGN_OR_RETURN(Json status, StatusOf(body, what));
   TokenReviewStatus out;
-  out.authenticated = BoolField(*status, "authenticated").value_or(false);
-  out.error = StringField(*status, "error");
-  if (auto u = status->find("user");
-      out.authenticated && u != status->end() && u->is_object()) {
+  out.authenticated = BoolField(status, "authenticated").value_or(false);
+  out.error = StringField(status, "error");
+  if (auto u = status.find("user");
+      out.authenticated && u != status.end() && u->is_object()) {
     out.user = UserOf(*u);
   }
   return out;
@@ -70,13 +70,12 @@ absl::StatusOr<TokenReviewStatus> ParseTokenReviewAnswer(
 
 absl::StatusOr<AccessReviewStatus> ParseAccessReviewAnswer(
     absl::string_view body, absl::string_view what) {
-  absl::StatusOr<Json> status = StatusOf(body, what);
-  if (!status.ok()) return status.status();
+  KSCORE_ASSIGN_OR_RETURN(Json status, StatusOf(body, what));
   AccessReviewStatus out;
-  out.allowed = BoolField(*status, "allowed").value_or(false) &&
-                BoolField(*status, "denied") == false;
-  out.reason = StringField(*status, "reason");
-  out.evaluation_error = StringField(*status, "evaluationError");
+  out.allowed = BoolField(status, "allowed").value_or(false) &&
+                BoolField(status, "denied") == false;
+  out.reason = StringField(status, "reason");
+  out.evaluation_error = StringField(status, "evaluationError");
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "shim/kube/json_parse.h"
 
 namespace kscore::kube {
@@ -45,11 +46,10 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
     return absl::InvalidArgumentError(absl::StrCat(
         "watch event without type or object: ", line.substr(0, 200)));
   }
-  absl::StatusOr<WatchEvent::Type> t =
-      WatchEventTypeOf(type->get<std::string>());
-  if (!t.ok()) return t.status();
+  KSCORE_ASSIGN_OR_RETURN(WatchEvent::Type t,
+                          WatchEventTypeOf(type->get<std::string>()));
   WatchEvent event;
-  event.type = *t;
+  event.type = t;
   event.object = std::move(*object);
   return event;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace kscore::objects::shape {
 namespace {
@@ -264,14 +265,14 @@ absl::Status CheckAt(const json& j, std::span<const Field> fields,
     if (!Is(*it, f.type)) return Mismatch(at, Expected(f.type));
     if (f.fields.empty()) continue;
     if (f.type == T::kObject) {
-      if (absl::Status s = CheckAt(*it, f.fields, &at); !s.ok()) return s;
+      KSCORE_RETURN_IF_ERROR(CheckAt(*it, f.fields, &at));
       continue;
     }
     int64_t i = 0;
     for (const json& e : *it) {
       const Path element{&at, f.name, i++};
       if (!e.is_object()) return Mismatch(element, "an object");
-      if (absl::Status s = CheckAt(e, f.fields, &element); !s.ok()) return s;
+      KSCORE_RETURN_IF_ERROR(CheckAt(e, f.fields, &element));
     }
   }
   return absl::OkStatus();

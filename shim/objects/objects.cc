@@ -164,9 +164,7 @@ absl::StatusOr<std::optional<pb::Resources>> StatusList(const json& list,
                                                         const std::string& path,
                                                         PodInfo* p) {
   pb::Resources r;
-  if (absl::Status s = Resources(list, path, &r, &p->invalid); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(Resources(list, path, &r, &p->invalid));
   return fields::StatusList(std::move(r), NonEmptyObject(list));
 }
 
@@ -176,25 +174,25 @@ absl::Status StatusResources(const json& status, PodInfo* p) {
     int i = 0;
     for (const json& cs : At(status, list)) {
       const std::string path = absl::StrCat("status.", list, "[", i++, "]");
-      absl::StatusOr<std::optional<pb::Resources>> allocated = StatusList(
-          At(cs, "allocatedResources"), path + ".allocatedResources", p);
-      if (!allocated.ok()) return allocated.status();
-      absl::StatusOr<std::optional<pb::Resources>> actuated = StatusList(
-          At(At(cs, "resources"), "requests"), path + ".resources.requests", p);
-      if (!actuated.ok()) return actuated.status();
-      fields::AddContainerStatus(Str(cs, "name"), *std::move(allocated),
-                                 *std::move(actuated), p);
+      KSCORE_ASSIGN_OR_RETURN(std::optional<pb::Resources> allocated,
+                              StatusList(At(cs, "allocatedResources"),
+                                         path + ".allocatedResources", p));
+      KSCORE_ASSIGN_OR_RETURN(std::optional<pb::Resources> actuated,
+                              StatusList(At(At(cs, "resources"), "requests"),
+                                         path + ".resources.requests", p));
+      fields::AddContainerStatus(Str(cs, "name"), std::move(allocated),
+                                 std::move(actuated), p);
     }
   }
-  absl::StatusOr<std::optional<pb::Resources>> allocated = StatusList(
-      At(status, "allocatedResources"), "status.allocatedResources", p);
-  if (!allocated.ok()) return allocated.status();
+  KSCORE_ASSIGN_OR_RETURN(std::optional<pb::Resources> allocated,
+                          StatusList(At(status, "allocatedResources"),
+                                     "status.allocatedResources", p));
   const json& resources = At(status, "resources");
-  absl::StatusOr<std::optional<pb::Resources>> actuated =
-      StatusList(At(resources, "requests"), "status.resources.requests", p);
-  if (!actuated.ok()) return actuated.status();
-  fields::SetPodStatusResources(*std::move(allocated), resources.is_object(),
-                                *std::move(actuated), p);
+  KSCORE_ASSIGN_OR_RETURN(
+      std::optional<pb::Resources> actuated,
+      StatusList(At(resources, "requests"), "status.resources.requests", p));
+  fields::SetPodStatusResources(std::move(allocated), resources.is_object(),
+                                std::move(actuated), p);
   return absl::OkStatus();
 }
 
@@ -347,12 +345,10 @@ absl::StatusOr<PodInfo> PodFromJson(const json& obj) {
     pod.set_host_network(h.get<bool>());
   if (const json& h = At(spec, "hostUsers"); h.is_boolean())
     pod.set_host_users(h.get<bool>());
-  if (absl::Status s = Containers(spec, &p); !s.ok()) return s;
-  if (absl::Status s = StatusResources(At(obj, "status"), &p); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(Containers(spec, &p));
+  KSCORE_RETURN_IF_ERROR(StatusResources(At(obj, "status"), &p));
   Requirements(spec, &pod);
-  if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishPod(&p));
   return p;
 }
 
@@ -386,7 +382,7 @@ absl::StatusOr<NodeInfo> NodeFromJson(const json& obj) {
       if (name.is_string()) out->names.push_back(name.get<std::string>());
     }
   }
-  if (absl::Status s = fields::FinishNode(&info); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishNode(&info));
   return info;
 }
 
@@ -421,7 +417,7 @@ absl::StatusOr<NamespaceInfo> NamespaceFromJson(const json& obj) {
   ns.uid = Str(meta, "uid");
   ns.resource_version = Str(meta, "resourceVersion");
   StringMap(At(meta, "labels"), &ns.labels);
-  if (absl::Status s = fields::FinishNamespace(ns); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishNamespace(ns));
   return ns;
 }
 
@@ -447,7 +443,7 @@ absl::StatusOr<WorkloadInfo> WorkloadFromJson(WorkloadKind kind,
       return &w.selector;
     });
   }
-  if (absl::Status s = fields::FinishWorkload(set, &w); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishWorkload(set, &w));
   return w;
 }
 
@@ -471,7 +467,7 @@ absl::StatusOr<PdbInfo> PdbFromJson(const json& obj) {
     for (auto it = d.begin(); it != d.end(); ++it)
       p.disrupted_pods.insert(it.key());
   }
-  if (absl::Status s = fields::FinishPdb(set, &p); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishPdb(set, &p));
   return p;
 }
 

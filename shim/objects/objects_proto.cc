@@ -7,6 +7,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "kscore/k8s/k8s_subset.pb.h"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/objects/object_fields.h"
@@ -131,9 +132,7 @@ absl::StatusOr<std::optional<pb::Resources>> StatusList(const QuantityMap& list,
                                                         const std::string& path,
                                                         PodInfo* p) {
   pb::Resources r;
-  if (absl::Status s = Resources(list, path, &r, &p->invalid); !s.ok()) {
-    return s;
-  }
+  KSCORE_RETURN_IF_ERROR(Resources(list, path, &r, &p->invalid));
   return fields::StatusList(std::move(r), !list.empty());
 }
 
@@ -146,24 +145,24 @@ absl::Status StatusResources(const k8s::PodStatus& status, PodInfo* p) {
     for (int i = 0; i < list->size(); ++i) {
       const k8s::ContainerStatus& cs = list->Get(i);
       const std::string path = absl::StrCat("status.", name, "[", i, "]");
-      absl::StatusOr<std::optional<pb::Resources>> allocated =
-          StatusList(cs.allocated_resources(), path + ".allocatedResources", p);
-      if (!allocated.ok()) return allocated.status();
-      absl::StatusOr<std::optional<pb::Resources>> actuated = StatusList(
-          cs.resources().requests(), path + ".resources.requests", p);
-      if (!actuated.ok()) return actuated.status();
-      fields::AddContainerStatus(cs.name(), *std::move(allocated),
-                                 *std::move(actuated), p);
+      KSCORE_ASSIGN_OR_RETURN(std::optional<pb::Resources> allocated,
+                              StatusList(cs.allocated_resources(),
+                                         path + ".allocatedResources", p));
+      KSCORE_ASSIGN_OR_RETURN(std::optional<pb::Resources> actuated,
+                              StatusList(cs.resources().requests(),
+                                         path + ".resources.requests", p));
+      fields::AddContainerStatus(cs.name(), std::move(allocated),
+                                 std::move(actuated), p);
     }
   }
-  absl::StatusOr<std::optional<pb::Resources>> allocated =
-      StatusList(status.allocated_resources(), "status.allocatedResources", p);
-  if (!allocated.ok()) return allocated.status();
-  absl::StatusOr<std::optional<pb::Resources>> actuated =
-      StatusList(status.resources().requests(), "status.resources.requests", p);
-  if (!actuated.ok()) return actuated.status();
-  fields::SetPodStatusResources(*std::move(allocated), status.has_resources(),
-                                *std::move(actuated), p);
+  KSCORE_ASSIGN_OR_RETURN(
+      std::optional<pb::Resources> allocated,
+      StatusList(status.allocated_resources(), "status.allocatedResources", p));
+  KSCORE_ASSIGN_OR_RETURN(std::optional<pb::Resources> actuated,
+                          StatusList(status.resources().requests(),
+                                     "status.resources.requests", p));
+  fields::SetPodStatusResources(std::move(allocated), status.has_resources(),
+                                std::move(actuated), p);
   return absl::OkStatus();
 }
 
@@ -288,7 +287,7 @@ void WorkloadMeta(WorkloadKind kind, const k8s::ObjectMeta& meta,
 
 absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
   k8s::Pod obj;
-  if (absl::Status s = kube::ParseMessage(raw, "Pod", &obj); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(kube::ParseMessage(raw, "Pod", &obj));
   const k8s::PodSpec& spec = obj.spec();
   PodInfo p;
   PodMeta(obj, &p);
@@ -303,16 +302,16 @@ absl::StatusOr<PodInfo> PodFromProto(absl::string_view raw) {
   }
   pod.set_host_network(spec.host_network());
   if (spec.has_host_users()) pod.set_host_users(spec.host_users());
-  if (absl::Status s = Containers(spec, &p); !s.ok()) return s;
-  if (absl::Status s = StatusResources(obj.status(), &p); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(Containers(spec, &p));
+  KSCORE_RETURN_IF_ERROR(StatusResources(obj.status(), &p));
   Requirements(spec, &pod);
-  if (absl::Status s = fields::FinishPod(&p); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishPod(&p));
   return p;
 }
 
 absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw) {
   k8s::Node obj;
-  if (absl::Status s = kube::ParseMessage(raw, "Node", &obj); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(kube::ParseMessage(raw, "Node", &obj));
   NodeInfo info;
   info.uid = obj.metadata().uid();
   info.resource_version = obj.metadata().resource_version();
@@ -334,21 +333,20 @@ absl::StatusOr<NodeInfo> NodeFromProto(absl::string_view raw) {
     fields::AddNodeImage(image.size_bytes(), &info)
         ->names.assign(image.names().begin(), image.names().end());
   }
-  if (absl::Status s = fields::FinishNode(&info); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishNode(&info));
   return info;
 }
 
 absl::StatusOr<NamespaceInfo> NamespaceFromProto(absl::string_view raw) {
   k8s::Namespace obj;
-  if (absl::Status s = kube::ParseMessage(raw, "Namespace", &obj); !s.ok())
-    return s;
+  KSCORE_RETURN_IF_ERROR(kube::ParseMessage(raw, "Namespace", &obj));
   NamespaceInfo ns;
   ns.name = obj.metadata().name();
   ns.uid = obj.metadata().uid();
   ns.resource_version = obj.metadata().resource_version();
   ns.labels.insert(obj.metadata().labels().begin(),
                    obj.metadata().labels().end());
-  if (absl::Status s = fields::FinishNamespace(ns); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishNamespace(ns));
   return ns;
 }
 
@@ -376,7 +374,7 @@ absl::StatusOr<WorkloadInfo> WorkloadFromProto(WorkloadKind kind,
     set = obj.spec().has_selector();
     if (set) Selector(obj.spec().selector(), &w.selector);
   }
-  if (absl::Status s = fields::FinishWorkload(set, &w); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishWorkload(set, &w));
   return w;
 }
 
@@ -397,7 +395,7 @@ absl::StatusOr<PdbInfo> PdbFromProto(absl::string_view raw) {
   p.disruptions_allowed = obj.status().disruptions_allowed();
   for (const auto& entry : obj.status().disrupted_pods())
     p.disrupted_pods.insert(entry.first);
-  if (absl::Status s = fields::FinishPdb(set, &p); !s.ok()) return s;
+  KSCORE_RETURN_IF_ERROR(fields::FinishPdb(set, &p));
   return p;
 }
 

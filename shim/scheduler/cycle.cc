@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -102,11 +103,10 @@ absl::StatusOr<pb::PlanResponse> PlanCache::Get(const ProfileInfo& profile,
     absl::MutexLock lock(&mu_);
     if (auto it = plans_.find(key); it != plans_.end()) return it->second;
   }
-  absl::StatusOr<pb::PlanResponse> plan = AskPlan(profile, pod, scorer);
-  if (!plan.ok()) return plan.status();
+  KSCORE_ASSIGN_OR_RETURN(pb::PlanResponse plan, AskPlan(profile, pod, scorer));
   absl::MutexLock lock(&mu_);
   if (plans_.size() >= capacity_) plans_.clear();  // templates churned
-  plans_.emplace(key, *plan);
+  plans_.emplace(key, plan);
   return plan;
 }
 
@@ -122,11 +122,10 @@ absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
   out.node_labels = in.profile->NeedsNodeLabels(out.pod);
   out.explain_top = in.explain_top;
   if (!in.profile->plans) return out;
-  absl::StatusOr<pb::PlanResponse> plan =
-      in.plans != nullptr ? in.plans->Get(*in.profile, out.pod, scorer)
-                          : AskPlan(*in.profile, out.pod, scorer);
-  if (!plan.ok()) return plan.status();
-  out.plan = *std::move(plan);
+  KSCORE_ASSIGN_OR_RETURN(out.plan,
+                          in.plans != nullptr
+                              ? in.plans->Get(*in.profile, out.pod, scorer)
+                              : AskPlan(*in.profile, out.pod, scorer));
   out.prepared = in.cache->Prepare(out.pod, out.plan);
   out.node_labels = out.node_labels || out.plan.node_labels();
   return out;

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "shim/kube/protobuf_codec.h"
 #include "shim/kube/write_bodies.h"
 #include "spdlog/spdlog.h"
@@ -168,12 +169,11 @@ absl::StatusOr<std::shared_ptr<const Explanation>> Scheduler::WhatIf(
                      "\" is not a profile of this scheduler (it serves: ",
                      absl::StrJoin(profiles_->served(), ", "), ")"));
   }
-  absl::StatusOr<std::shared_ptr<const ProfileInfo>> profile =
-      profiles_->Lookup(pod.scheduler_name);
-  if (!profile.ok()) return profile.status();
+  KSCORE_ASSIGN_OR_RETURN(std::shared_ptr<const ProfileInfo> profile,
+                          profiles_->Lookup(pod.scheduler_name));
   std::mt19937_64 rng(std::random_device{}());
   CycleResult r =
-      RunCycle(CycleFor(pod, **profile, rng, std::max(1, options_.explain_top),
+      RunCycle(CycleFor(pod, *profile, rng, std::max(1, options_.explain_top),
                         /*explain_rejections=*/false),
                *scorer_);
   if (r.failure.has_value() && r.failure->stale_profiles) {
