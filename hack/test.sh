@@ -87,7 +87,8 @@ run "Go programs built (background since the start)" go_prebuild_wait "$go_pid" 
 run "reference go test" bash -c "cd '$root/reference' && go test ./... -count=1"
 run "oracle (kube-scheduler's plugins vs kscore)" "$root/tests/oracle/run.sh"
 if [ "${KSCORE_TEST_ASAN:-1}" != 0 ]; then
-  run "fuzz (each target ${KSCORE_FUZZ_SECONDS:-10} s)" "$root/hack/fuzz.sh" \
+  run "fuzz (each target ${KSCORE_FUZZ_SECONDS:-10} s, two at a time)" \
+    env KSCORE_FUZZ_JOBS="${KSCORE_FUZZ_JOBS:-2}" "$root/hack/fuzz.sh" \
     "${KSCORE_FUZZ_SECONDS:-10}"
 fi
 run_e2e "$root" "${KSCORE_E2E_JOBS:-2}"

@@ -43,15 +43,23 @@ go_prebuild_wait() {  # go_prebuild_wait PID LOG
 # The end-to-end scripts, JOBS at a time (each has a control plane of its
 # own); the ones that time a recovery or a latency run alone afterwards.
 KSCORE_E2E_ALONE="${KSCORE_E2E_ALONE:-faults.sh slowloris.sh}"
+# The longest scripts start first, so the lanes end together: image.sh
+# (the image's build) takes as long as most of the others put together.
+KSCORE_E2E_FIRST="${KSCORE_E2E_FIRST:-image.sh deploy.sh secure.sh shim.sh}"
 run_e2e() {  # run_e2e ROOT JOBS
   local root="$1" jobs="$2" t name logs
   logs="$(mktemp -d /tmp/kscore-e2e-logs-XXXXXX)"
-  local -a lane=() alone=()
+  local -a lane=() alone=() rest=()
+  for name in $KSCORE_E2E_FIRST; do
+    [ -f "$root/tests/e2e/$name" ] && lane+=("$root/tests/e2e/$name")
+  done
   for t in "$root"/tests/e2e/*.sh; do
     name="$(basename "$t")"
     [ "$name" = lib.sh ] && continue  # helpers, sourced by the tests
-    if [[ " $KSCORE_E2E_ALONE " == *" $name "* ]]; then alone+=("$t"); else lane+=("$t"); fi
+    [[ " $KSCORE_E2E_FIRST " == *" $name "* ]] && continue
+    if [[ " $KSCORE_E2E_ALONE " == *" $name "* ]]; then alone+=("$t"); else rest+=("$t"); fi
   done
+  lane+=("${rest[@]}")
   e2e_side_by_side "$logs" "$jobs" "${lane[@]}"
   for t in "${alone[@]}"; do run "$(basename "$t")" bash "$t"; done
 }
