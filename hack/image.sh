@@ -32,8 +32,10 @@ kscore_container_engine
 # --format docker: the OCI format drops the Dockerfile's SHELL line, and the
 # build stage's RUN lines need bash. --network host: apt-get reaches Debian
 # the way the machine does.
-# The machine's compiler cache, when it has one: the build stage then
-# compiles only what hack/test.sh's build has not.
+# The machine's compiler cache, when it has one: a later image build then
+# recompiles only what changed since the last one (70 of 100 compiles hit
+# after four commits). The host's own build/ objects do not hit from inside
+# the build stage.
 cache_flags=()
 if command -v ccache >/dev/null; then
   host_cache="$(ccache -k cache_dir)"
