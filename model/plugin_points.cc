@@ -77,14 +77,10 @@ absl::Status CheckAtRunPoint(ExtensionPoint point, const PluginSet& set) {
   for (const PluginRef& ref : set.enabled) {
     if (!IsInTreePluginRun(ref.name)) continue;
     if (!InTreePluginExtends(ref.name, point)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ref.path, ".name: plugin \"", ref.name,
-                       "\" does not extend ", ExtensionPointName(point)));
+      return PluginDoesNotExtend(ref, point);
     }
     if (!seen.insert(ref.name).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ref.path, ".name: plugin \"", ref.name,
-                       "\" already registered as ", ExtensionPointName(point)));
+      return PluginAlreadyRegistered(ref, point);
     }
   }
   return absl::OkStatus();
@@ -123,6 +119,19 @@ bool InTreePluginExtends(absl::string_view name, ExtensionPoint point) {
   return it != InTreePoints().end() &&
          std::find(it->second.begin(), it->second.end(), point) !=
              it->second.end();
+}
+
+absl::Status PluginDoesNotExtend(const PluginRef& ref, ExtensionPoint point) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(ref.path, ".name: plugin \"", ref.name,
+                   "\" does not extend ", ExtensionPointName(point)));
+}
+
+absl::Status PluginAlreadyRegistered(const PluginRef& ref,
+                                     ExtensionPoint point) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(ref.path, ".name: plugin \"", ref.name,
+                   "\" already registered as ", ExtensionPointName(point)));
 }
 
 absl::Status CheckEnabledAtPointNotRun(const PointNotRun& np,

@@ -37,6 +37,12 @@ std::string PluginTypeName(ExtensionPoint p);
 // in kscore's scorer; false for any other name or point.
 bool InTreePluginExtends(absl::string_view name, ExtensionPoint point);
 
+// The errors for a plugin enabled at `point` that does not extend it, and
+// for one named twice there (kube-scheduler's words).
+absl::Status PluginDoesNotExtend(const PluginRef& ref, ExtensionPoint point);
+absl::Status PluginAlreadyRegistered(const PluginRef& ref,
+                                     ExtensionPoint point);
+
 // The error for `ref`, enabled at `np`'s point where the scorer runs nothing
 // but the shim's plugin; OK for that plugin. `has_code` says whether the
 // scorer has code for the name ("does not extend" rather than "does not

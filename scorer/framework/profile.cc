@@ -334,13 +334,6 @@ void NoteGate(const Registry& registry, const std::string& name,
   gates.emplace_back(name, *gate);
 }
 
-absl::Status AlreadyRegistered(const model::PluginRef& ref,
-                               model::ExtensionPoint point) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      ref.path, ".name: plugin \"", ref.name, "\" already registered as ",
-      model::ExtensionPointName(point)));
-}
-
 // The plugins a point enables by name, in the order named.
 struct EnabledAtPoint {
   std::vector<std::string> names;
@@ -360,11 +353,10 @@ absl::StatusOr<EnabledAtPoint> EnabledPlugins(model::ExtensionPoint point,
       continue;
     }
     if (!ImplementsPoint(p, point)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ref.path, ".name: plugin \"", ref.name, "\" does not extend ",
-          model::ExtensionPointName(point)));
+      return model::PluginDoesNotExtend(ref, point);
     }
-    if (out.plugins.contains(ref.name)) return AlreadyRegistered(ref, point);
+    if (out.plugins.contains(ref.name))
+      return model::PluginAlreadyRegistered(ref, point);
     out.plugins[ref.name] = p;
     out.names.push_back(ref.name);
   }
@@ -401,7 +393,8 @@ absl::StatusOr<FromMultiPoint> MultiPointPlugins(
       out.overridden.insert(ref.name);
       continue;
     }
-    if (!seen.insert(ref.name).second) return AlreadyRegistered(ref, point);
+    if (!seen.insert(ref.name).second)
+      return model::PluginAlreadyRegistered(ref, point);
     out.plugins.push_back(p);
   }
   return out;

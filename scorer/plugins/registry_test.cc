@@ -30,6 +30,11 @@ TEST(RegistryTest, MatchesTheInTreeListTheShimChecks) {
   EXPECT_EQ(model::InTreePluginsRun().size(), r.factories().size());
 }
 
+template <typename T>
+bool Is(const framework::Plugin* p) {
+  return dynamic_cast<const T*>(p) != nullptr;
+}
+
 // The shim refuses an in-tree plugin enabled at a point it does not extend
 // from model/plugin_points' table; the table says what each plugin's class
 // implements.
@@ -37,26 +42,11 @@ TEST(RegistryTest, ExtensionPointTableMatchesThePluginsClasses) {
   using framework::Plugin;
   using P = model::ExtensionPoint;
   const std::pair<P, bool (*)(const Plugin*)> kChecks[] = {
-      {P::kPreFilter,
-       [](const Plugin* p) {
-         return dynamic_cast<const framework::PreFilterPlugin*>(p) != nullptr;
-       }},
-      {P::kFilter,
-       [](const Plugin* p) {
-         return dynamic_cast<const framework::FilterPlugin*>(p) != nullptr;
-       }},
-      {P::kPreScore,
-       [](const Plugin* p) {
-         return dynamic_cast<const framework::PreScorePlugin*>(p) != nullptr;
-       }},
-      {P::kScore,
-       [](const Plugin* p) {
-         return dynamic_cast<const framework::ScorePlugin*>(p) != nullptr;
-       }},
-      {P::kPostFilter,
-       [](const Plugin* p) {
-         return dynamic_cast<const framework::PostFilterPlugin*>(p) != nullptr;
-       }},
+      {P::kPreFilter, &Is<framework::PreFilterPlugin>},
+      {P::kFilter, &Is<framework::FilterPlugin>},
+      {P::kPreScore, &Is<framework::PreScorePlugin>},
+      {P::kScore, &Is<framework::ScorePlugin>},
+      {P::kPostFilter, &Is<framework::PostFilterPlugin>},
   };
   framework::Registry r = DefaultRegistry();
   for (const auto& [name, factory] : r.factories()) {
