@@ -54,6 +54,13 @@ class Plugin {
   // True when AddToPlan may add anything: pods of the plugin's profiles then
   // need a Plan (pb::Profile::plans).
   virtual bool Plans() const { return false; }
+  // True when the plugin's answers for a pod depend only on the pod message,
+  // the node and the cluster data (as the contract above asks of every
+  // plugin): then two pods whose messages differ only in name and uid get
+  // the same answers on a node that did not change, and their cycles may be
+  // batched (sessions.h). A plugin that reads anything else says false, and
+  // its profiles' pods are never batched.
+  virtual bool Batchable() const { return true; }
   // Appends the plugin's questions about the cluster for this pod to
   // plan.queries and the existing-term kinds it reads to
   // plan.existing_terms; sets plan.score_needs_all_feasible if its Score

@@ -588,6 +588,7 @@ void Profile::FillPlanners(const PointPlugins& plugins) {
       }
       planners_.push_back(p);
       plans_ = plans_ || p->Plans();
+      batches_ = batches_ && p->Batchable();
       for (pb::PodData d : p->PodDataNeeded()) {
         if (std::find(pod_data_.begin(), pod_data_.end(), d) ==
             pod_data_.end()) {

@@ -104,6 +104,8 @@ class Profile {
   // pods need a Plan.
   const std::vector<pb::PodData>& pod_data() const { return pod_data_; }
   bool plans() const { return plans_; }
+  // Whether every enabled plugin is Batchable (pb::Profile::batches).
+  bool batches() const { return batches_; }
   // The pod's plan: every enabled plugin's queries, in a fixed order.
   pb::PlanResponse Plan(const pb::Pod& pod) const;
   // INVALID_ARGUMENT when the pod's plan would take more than `max_bytes`
@@ -238,6 +240,7 @@ class Profile {
   NodeLabelUse node_labels_ = NodeLabelUse::kNever;
   std::vector<pb::PodData> pod_data_;
   bool plans_ = false;
+  bool batches_ = true;
   // Every distinct enabled plugin, in the order plans are built.
   std::vector<const Plugin*> planners_;
   // PreFilter and Filter plugins by name, with their hinted registrations.

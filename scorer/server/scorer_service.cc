@@ -563,7 +563,9 @@ void PostFilterTo(const framework::PostFilterResult& result,
 
 ScorerService::ScorerService(const framework::ProfileSet* profiles,
                              ServiceOptions options)
-    : profiles_(profiles), options_(options) {
+    : profiles_(profiles),
+      options_(options),
+      sessions_(options.max_sessions, options.max_session_bytes) {
   SetMessageAllocatorFor_Filter(&filter_alloc_);
   SetMessageAllocatorFor_PreScore(&pre_score_alloc_);
   SetMessageAllocatorFor_Score(&score_alloc_);
@@ -599,6 +601,7 @@ absl::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
     }
     for (pb::PodData d : profile->pod_data()) p->add_pod_data(d);
     p->set_plans(profile->plans());
+    p->set_batches(profile->batches());
     for (const Profile::PluginInfo& info : profile->Describe()) {
       pb::PluginInfo* pi = p->add_plugins();
       pi->set_name(info.name);
@@ -707,6 +710,73 @@ absl::Status ScorerService::DoNormalizeScore(
   KSCORE_RETURN_IF_ERROR(c.profile->RunNormalizeScore(
       c.state, req->pod(), table, options_.extension_points));
   NormalizedTo(*req, table, options_.replica, resp);
+  if (req->keep_session() != 0 && req->raw_size() > 0) {
+    KeepSession(req->keep_session(), *profile, req->pod(), req->cluster(),
+                table, c.state);
+  }
+  return absl::OkStatus();
+}
+
+void ScorerService::KeepSession(uint64_t id, const framework::Profile& profile,
+                                const pb::Pod& pod,
+                                const pb::ClusterData& cluster,
+                                const framework::ScoreTable& table,
+                                const framework::CycleState& state) {
+  // Answers to a plan (domain counts, existing pods' terms) change with pods
+  // on other nodes: such a pod's cycle is never kept.
+  if (!profile.batches() || cluster.answers_size() > 0 ||
+      cluster.existing_terms_size() > 0) {
+    return;
+  }
+  sessions_.Put(id, framework::SessionFrom(
+                        profile, framework::SessionKey(profile, pod, cluster),
+                        table, state));
+}
+
+absl::Status ScorerService::DoUpdate(const framework::Profile& profile,
+                                     const pb::EvaluateRequest& req,
+                                     pb::EvaluateResponse* resp) {
+  KSCORE_ASSIGN_OR_RETURN(Cycle c, BindCycle(&profile, req, options_));
+  const pb::SessionUpdate& u = req.update();
+  std::unique_ptr<framework::Session> s =
+      sessions_.Take(u.session(), u.generation());
+  if (s == nullptr || s->profile != &profile ||
+      s->key != framework::SessionKey(profile, req.pod(), req.cluster())) {
+    resp->set_session_missing(true);
+    return absl::OkStatus();
+  }
+  KSCORE_ASSIGN_OR_RETURN(framework::NodeVerdicts ev,
+                          profile.Evaluate(c.state, req.pod(), c.nodes,
+                                           framework::EvaluateMode::kRawScores,
+                                           options_.extension_points));
+  ToProto(ev.pre_filter, resp->mutable_status());
+  if (!ev.pre_filter.ok()) return absl::OkStatus();  // the session goes
+  KSCORE_ASSIGN_OR_RETURN(
+      std::optional<framework::SessionBest> best,
+      framework::ApplyUpdate(
+          *s, ev, absl::MakeConstSpan(u.slots().data(), u.slots_size()),
+          req.pod(), options_.extension_points));
+  if (!best.has_value()) {
+    resp->set_session_missing(true);
+    return absl::OkStatus();
+  }
+  resp->set_best_total(best->total);
+  resp->mutable_best_slots()->Add(best->slots.begin(), best->slots.end());
+  resp->set_feasible_slots(best->feasible);
+  if (req.explain_top() != 0 && !best->table.total.empty()) {
+    // The breakdown by slot: the caller knows the slots' nodes.
+    resp->set_replica(options_.replica);
+    for (const framework::ScorePlugin* p : best->table.plugins)
+      resp->add_plugins(std::string(p->Name()));
+    resp->mutable_weights()->Add(best->table.weights.begin(),
+                                 best->table.weights.end());
+    ExplainTo(
+        best->table, req.explain_top(),
+        [&best](size_t i) { return best->at[i]; },
+        [](size_t) { return std::string(); }, resp->mutable_scores());
+  }
+  ++s->generation;
+  sessions_.Put(u.session(), std::move(*s));
   return absl::OkStatus();
 }
 
@@ -718,6 +788,7 @@ absl::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
         absl::StrCat("detail: unknown value ", req->detail(),
                      " (DETAIL_FULL or DETAIL_TOTALS)"));
   }
+  if (req->has_update()) return DoUpdate(*profile, *req, resp);
   KSCORE_ASSIGN_OR_RETURN(Cycle c, BindCycle(profile, *req, options_));
   const framework::EvaluateMode mode =
       req->filter_only()      ? framework::EvaluateMode::kFilterOnly
@@ -733,6 +804,10 @@ absl::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
   }
   if (!ev.pre_filter.ok()) return absl::OkStatus();
   if (req->explain_top() != 0) resp->set_replica(options_.replica);
+  if (req->keep_session() != 0 && mode == framework::EvaluateMode::kFull) {
+    KeepSession(req->keep_session(), *profile, req->pod(), req->cluster(),
+                ev.scores, c.state);
+  }
   if (req->detail() == pb::DETAIL_TOTALS) {
     TotalsTo(ev, mode == framework::EvaluateMode::kFull, req->explain_top(),
              c.nodes, resp);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 
@@ -67,7 +68,47 @@ void Cache::Encode(NodeEntry* n) {
   n->wire[0] = n->static_unlabeled + dynamic;
   n->wire[1] = n->static_labeled + dynamic;
   if (n->present && !order_stale_) WriteSlotLocked(*n);
+  NodeChangedLocked(*n);
 }
+
+void Cache::NodeChangedLocked(const NodeEntry& n) {
+  ++seq_;
+  if (!n.present) return;  // it counts as changed when it comes
+  changes_.emplace_back(seq_, std::string(NameIn(n.wire[0])));
+  if (changes_.size() > kChangeLog) {
+    forgotten_seq_ = changes_.front().first;
+    changes_.pop_front();
+  }
+}
+
+uint64_t Cache::ChangeSeq() const {
+  absl::MutexLock lock(&mu_);
+  return seq_;
+}
+
+bool Cache::ChangedSince(uint64_t seq, std::vector<std::string>* names) const {
+  absl::MutexLock lock(&mu_);
+  if (structure_seq_ > seq || forgotten_seq_ > seq) return false;
+  absl::flat_hash_set<absl::string_view> seen;
+  for (auto it = changes_.rbegin(); it != changes_.rend() && it->first > seq;
+       ++it) {
+    if (!seen.insert(it->second).second) continue;
+    auto n = nodes_.find(it->second);
+    if (n != nodes_.end() && n->second->present) names->push_back(it->second);
+  }
+  return true;
+}
+
+namespace {
+std::string ImagesKey(const std::vector<objects::NodeImage>& images) {
+  std::string key;
+  for (const objects::NodeImage& i : images) {
+    absl::StrAppend(&key, i.size_bytes, "\n");
+    for (const std::string& n : i.names) absl::StrAppend(&key, n, "\n");
+  }
+  return key;
+}
+}  // namespace
 
 void Cache::WriteSlotLocked(const NodeEntry& n) const {
   char* slot = &slab_[n.pos * kSlot];
@@ -85,15 +126,23 @@ Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
 
 void Cache::UpsertNode(pb::Node node, std::vector<objects::NodeImage> images) {
   absl::MutexLock lock(&mu_);
+  std::string images_key = ImagesKey(images);
   index_.UpsertNode(node, std::move(images));
   NodeEntry& e = EntryLocked(node.name());
+  std::string labeled = node.SerializeAsString();
+  // The same Node again (a status update kscore does not read) leaves the
+  // candidates as they were.
+  if (e.present && labeled == e.static_labeled && images_key == e.images_key)
+    return;
+  StructureChangedLocked();
+  e.images_key = std::move(images_key);
   const std::string zone = ZoneKey(node.labels());
   if (!e.present || e.zone != zone) {
     if (e.present) UnplaceLocked(&e);
     PlaceLocked(&e, zone);
   }
   e.present = true;
-  e.static_labeled = node.SerializeAsString();
+  e.static_labeled = std::move(labeled);
   node.clear_labels();
   e.static_unlabeled = node.SerializeAsString();
   Encode(&e);
@@ -104,6 +153,7 @@ void Cache::RemoveNode(const std::string& name) {
   auto it = nodes_.find(name);
   if (it == nodes_.end() || !it->second->present) return;
   index_.RemoveNode(name);
+  StructureChangedLocked();
   UnplaceLocked(it->second.get());
   if (it->second->pod_count == 0) {
     nodes_.erase(it);
@@ -302,6 +352,7 @@ void Cache::NominateLocked(const objects::PodInfo& pod, const std::string& node,
   }
   DropNominationLocked(pod.key);
   if (node.empty()) return;
+  StructureChangedLocked();
   Nomination& n = nominations_[pod.key];
   n.pod = {pod.key, pod.namespace_, pod.name,
            pod.uid, pod.priority,   pod.scheduler_name};
@@ -316,6 +367,7 @@ void Cache::DropNominationLocked(const std::string& key) {
   if (nominations_.empty()) return;
   auto it = nominations_.find(key);
   if (it == nominations_.end()) return;
+  StructureChangedLocked();
   auto on = nominated_on_.find(it->second.node);
   if (on != nominated_on_.end()) {
     std::erase(on->second, key);

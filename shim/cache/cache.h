@@ -2,6 +2,7 @@
 #define KSCORE_SHIM_CACHE_CACHE_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -169,6 +170,16 @@ class Cache {
   // Every present node's name, in candidate order (start 0).
   std::vector<std::string> NodeNames() const;
 
+  // Changes, for batching equivalent pods: a counter every change to a node
+  // as a candidate reads it (its aggregates, label counts) advances, and
+  // whether the candidates changed in any other way (a node came, went or
+  // changed, a nomination) since a value of it.
+  uint64_t ChangeSeq() const;
+  // The present nodes changed since `seq` (ChangeSeq's), each once, into
+  // `names`; false when something else changed too, or the changes are
+  // older than the cache remembers (then every node counts as changed).
+  bool ChangedSince(uint64_t seq, std::vector<std::string>* names) const;
+
  private:
   // What a pod contributes to its node; kept so updates and deletes can
   // subtract exactly what was added.
@@ -199,6 +210,8 @@ class Cache {
     ResourceSum requested;
     ResourceSum non_zero;
     std::vector<pb::HostPort> used_ports;
+    // The node's images (ClusterIndex's), as a key to notice a change.
+    std::string images_key;
     // The static part encoded (name, labels, taints, unschedulable,
     // allocatable), with and without labels.
     std::string static_labeled;
@@ -255,6 +268,19 @@ class Cache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
+  // ChangeSeq and ChangedSince: the counter, the last value at which the
+  // candidates changed other than by a node's aggregates, and the nodes
+  // whose aggregates changed, with the counter's value then (the newest
+  // kChangeLog; `forgotten` is the last one dropped).
+  static constexpr size_t kChangeLog = size_t{1} << 16;
+  uint64_t seq_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t structure_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t forgotten_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<std::pair<uint64_t, std::string>> changes_ ABSL_GUARDED_BY(mu_);
+  void StructureChangedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    structure_seq_ = ++seq_;
+  }
+  void NodeChangedLocked(const NodeEntry& n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Entries are boxed so `order_` can point at them across rehashes.
   absl::flat_hash_map<std::string, std::unique_ptr<NodeEntry>> nodes_
       ABSL_GUARDED_BY(mu_);

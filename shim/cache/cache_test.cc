@@ -1,6 +1,11 @@
 #include "shim/cache/cache.h"
 
 #include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -340,6 +345,53 @@ std::vector<std::string> Names(
   std::vector<std::string> names;
   for (const auto& p : pdbs) names.push_back(p->name);
   return names;
+}
+
+// Batching reads the changes since a point: a pod's coming and going names
+// its node; the same Node again changes nothing; a changed, new or removed
+// node, or a nomination, means every node counts as changed.
+TEST(CacheTest, ChangedSinceNamesTheNodesWhosePodsChanged) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  c.UpsertNode(Node("n2"));
+  c.UpsertNode(Node("n3"));
+  auto changed = [&c](uint64_t seq) -> std::optional<std::set<std::string>> {
+    std::vector<std::string> names;
+    if (!c.ChangedSince(seq, &names)) return std::nullopt;
+    return std::set<std::string>(names.begin(), names.end());
+  };
+  uint64_t seq = c.ChangeSeq();
+  EXPECT_EQ(changed(seq), std::set<std::string>{});
+  ASSERT_TRUE(c.AssumePod(Pod("d", "a", "web", ""), "n2"));
+  c.UpsertAssignedPod(Pod("d", "b", "web", "n3"));
+  EXPECT_EQ(changed(seq), (std::set<std::string>{"n2", "n3"}));
+  seq = c.ChangeSeq();
+  c.RemovePod("d/b");
+  c.UpsertNode(Node("n1"));  // unchanged
+  EXPECT_EQ(changed(seq), std::set<std::string>{"n3"});
+  pb::Node bigger = Node("n1");
+  bigger.mutable_allocatable()->set_milli_cpu(8000);
+  c.UpsertNode(bigger);
+  EXPECT_EQ(changed(seq), std::nullopt);
+  seq = c.ChangeSeq();
+  c.UpsertNode(Node("n4"));
+  EXPECT_EQ(changed(seq), std::nullopt);
+  seq = c.ChangeSeq();
+  c.RemoveNode("n4");
+  EXPECT_EQ(changed(seq), std::nullopt);
+  seq = c.ChangeSeq();
+  objects::PodInfo pending = Pod("d", "p", "web", "");
+  c.Nominate(pending, "n1");
+  EXPECT_EQ(changed(seq), std::nullopt);
+  seq = c.ChangeSeq();
+  // Older changes than the cache remembers: every node counts as changed.
+  for (int i = 0; i < (1 << 16) + 1; ++i) {
+    c.UpsertAssignedPod(Pod("d", "churn", "web", "n2", i % 7 + 1));
+  }
+  EXPECT_EQ(changed(seq), std::nullopt);
+  seq = c.ChangeSeq();
+  c.RemovePod("d/churn");
+  EXPECT_EQ(changed(seq), std::set<std::string>{"n2"});
 }
 
 TEST(CacheTest, PdbsCoveringMatchSelectorsInThePodsNamespace) {

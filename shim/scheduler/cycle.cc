@@ -8,6 +8,7 @@
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "shim/scheduler/batching.h"
 #include "shim/scheduler/preemption.h"
 #include "spdlog/spdlog.h"
 
@@ -61,6 +62,7 @@ std::string RequestHead(const objects::PodInfo& pod, const ProfileInfo& profile,
   h.set_config_hash(profile.config_hash);
   if (plan.prepared != nullptr) *h.mutable_cluster() = plan.prepared->cluster;
   h.set_explain_top(plan.explain_top);
+  h.set_keep_session(plan.keep_session);
   return h.SerializeAsString();
 }
 
@@ -273,8 +275,11 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
     }
     ev.processed += want;
     google::protobuf::Arena arena;
+    // A call that keeps a session goes to the replica that will hold it.
     std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
-        scorer.EvaluateAll(requests, &arena);
+        single && plan.keep_session != 0
+            ? scorer.EvaluatePinned(plan.keep_session, requests, &arena)
+            : scorer.EvaluateAll(requests, &arena);
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) return ScorerFailure(results[i].status());
       const size_t end = i + 1 < bases.size() ? bases[i + 1] : ev.names.size();
@@ -334,9 +339,13 @@ std::optional<Failure> Normalize(const CycleInput& in, const CyclePlan& plan,
   *req.mutable_cycle_state() = ev.cycle_state;
   req.set_config_hash(in.profile->config_hash);
   req.set_explain_top(in.explain_top);
+  req.set_keep_session(plan.keep_session);
   for (const std::string& p : ev.plugins) req.add_plugins(p);
   req.mutable_raw()->Add(ev.raw.begin(), ev.raw.end());
-  absl::StatusOr<pb::NormalizeScoreResponse> norm = scorer.NormalizeScore(req);
+  absl::StatusOr<pb::NormalizeScoreResponse> norm =
+      plan.keep_session != 0
+          ? scorer.NormalizeScorePinned(plan.keep_session, req)
+          : scorer.NormalizeScore(req);
   if (!norm.ok()) return ScorerFailure(norm.status());
   if (static_cast<size_t>(norm->totals_size()) != ev.feasible.size()) {
     return Failure::Error(absl::StrCat("scorer error: NormalizeScore returned ",
@@ -453,6 +462,17 @@ CycleResult SchedulingCycle(const CycleInput& in, scorer_client::Scorer& scorer,
       EvaluateNominatedNode(in, *plan, nominated, scorer)) {
     return {.node = std::move(nominated)};
   }
+  // Batching: the cache's changes are read from here on.
+  const uint64_t seq = in.cache->ChangeSeq();
+  std::string key;
+  if (Batchable(in, w, *plan)) {
+    key = TemplateKey(*in.profile, plan->pod);
+    if (std::optional<CycleResult> r =
+            RunBatched(in, w, *plan, key, seq, scorer)) {
+      return *std::move(r);
+    }
+    plan->keep_session = in.batches->NewId();
+  }
   CandidateVerdicts& ev = verdicts.emplace(w.all_nodes);
   ev.keep_rejections = in.explain_top != 0 && in.explain_rejections;
   CycleResult result;
@@ -480,6 +500,7 @@ CycleResult SchedulingCycle(const CycleInput& in, scorer_client::Scorer& scorer,
   }
   const size_t best = SelectHost(ev.totals, *in.rng);
   result.node = ev.names[ev.feasible[best]];
+  if (!key.empty()) RememberSession(in, *plan, key, seq, ev);
   if (spdlog::should_log(spdlog::level::debug)) {
     spdlog::debug("pod {} -> node {} among {} feasible of {} nodes; top: {}",
                   pod.key, result.node, ev.feasible.size(), w.all_nodes,
@@ -608,7 +629,7 @@ std::shared_ptr<Explanation> Explain(const CycleInput& in,
 CycleResult RunCycle(const CycleInput& in, scorer_client::Scorer& scorer) {
   std::optional<CandidateVerdicts> ev;
   CycleResult result = SchedulingCycle(in, scorer, ev);
-  if (in.explain_top != 0) {
+  if (in.explain_top != 0 && result.explanation == nullptr) {
     result.explanation = Explain(in, ev.has_value() ? &*ev : nullptr, result);
   }
   return result;

@@ -89,6 +89,8 @@ struct CycleResult {
   std::optional<Preemption> preemption{};
   // With CycleInput::explain_top: what the cycle saw and why it decided.
   std::shared_ptr<Explanation> explanation{};
+  // The node came from a batched cycle (batching.h).
+  bool batched = false;
 
   bool ok() const { return !failure.has_value(); }
 };
@@ -115,6 +117,8 @@ class PlanCache {
       ABSL_GUARDED_BY(mu_);
 };
 
+class Batches;
+
 struct CycleInput {
   const objects::PodInfo* pod = nullptr;
   const ProfileInfo* profile = nullptr;
@@ -131,6 +135,8 @@ struct CycleInput {
   int32_t explain_top = 0;
   // With explain_top: also each rejected node's plugin and message.
   bool explain_rejections = false;
+  // Sessions for batching equivalent pods (batching.h); null: no batching.
+  Batches* batches = nullptr;
 };
 
 // What a cycle sends beyond the candidates: the pod message for the
@@ -143,6 +149,9 @@ struct CyclePlan {
   // this pod (ProfileInfo::NeedsNodeLabels), or the plan asks for them.
   bool node_labels = false;
   int32_t explain_top = 0;  // CycleInput::explain_top
+  // Not 0: the call that normalises asks the scorer to keep a session of
+  // this id (batching.h), and goes to the replica the id picks.
+  uint64_t keep_session = 0;
 };
 
 // The bytes every request of a cycle starts with: profile, pod, detail

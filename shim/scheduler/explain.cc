@@ -84,6 +84,7 @@ Explanation Trimmed(const Explanation& e, size_t top) {
   t.message = e.message;
   t.error = e.error;
   t.nominated = e.nominated;
+  t.batched = e.batched;
   t.reasons = e.reasons;
   t.plugins = e.plugins;
   t.weights = e.weights;
@@ -110,6 +111,7 @@ nlohmann::json ExplanationJson(const Explanation& e) {
   if (!e.node.empty()) j["node"] = e.node;
   if (!e.message.empty()) j["message"] = e.message;
   if (e.nominated) j["nominatedNodeTaken"] = true;
+  if (e.batched) j["batched"] = true;
   j["nodes"] = {{"total", e.all_nodes},
                 {"evaluated", e.evaluated},
                 {"feasible", e.feasible}};

@@ -43,6 +43,10 @@ struct Explanation {
   bool error = false;        // a SchedulerError rather than Unschedulable
   // The pod's nominated node fit and was taken without scoring.
   bool nominated = false;
+  // A batched cycle: `evaluated` nodes changed since the last pod of the
+  // same template and were evaluated again; the others' verdicts and raw
+  // scores were reused, and every feasible node normalised again.
+  bool batched = false;
 
   // The filter reasons and how many nodes gave each (FitError's parts),
   // most nodes first.

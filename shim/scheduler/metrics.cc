@@ -51,24 +51,7 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
            .Help("Number of attempts to successfully schedule a pod.")
            .Register(*registry)
            .Add({}, Exponential(1, 2, 5));
-  binds = &prometheus::BuildCounter()
-               .Name("kscore_binds_total")
-               .Help("Bindings by result (bound, conflict, error).")
-               .Register(*registry);
-  scorer = &prometheus::BuildGauge()
-                .Name("kscore_scorer")
-                .Help(
-                    "Scorer client counters: calls, failures, request_bytes, "
-                    "response_bytes, hint_calls (QueueingHint, also in "
-                    "calls); profile_checks (ListProfiles rounds), "
-                    "refusals (rounds that refused the scorer: replicas "
-                    "disagree, unreachable), refused (1 while refused).")
-                .Register(*registry);
-  leader = &prometheus::BuildGauge()
-                .Name("kscore_leader")
-                .Help("1 while this shim is the leader.")
-                .Register(*registry)
-                .Add({});
+  RegisterOwn();
   incoming = &prometheus::BuildCounter()
                   .Name("scheduler_queue_incoming_pods_total")
                   .Help(
@@ -91,6 +74,34 @@ Metrics::Metrics() : registry(std::make_shared<prometheus::Registry>()) {
                "Latency for running all plugins of a specific extension "
                "point.")
            .Register(*registry);
+}
+
+// kscore's own families (kscore_*), beside kube-scheduler's.
+void Metrics::RegisterOwn() {
+  batched = &prometheus::BuildCounter()
+                 .Name("kscore_batched_cycles_total")
+                 .Help(
+                     "Scheduling cycles that re-evaluated only the nodes "
+                     "changed since the last pod of the same template.")
+                 .Register(*registry);
+  binds = &prometheus::BuildCounter()
+               .Name("kscore_binds_total")
+               .Help("Bindings by result (bound, conflict, error).")
+               .Register(*registry);
+  scorer = &prometheus::BuildGauge()
+                .Name("kscore_scorer")
+                .Help(
+                    "Scorer client counters: calls, failures, request_bytes, "
+                    "response_bytes, hint_calls (QueueingHint, also in "
+                    "calls); profile_checks (ListProfiles rounds), "
+                    "refusals (rounds that refused the scorer: replicas "
+                    "disagree, unreachable), refused (1 while refused).")
+                .Register(*registry);
+  leader = &prometheus::BuildGauge()
+                .Name("kscore_leader")
+                .Help("1 while this shim is the leader.")
+                .Register(*registry)
+                .Add({});
 }
 
 void Metrics::ExtensionPoint(absl::string_view point, absl::string_view status,

@@ -52,8 +52,12 @@ struct Metrics {
   prometheus::Gauge* leader;
   prometheus::Family<prometheus::Counter>* incoming;
   prometheus::Family<prometheus::Gauge>* unschedulable;
+  // Cycles that reused a session (batching.h), by profile.
+  prometheus::Family<prometheus::Counter>* batched;
 
  private:
+  void RegisterOwn();
+
   absl::Mutex mu_;
   std::set<std::pair<std::string, std::string>> unschedulable_series_
       ABSL_GUARDED_BY(mu_);

@@ -123,6 +123,7 @@ std::string Profiles::Adopt(
       info->pod_data.push_back(static_cast<pb::PodData>(d));
     }
     info->plans = p.plans();
+    info->batches = p.batches();
     auto events = std::make_shared<queue::PluginEvents>();
     for (const pb::PluginInfo& plugin : p.plugins()) {
       const auto& points = plugin.extension_points();

@@ -34,6 +34,8 @@ struct ProfileInfo {
   // Plan (cluster-wide data) before their cycle.
   std::vector<pb::PodData> pod_data;
   bool plans = false;
+  // The scorer batches pods of the same template (pb::Profile::batches).
+  bool batches = false;
   // What each PreFilter/Filter plugin registers (PluginInfo.events): which
   // cluster events move a pod it rejected.
   std::shared_ptr<const queue::PluginEvents> plugin_events;

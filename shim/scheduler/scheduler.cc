@@ -93,10 +93,13 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
          start, "error");
     return;
   }
-  CycleResult r = RunCycle(
-      CycleFor(pod, **profile, rng, ExplainTop(), options_.record_scores),
-      *scorer_);
+  CycleInput in =
+      CycleFor(pod, **profile, rng, ExplainTop(), options_.record_scores);
+  in.batches = &batches_;
+  CycleResult r = RunCycle(in, *scorer_);
   if (r.next_start.has_value()) next_start_.store(*r.next_start);
+  if (r.batched)
+    metrics_->batched->Add({{"profile", pod.scheduler_name}}).Increment();
   std::shared_ptr<const Explanation> record;
   if (r.explanation != nullptr) record = Record(std::move(r.explanation), qp);
   if (!r.ok()) {

@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "shim/cache/cache.h"
 #include "shim/queue/scheduling_queue.h"
+#include "shim/scheduler/batching.h"
 #include "shim/scheduler/cycle.h"
 #include "shim/scheduler/explain.h"
 #include "shim/scheduler/feedback.h"
@@ -134,6 +135,7 @@ class Scheduler {
   PreemptionExecutor preemption_;
   // Plans by pod template, shared by the workers.
   PlanCache plans_;
+  Batches batches_;  // the scheduling loop's, not WhatIf's
   DecisionLog decisions_;
   std::atomic<size_t> next_start_{0};
   std::atomic<bool> stop_{false};

@@ -1,6 +1,7 @@
 #ifndef KSCORE_SHIM_SCORER_CLIENT_SCORER_H_
 #define KSCORE_SHIM_SCORER_CLIENT_SCORER_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,19 @@ class Scorer {
       google::protobuf::Arena* arena) = 0;
   virtual absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request) = 0;
+  // The same, tried first on one replica chosen by `affinity` (the same
+  // affinity, the same replica while the replicas stay the same): a
+  // session for batching (pb::SessionUpdate) lives on the replica that kept
+  // it. With one replica, or in a fake, the calls above.
+  virtual std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluatePinned(
+      uint64_t /*affinity*/, absl::Span<const std::string> requests,
+      google::protobuf::Arena* arena) {
+    return EvaluateAll(requests, arena);
+  }
+  virtual absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScorePinned(
+      uint64_t /*affinity*/, const pb::NormalizeScoreRequest& request) {
+    return NormalizeScore(request);
+  }
   virtual absl::StatusOr<pb::ListProfilesResponse> ListProfiles() = 0;
   // What a pod's cycle needs from the whole cluster (pb::Profile::plans).
   virtual absl::StatusOr<pb::PlanResponse> Plan(

@@ -169,6 +169,12 @@ size_t ScorerClient::NextReplica() {
   return next_.fetch_add(1) % stubs_.size();
 }
 
+size_t ScorerClient::Replica(const std::optional<uint64_t>& affinity,
+                             int attempt) {
+  if (!affinity.has_value()) return NextReplica();
+  return (*affinity + static_cast<uint64_t>(attempt)) % stubs_.size();
+}
+
 std::unique_ptr<grpc::ClientContext> ScorerClient::Context() const {
   auto ctx = std::make_unique<grpc::ClientContext>();
   ctx->set_deadline(absl::ToChronoTime(absl::Now() + options_.timeout));
@@ -179,7 +185,7 @@ template <typename Request, typename Response>
 absl::StatusOr<Response> ScorerClient::Unary(
     grpc::Status (pb::Scorer::Stub::*rpc)(grpc::ClientContext*, const Request&,
                                           Response*),
-    const Request& request) {
+    const Request& request, std::optional<uint64_t> affinity) {
   grpc::Status st;
   for (int attempt = 0; attempt < options_.attempts; ++attempt) {
     Response resp;
@@ -188,7 +194,8 @@ absl::StatusOr<Response> ScorerClient::Unary(
       stats_.hint_calls++;
     }
     stats_.request_bytes += request.ByteSizeLong();
-    st = (stubs_[NextReplica()].get()->*rpc)(Context().get(), request, &resp);
+    st = (stubs_[Replica(affinity, attempt)].get()->*rpc)(Context().get(),
+                                                          request, &resp);
     if (st.ok()) {
       RecordReachability(CallOutcome::kAnswered);
       return resp;
@@ -224,8 +231,25 @@ absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
   return Unary(&pb::Scorer::Stub::Preempt, request);
 }
 
+absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScorePinned(
+    uint64_t affinity, const pb::NormalizeScoreRequest& request) {
+  return Unary(&pb::Scorer::Stub::NormalizeScore, request, affinity);
+}
+
 std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
     absl::Span<const std::string> requests, google::protobuf::Arena* arena) {
+  return Evaluate(requests, arena, std::nullopt);
+}
+
+std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluatePinned(
+    uint64_t affinity, absl::Span<const std::string> requests,
+    google::protobuf::Arena* arena) {
+  return Evaluate(requests, arena, affinity);
+}
+
+std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::Evaluate(
+    absl::Span<const std::string> requests, google::protobuf::Arena* arena,
+    std::optional<uint64_t> affinity) {
   const size_t n = requests.size();
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results(
       n, absl::UnknownError("not run"));
@@ -234,7 +258,8 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
   bool answered = false;
   for (int attempt = 0; attempt < options_.attempts && !pending.empty();
        ++attempt) {
-    pending = EvaluateRound(requests, pending, arena, results, answered);
+    pending = EvaluateRound(requests, pending, arena, results, answered,
+                            affinity, attempt);
   }
   // A batch that another replica answered did reach the scorer; one that
   // failed on every attempt did not.
@@ -251,8 +276,8 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
 std::vector<int> ScorerClient::EvaluateRound(
     absl::Span<const std::string> requests, const std::vector<int>& pending,
     google::protobuf::Arena* arena,
-    std::vector<absl::StatusOr<pb::EvaluateResponse*>>& results,
-    bool& answered) {
+    std::vector<absl::StatusOr<pb::EvaluateResponse*>>& results, bool& answered,
+    std::optional<uint64_t> affinity, int attempt) {
   grpc::CompletionQueue cq;
   std::vector<RawCall> calls(pending.size());
   for (size_t k = 0; k < pending.size(); ++k) {
@@ -264,7 +289,7 @@ std::vector<int> ScorerClient::EvaluateRound(
     // No copy: `requests` outlives every call (this waits for them all).
     grpc::Slice slice(req.data(), req.size(), grpc::Slice::STATIC_SLICE);
     call.request = grpc::ByteBuffer(&slice, 1);
-    call.rpc = raw_stubs_[NextReplica()]->PrepareUnaryCall(
+    call.rpc = raw_stubs_[Replica(affinity, attempt)]->PrepareUnaryCall(
         call.ctx.get(), evaluate_method_, call.request, &cq);
     call.rpc->StartCall();
     call.rpc->Finish(&call.response, &call.status, &call);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,6 +78,11 @@ class ScorerClient : public Scorer {
       google::protobuf::Arena* arena) override;
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request) override;
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluatePinned(
+      uint64_t affinity, absl::Span<const std::string> requests,
+      google::protobuf::Arena* arena) override;
+  absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScorePinned(
+      uint64_t affinity, const pb::NormalizeScoreRequest& request) override;
   absl::StatusOr<pb::PlanResponse> Plan(
       const pb::PlanRequest& request) override;
   absl::StatusOr<pb::QueueingHintResponse> QueueingHint(
@@ -91,8 +97,10 @@ class ScorerClient : public Scorer {
  private:
   explicit ScorerClient(Options options) : options_(std::move(options)) {}
   // Index of the replica for the next call (round robin over stubs_ and
-  // raw_stubs_, which are parallel).
+  // raw_stubs_, which are parallel), or with an affinity, its replica
+  // first and the next ones on retries.
   size_t NextReplica();
+  size_t Replica(const std::optional<uint64_t>& affinity, int attempt);
   std::unique_ptr<grpc::ClientContext> Context() const;
   // A unary call through the stub's `rpc`: each attempt on the next
   // replica while the failure is Retryable, counted in stats_.
@@ -100,7 +108,10 @@ class ScorerClient : public Scorer {
   absl::StatusOr<Response> Unary(
       grpc::Status (pb::Scorer::Stub::*rpc)(grpc::ClientContext*,
                                             const Request&, Response*),
-      const Request& request);
+      const Request& request, std::optional<uint64_t> affinity = {});
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> Evaluate(
+      absl::Span<const std::string> requests, google::protobuf::Arena* arena,
+      std::optional<uint64_t> affinity);
   // One round of EvaluateAll: the `pending` requests in parallel, each
   // answer or failure into `results` (`answered` set when one succeeds).
   // Returns the pending requests to send again.
@@ -108,7 +119,7 @@ class ScorerClient : public Scorer {
       absl::Span<const std::string> requests, const std::vector<int>& pending,
       google::protobuf::Arena* arena,
       std::vector<absl::StatusOr<pb::EvaluateResponse*>>& results,
-      bool& answered);
+      bool& answered, std::optional<uint64_t> affinity, int attempt);
   // A call ended so (after its retries on other replicas): remembers a
   // failure to reach the scorer, and calls reachable_ at the first answer
   // after one. A replica down while another answers is not the scorer

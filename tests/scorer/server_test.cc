@@ -580,6 +580,82 @@ TEST_F(ScorerServerTest, EvaluateExplainsTheBestNodesWhenAsked) {
   EXPECT_THAT(norm_resp.replica(), EndsWith(absl::StrCat(":", port_)));
 }
 
+// Batching: a call that normalises keeps a session when asked; an update
+// then sends only the changed nodes and answers for every slot, as a whole
+// cycle would. A session the replica lacks, at another generation, or for
+// another pod is session_missing, never an answer from stale data.
+TEST_F(ScorerServerTest, SessionUpdatesAnswerForEverySlot) {
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  req.set_detail(pb::DETAIL_TOTALS);
+  *req.mutable_pod() =
+      MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
+  AddNodes(req.mutable_nodes());  // n1 (1 web pod), n2 (3), n3 (0)
+  req.set_keep_session(42);
+  pb::EvaluateResponse kept;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &kept).ok());
+  ASSERT_EQ(kept.totals_size(), 3);
+
+  // The next pod went to n2; n3 now runs 5 web pods.
+  pb::EvaluateRequest up = req;
+  up.clear_keep_session();
+  up.mutable_pod()->set_name("web-2");
+  up.clear_nodes();
+  pb::Node n3 = req.nodes(2);
+  n3.clear_label_counts();
+  pb::LabelCount* lc = n3.add_label_counts();
+  lc->set_key("app");
+  lc->set_value("web");
+  lc->set_count(5);
+  *up.add_nodes() = n3;
+  up.mutable_update()->set_session(42);
+  up.mutable_update()->set_generation(0);
+  up.mutable_update()->add_slots(2);
+  up.set_explain_top(2);
+  pb::EvaluateResponse got;
+  grpc::Status st = stub_->Evaluate(Ctx().get(), up, &got);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_FALSE(got.session_missing());
+  EXPECT_EQ(got.feasible_slots(), 3);
+  EXPECT_THAT(got.best_slots(), ElementsAre(2));
+  // What a whole cycle over the nodes as they are now says.
+  pb::EvaluateRequest whole = req;
+  whole.clear_keep_session();
+  *whole.mutable_nodes(2) = n3;
+  pb::EvaluateResponse want;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), whole, &want).ok());
+  EXPECT_EQ(got.best_total(), want.totals(2));
+  ASSERT_EQ(got.scores_size(), 2);  // the breakdown, by slot
+  EXPECT_EQ(got.scores(0).index(), 2);
+  EXPECT_EQ(got.scores(0).total(), want.totals(2));
+
+  // The same update again: its generation is gone.
+  pb::EvaluateResponse again;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), up, &again).ok());
+  EXPECT_TRUE(again.session_missing());
+  EXPECT_TRUE(again.best_slots().empty());
+
+  // Another pod (another label value) or an unknown session: missing.
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &kept).ok());  // kept again
+  pb::EvaluateRequest other = up;
+  (*other.mutable_pod()->mutable_labels())["app"] = "db";
+  pb::EvaluateResponse missing;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), other, &missing).ok());
+  EXPECT_TRUE(missing.session_missing());
+  other = up;
+  other.mutable_update()->set_session(7);
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), other, &missing).ok());
+  EXPECT_TRUE(missing.session_missing());
+
+  // Slots that do not fit the session are the caller's error.
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &kept).ok());
+  other = up;
+  other.mutable_update()->set_slots(0, 9);
+  st = stub_->Evaluate(Ctx().get(), other, &missing);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(st.error_message(), HasSubstr("update.slots[0]: 9"));
+}
+
 TEST_F(ScorerServerTest, RejectEverythingRejectsEveryNodeNamingConcentrate) {
   pb::EvaluateRequest req;
   req.set_profile("reject-scheduler");

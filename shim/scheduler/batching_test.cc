@@ -1,0 +1,181 @@
+#include "shim/scheduler/batching.h"
+
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "shim/scorer_client/scorer_client.h"
+#include "tests/support/in_process_scorer.h"
+
+namespace kscore::scheduler {
+namespace {
+
+// The seed's profile with every node scored.
+constexpr char kProfile[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+percentageOfNodesToScore: 100
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+  pluginConfig:
+  - name: Concentrate
+    args:
+      labelKey: app
+)";
+
+objects::PodInfo MakePod(const std::string& name, const std::string& app,
+                         int milli_cpu, const std::string& node = "") {
+  nlohmann::json spec = {
+      {"schedulerName", "concentrate-scheduler"},
+      {"containers",
+       {{{"name", "c"},
+         {"resources",
+          {{"requests",
+            {{"cpu", absl::StrCat(milli_cpu, "m")}, {"memory", "256Mi"}}}}}}}}};
+  if (!node.empty()) spec["nodeName"] = node;
+  absl::StatusOr<objects::PodInfo> pod = objects::PodFromJson(
+      {{"metadata",
+        {{"name", name},
+         {"namespace", "default"},
+         {"uid", "uid-" + name},
+         {"labels", {{"app", app}}}}},
+       {"spec", spec},
+       {"status", {{"phase", node.empty() ? "Pending" : "Running"}}}});
+  EXPECT_TRUE(pod.ok()) << pod.status();
+  return *std::move(pod);
+}
+
+pb::Node MakeNode(int i, std::mt19937_64& rng) {
+  pb::Node n;
+  n.set_name(absl::StrCat("node-", i));
+  (*n.mutable_labels())["kubernetes.io/hostname"] = n.name();
+  n.mutable_allocatable()->set_milli_cpu(
+      1000 * std::uniform_int_distribution<int>(2, 8)(rng));
+  n.mutable_allocatable()->set_memory(int64_t{8} << 30);
+  n.mutable_allocatable()->set_pods(110);
+  if (rng() % 12 == 0) {
+    pb::Taint* t = n.add_taints();
+    t->set_key("soft");
+    t->set_effect("PreferNoSchedule");
+  }
+  if (rng() % 25 == 0) n.set_unschedulable(true);
+  return n;
+}
+
+// Two caches in the same state: one schedules with batching, the other
+// with a whole cycle every time.
+struct Twin {
+  cache::Cache batched, whole;
+  void UpsertNode(const pb::Node& n) {
+    batched.UpsertNode(n);
+    whole.UpsertNode(n);
+  }
+  void Assume(const objects::PodInfo& p, const std::string& node) {
+    ASSERT_TRUE(batched.AssumePod(p, node));
+    ASSERT_TRUE(whole.AssumePod(p, node));
+  }
+  void AddBound(const objects::PodInfo& p) {
+    batched.UpsertAssignedPod(p);
+    whole.UpsertAssignedPod(p);
+  }
+  void Remove(const std::string& key) {
+    batched.RemovePod(key);
+    whole.RemovePod(key);
+  }
+};
+
+// Random sequences of pods of a few templates, in runs and interleaved, with
+// other pods coming and going and nodes changing between them: each pod is
+// scheduled both ways on the same snapshot. The batched cycle's node must be
+// one the whole cycle ranks best, with the same total; then both caches
+// take the pod there. Two scorer replicas, so sessions must be found on the
+// replica that keeps them.
+TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
+  auto a = testing::InProcessScorer::Start(kProfile);
+  auto b = testing::InProcessScorer::Start(kProfile);
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto scorer = *scorer_client::ScorerClient::Create(
+      {.target = absl::StrCat((*a)->target(), ",", (*b)->target())});
+  Profiles::Options options;
+  options.served = {"concentrate-scheduler"};
+  Profiles profiles(options, [&] { return scorer->ListProfiles(); });
+  absl::StatusOr<std::shared_ptr<const ProfileInfo>> known =
+      profiles.Lookup("concentrate-scheduler");
+  ASSERT_TRUE(known.ok()) << known.status();
+  const ProfileInfo& profile = **known;
+  ASSERT_TRUE(profile.batches);
+
+  std::mt19937_64 rng(11);
+  int compared = 0, batched = 0;
+  for (int round = 0; round < 6; ++round) {
+    Twin twin;
+    const int n_nodes = std::uniform_int_distribution<int>(10, 60)(rng);
+    for (int i = 0; i < n_nodes; ++i) twin.UpsertNode(MakeNode(i, rng));
+    Batches batches;
+    PlanCache plans;
+    std::vector<std::string> placed;
+    const size_t batch_size = round % 2 == 0 ? 500 : 7;  // one call or many
+    for (int k = 0; k < 80; ++k) {
+      // Mostly runs of one template; now and then another, or churn.
+      const int group = (k / 10) % 3 + (rng() % 6 == 0 ? 1 : 0);
+      const objects::PodInfo pod =
+          MakePod(absl::StrCat("p", round, "-", k), absl::StrCat("g", group),
+                  100 * (1 + group));
+      if (rng() % 5 == 0 && !placed.empty()) {
+        twin.Remove(placed[rng() % placed.size()]);
+      }
+      if (rng() % 7 == 0) {
+        twin.AddBound(MakePod(absl::StrCat("x", round, "-", k), "g1", 200,
+                              absl::StrCat("node-", rng() % n_nodes)));
+      }
+      if (rng() % 15 == 0) twin.UpsertNode(MakeNode(rng() % n_nodes, rng));
+      CycleInput in{.pod = &pod,
+                    .profile = &profile,
+                    .cache = &twin.batched,
+                    .batch_size = batch_size,
+                    .rng = &rng,
+                    .plans = &plans,
+                    .explain_top = 1,
+                    .batches = &batches};
+      CycleResult got = RunCycle(in, *scorer);
+      CycleInput all = in;
+      all.cache = &twin.whole;
+      all.batches = nullptr;
+      all.explain_top = -1;  // every feasible node's total
+      CycleResult want = RunCycle(all, *scorer);
+      ASSERT_EQ(got.ok(), want.ok()) << k << ": " << got.node;
+      if (!want.ok()) continue;
+      ASSERT_NE(got.explanation, nullptr);
+      ASSERT_FALSE(want.explanation->top.empty());
+      const int64_t best = want.explanation->top.front().total;
+      std::set<std::string> tied;
+      for (const Explanation::NodeScore& n : want.explanation->top)
+        if (n.total == best) tied.insert(n.node);
+      EXPECT_TRUE(tied.contains(got.node))
+          << "round " << round << " pod " << k << ": " << got.node
+          << (got.batched ? " (batched)" : "") << " is not among the best";
+      EXPECT_EQ(got.explanation->top.front().total, best)
+          << "round " << round << " pod " << k;
+      EXPECT_EQ(got.explanation->feasible, want.explanation->feasible);
+      ++compared;
+      if (got.batched) ++batched;
+      twin.Assume(pod, got.node);
+      placed.push_back(pod.key);
+    }
+  }
+  EXPECT_GT(compared, 400);
+  // Most pods follow one of their template: most cycles are batched.
+  EXPECT_GT(batched, compared / 2) << batched << " of " << compared;
+}
+
+}  // namespace
+}  // namespace kscore::scheduler
