@@ -252,12 +252,23 @@ struct Cycle {
 };
 
 // The rest of a call's start, after StartCall: its nodes, its state.
+// With `resolved` (an Evaluate's nodes, content keys resolved), its nodes
+// instead of the request's own.
 template <typename Req>
 absl::StatusOr<Cycle> BindCycle(const Profile* profile, const Req& req,
-                                const ServiceOptions& o) {
+                                const ServiceOptions& o,
+                                const ResolvedNodes* resolved = nullptr) {
   Cycle c;
   c.profile = profile;
-  if constexpr (requires { req.nodes(); }) {
+  if (resolved != nullptr) {
+    KSCORE_ASSIGN_OR_RETURN(
+        c.nodes, CheckNodes(
+                     static_cast<int>(resolved->nodes.size()),
+                     [resolved](int i) -> const pb::Node& {
+                       return *resolved->nodes[static_cast<size_t>(i)];
+                     },
+                     "", o.max_batch_nodes));
+  } else if constexpr (requires { req.nodes(); }) {
     KSCORE_ASSIGN_OR_RETURN(c.nodes, Nodes(req.nodes(), o.max_batch_nodes));
   }
   if constexpr (requires { req.cycle_state(); }) {
@@ -565,7 +576,8 @@ ScorerService::ScorerService(const framework::ProfileSet* profiles,
                              ServiceOptions options)
     : profiles_(profiles),
       options_(options),
-      sessions_(options.max_sessions, options.max_session_bytes) {
+      sessions_(options.max_sessions, options.max_session_bytes),
+      nodes_(options.max_kept_nodes) {
   SetMessageAllocatorFor_Filter(&filter_alloc_);
   SetMessageAllocatorFor_PreScore(&pre_score_alloc_);
   SetMessageAllocatorFor_Score(&score_alloc_);
@@ -590,6 +602,7 @@ grpc::ServerUnaryReactor* ScorerService::Finish(
 absl::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
                                            pb::ListProfilesResponse* resp) {
   resp->set_config_hash(profiles_->config_hash);
+  resp->set_content_keys(true);
   for (const auto& [name, profile] : profiles_->profiles) {
     pb::Profile* p = resp->add_profiles();
     p->set_scheduler_name(name);
@@ -735,8 +748,10 @@ void ScorerService::KeepSession(uint64_t id, const framework::Profile& profile,
 
 absl::Status ScorerService::DoUpdate(const framework::Profile& profile,
                                      const pb::EvaluateRequest& req,
+                                     const ResolvedNodes& resolved,
                                      pb::EvaluateResponse* resp) {
-  KSCORE_ASSIGN_OR_RETURN(Cycle c, BindCycle(&profile, req, options_));
+  KSCORE_ASSIGN_OR_RETURN(Cycle c,
+                          BindCycle(&profile, req, options_, &resolved));
   const pb::SessionUpdate& u = req.update();
   std::unique_ptr<framework::Session> s =
       sessions_.Take(u.session(), u.generation());
@@ -788,8 +803,16 @@ absl::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
         absl::StrCat("detail: unknown value ", req->detail(),
                      " (DETAIL_FULL or DETAIL_TOTALS)"));
   }
-  if (req->has_update()) return DoUpdate(*profile, *req, resp);
-  KSCORE_ASSIGN_OR_RETURN(Cycle c, BindCycle(profile, *req, options_));
+  KSCORE_ASSIGN_OR_RETURN(ResolvedNodes resolved,
+                          ResolveNodes(nodes_, req->nodes()));
+  if (!resolved.missing.empty()) {
+    resp->mutable_missing_nodes()->Add(resolved.missing.begin(),
+                                       resolved.missing.end());
+    return absl::OkStatus();
+  }
+  if (req->has_update()) return DoUpdate(*profile, *req, resolved, resp);
+  KSCORE_ASSIGN_OR_RETURN(Cycle c,
+                          BindCycle(profile, *req, options_, &resolved));
   const framework::EvaluateMode mode =
       req->filter_only()      ? framework::EvaluateMode::kFilterOnly
       : req->skip_normalize() ? framework::EvaluateMode::kRawScores

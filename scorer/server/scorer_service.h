@@ -10,6 +10,7 @@
 #include "scorer/framework/profile_set.h"
 #include "scorer/framework/sessions.h"
 #include "scorer/server/arena_allocator.h"
+#include "scorer/server/node_store.h"
 
 namespace kscore::server {
 
@@ -53,6 +54,8 @@ struct ServiceOptions {
   // score plugins takes about 320 KB.
   size_t max_sessions = 256;
   size_t max_session_bytes = size_t{256} << 20;
+  // Nodes kept by content key (node_store.h): about 1 KB each.
+  size_t max_kept_nodes = 65536;
 };
 
 // The gRPC adapter: decode the request, call the framework, encode the
@@ -140,6 +143,7 @@ class ScorerService final : public pb::Scorer::CallbackService {
   // An Evaluate with `update`: the session's cycle for the changed nodes.
   absl::Status DoUpdate(const framework::Profile& profile,
                         const pb::EvaluateRequest& req,
+                        const ResolvedNodes& resolved,
                         pb::EvaluateResponse* resp);
   // Keeps a normalised table as session `id` (keep_session), when the
   // cluster data say the pod's answers depend on nothing but the nodes.
@@ -155,6 +159,7 @@ class ScorerService final : public pb::Scorer::CallbackService {
   const framework::ProfileSet* profiles_;
   ServiceOptions options_;
   framework::SessionStore sessions_;
+  NodeStore nodes_;
   std::atomic<uint64_t> served_{0};
   ArenaAllocator<pb::FilterRequest, pb::FilterResponse> filter_alloc_;
   ArenaAllocator<pb::PreScoreRequest, pb::PreScoreResponse> pre_score_alloc_;

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "model/node_key.h"
 
 namespace kscore::cache {
 namespace {
@@ -67,6 +68,11 @@ void Cache::Encode(NodeEntry* n) {
   const std::string dynamic = EncodeAggregates(*n, nullptr);
   n->wire[0] = n->static_unlabeled + dynamic;
   n->wire[1] = n->static_labeled + dynamic;
+  for (int v = 0; v < 2; ++v) {
+    pb::Node parsed;
+    parsed.ParseFromString(n->wire[v]);
+    n->key[v] = model::NodeContentKey(parsed);
+  }
   if (n->present && !order_stale_) WriteSlotLocked(*n);
   NodeChangedLocked(*n);
 }
@@ -113,9 +119,12 @@ std::string ImagesKey(const std::vector<objects::NodeImage>& images) {
 void Cache::WriteSlotLocked(const NodeEntry& n) const {
   char* slot = &slab_[n.pos * kSlot];
   const std::string& w = n.wire[0];
-  const bool fits = w.size() <= kSlot - 1;
+  constexpr size_t kHead = 1 + model::kNodeKeyBytes;
+  const bool fits = w.size() <= kSlot - kHead;
   slot[0] = static_cast<char>(fits ? w.size() : 0);
-  if (fits) std::memcpy(slot + 1, w.data(), w.size());
+  if (!fits) return;
+  std::memcpy(slot + 1, n.key[0].data(), model::kNodeKeyBytes);
+  std::memcpy(slot + kHead, w.data(), w.size());
 }
 
 Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
@@ -475,6 +484,7 @@ std::vector<Cache::Wanted> Cache::WantedLocked(
 }
 
 void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
+                            absl::string_view key, NodeForm form,
                             const objects::PodInfo& incoming, bool with_labels,
                             const std::vector<Wanted>& wanted,
                             const ClusterIndex::Prepared* prepared,
@@ -489,6 +499,7 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
           (with_labels ? entry->static_labeled : entry->static_unlabeled) +
           EncodeAggregates(*entry, &y);
       fixed = with_nominated;  // `name` still points into the cached bytes
+      form = NodeForm::kFull;  // not the key's content
     }
   }
   pb::Node extra;  // label counts and plan answers only
@@ -502,6 +513,8 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
   if (prepared != nullptr && !prepared->empty()) {
     index_.NodeParts(*prepared, std::string(name), &extra);
   }
+  if (form != NodeForm::kFull) extra.set_content_key(std::string(key));
+  if (form == NodeForm::kKey) fixed = {};
   std::string extra_wire;
   if (extra.ByteSizeLong() > 0) extra.SerializeToString(&extra_wire);
   const size_t len = fixed.size() + extra_wire.size();
@@ -520,7 +533,8 @@ size_t Cache::AppendCandidates(const objects::PodInfo& incoming,
                                size_t start, size_t count, bool with_labels,
                                int field_number, std::string* out,
                                std::vector<std::string>* names,
-                               const ClusterIndex::Prepared* prepared) const {
+                               const ClusterIndex::Prepared* prepared,
+                               NodeForm form) const {
   absl::MutexLock lock(&mu_);
   RebuildOrderLocked();
   const size_t n = order_.size();
@@ -538,17 +552,20 @@ size_t Cache::AppendCandidates(const objects::PodInfo& incoming,
     // (those come from label_counts_); the entry, a cache miss away, is read
     // only when the encoding did not fit its slot.
     const char* slot = &slab_[at * kSlot];
-    absl::string_view fixed;
+    absl::string_view fixed, key;
     if (!with_labels && slot[0] != 0) {
-      fixed = absl::string_view(slot + 1, static_cast<uint8_t>(slot[0]));
+      key = absl::string_view(slot + 1, model::kNodeKeyBytes);
+      fixed = absl::string_view(slot + 1 + model::kNodeKeyBytes,
+                                static_cast<uint8_t>(slot[0]));
     } else {
       if (with_labels && i + kAhead < count) {
         __builtin_prefetch(order_[(at + kAhead) % n]);
       }
       fixed = order_[at]->wire[variant];
+      key = order_[at]->key[variant];
     }
-    AppendOneLocked(order_[at], fixed, incoming, with_labels, wanted, prepared,
-                    tag, out, names);
+    AppendOneLocked(order_[at], fixed, key, form, incoming, with_labels, wanted,
+                    prepared, tag, out, names);
   }
   return count;
 }
@@ -558,16 +575,23 @@ size_t Cache::AppendNamed(const objects::PodInfo& incoming,
                           const std::vector<std::string>& nodes,
                           bool with_labels, int field_number, std::string* out,
                           std::vector<std::string>* names,
-                          const ClusterIndex::Prepared* prepared) const {
+                          const ClusterIndex::Prepared* prepared, NodeForm form,
+                          const std::vector<bool>* whole) const {
   absl::MutexLock lock(&mu_);
   const std::vector<Wanted> wanted = WantedLocked(incoming, label_keys);
   const uint32_t tag = static_cast<uint32_t>(field_number) << 3 | 2;
   size_t appended = 0;
-  for (const std::string& name : nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string& name = nodes[i];
+    const NodeForm f = whole != nullptr && i < whole->size() && (*whole)[i]
+                           ? NodeForm::kFullWithKey
+                           : form;
     auto it = nodes_.find(name);
     if (it == nodes_.end() || !it->second->present) continue;
-    AppendOneLocked(it->second.get(), it->second->wire[with_labels ? 1 : 0],
-                    incoming, with_labels, wanted, prepared, tag, out, names);
+    const int variant = with_labels ? 1 : 0;
+    AppendOneLocked(it->second.get(), it->second->wire[variant],
+                    it->second->key[variant], f, incoming, with_labels, wanted,
+                    prepared, tag, out, names);
     ++appended;
   }
   return appended;
@@ -618,8 +642,9 @@ size_t Cache::AppendPreemptionNodes(
     if (added > 0 && victims + lower.size() > max_victims) break;
     victims += lower.size();
     std::string bytes;
-    AppendOneLocked(&n, n.wire[with_labels ? 1 : 0], preemptor, with_labels,
-                    wanted, prepared, tag, &bytes, nullptr);
+    AppendOneLocked(&n, n.wire[with_labels ? 1 : 0], {}, NodeForm::kFull,
+                    preemptor, with_labels, wanted, prepared, tag, &bytes,
+                    nullptr);
     pb::PreemptionNode* pn = out->Add();
     pn->MergeFromString(bytes);
     for (const PodEntry* e : lower) {

@@ -19,6 +19,11 @@
 
 namespace kscore::cache {
 
+// How a candidate node goes on the wire: whole; whole with its content key
+// (pb::Node::content_key), so the scorer keeps it; or by its key alone, for
+// a scorer that keeps nodes (the cycle's parts are sent either way).
+enum class NodeForm { kFull, kFullWithKey, kKey };
+
 // The shim's picture of the cluster: nodes, and per node the aggregates of the
 // pods on it (bound and assumed) that the scorer contract carries, kept
 // incrementally so a cycle costs O(candidate nodes), never O(pods).
@@ -128,19 +133,27 @@ class Cache {
   //
   // With `prepared`, each node also carries its part of the answers to the
   // pod's plan (query_counts, term_counts, images).
-  size_t AppendCandidates(
-      const objects::PodInfo& incoming,
-      const std::vector<std::string>& label_keys, size_t start, size_t count,
-      bool with_labels, int field_number, std::string* out,
-      std::vector<std::string>* names = nullptr,
-      const ClusterIndex::Prepared* prepared = nullptr) const;
-  // The same for the named nodes (those still present), in that order.
+  //
+  // `form` says whether nodes go whole, whole with their content key, or
+  // by their key; a node with nominated pods the incoming pod yields to
+  // always goes whole (its content is not the key's).
+  size_t AppendCandidates(const objects::PodInfo& incoming,
+                          const std::vector<std::string>& label_keys,
+                          size_t start, size_t count, bool with_labels,
+                          int field_number, std::string* out,
+                          std::vector<std::string>* names = nullptr,
+                          const ClusterIndex::Prepared* prepared = nullptr,
+                          NodeForm form = NodeForm::kFull) const;
+  // The same for the named nodes (those still present), in that order;
+  // with `whole`, nodes[i] goes whole with its key where whole[i] is set.
   size_t AppendNamed(const objects::PodInfo& incoming,
                      const std::vector<std::string>& label_keys,
                      const std::vector<std::string>& nodes, bool with_labels,
                      int field_number, std::string* out,
                      std::vector<std::string>* names,
-                     const ClusterIndex::Prepared* prepared) const;
+                     const ClusterIndex::Prepared* prepared,
+                     NodeForm form = NodeForm::kFull,
+                     const std::vector<bool>* whole = nullptr) const;
 
   // PostFilter's view for a preemptor (PreemptRequest.nodes): each of
   // `nodes` still present, in that order, as Evaluate gets it for the
@@ -221,6 +234,8 @@ class Cache {
     // encodings field by field). One contiguous string per node, so a cycle
     // copies each candidate in one go.
     std::string wire[2];
+    // Their content keys (model::NodeContentKey).
+    std::string key[2];
   };
 
   // A pending pod's nomination and what it would hold on the node.
@@ -302,7 +317,7 @@ class Cache {
   // order, so a cycle reads its window of candidates sequentially instead of
   // chasing one heap object per node (cache misses were most of a cycle's
   // shim time at 5000 nodes). Slot: [0] length (0: too long, read the
-  // entry), then the bytes.
+  // entry), then the content key (model::kNodeKeyBytes), then the bytes.
   static constexpr size_t kSlot = 128;
   mutable std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
@@ -321,6 +336,7 @@ class Cache {
   // static part and aggregates with them added.
   struct Wanted;
   void AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
+                       absl::string_view key, NodeForm form,
                        const objects::PodInfo& incoming, bool with_labels,
                        const std::vector<Wanted>& wanted,
                        const ClusterIndex::Prepared* prepared, uint32_t tag,

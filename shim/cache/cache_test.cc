@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/node_key.h"
 #include "model/scalar_resources.h"
 #include "shim/cache/testing/candidates.h"
 
@@ -392,6 +393,40 @@ TEST(CacheTest, ChangedSinceNamesTheNodesWhosePodsChanged) {
   seq = c.ChangeSeq();
   c.RemovePod("d/churn");
   EXPECT_EQ(changed(seq), std::set<std::string>{"n2"});
+}
+
+// By key, a candidate is its content key and the cycle's parts; whole with
+// its key, the same node as whole plus the key, which is its content's.
+TEST(CacheTest, CandidatesGoByContentKey) {
+  Cache c;
+  pb::Node n1 = Node("n1");
+  (*n1.mutable_labels())["zone"] = "a";
+  c.UpsertNode(n1);
+  c.UpsertAssignedPod(Pod("d", "a", "web", "n1"));
+  const objects::PodInfo incoming = Pod("d", "in", "web", "");
+  for (bool labels : {false, true}) {
+    auto build = [&](NodeForm form) {
+      std::string out;
+      c.AppendCandidates(incoming, {"app"}, 0, 1, labels,
+                         pb::EvaluateRequest::kNodesFieldNumber, &out, nullptr,
+                         nullptr, form);
+      pb::EvaluateRequest req;
+      EXPECT_TRUE(req.ParseFromString(out));
+      return req.nodes(0);
+    };
+    const pb::Node whole = build(NodeForm::kFull);
+    const pb::Node keyed = build(NodeForm::kFullWithKey);
+    const pb::Node ref = build(NodeForm::kKey);
+    EXPECT_TRUE(whole.content_key().empty());
+    EXPECT_EQ(keyed.content_key(), model::NodeContentKey(whole));
+    EXPECT_EQ(ref.content_key(), keyed.content_key());
+    EXPECT_TRUE(ref.name().empty());
+    EXPECT_EQ(Count(ref), labels ? 2 : 1);  // the cycle's parts still come
+    EXPECT_EQ(whole.labels_size(), labels ? 1 : 0);
+    // Another pod there: another key.
+    c.UpsertAssignedPod(Pod("d", labels ? "c" : "b", "web", "n1"));
+    EXPECT_NE(build(NodeForm::kKey).content_key(), ref.content_key());
+  }
 }
 
 TEST(CacheTest, PdbsCoveringMatchSelectorsInThePodsNamespace) {

@@ -18,9 +18,14 @@ std::string ClusterBytes(const CyclePlan& plan) {
 // each fills (a node new to the session gets the next one).
 std::string UpdateRequest(const CycleInput& in, const CyclePlan& plan,
                           const std::vector<std::string>& changed,
-                          BatchSession& s, std::vector<std::string>* names) {
+                          BatchSession& s, std::vector<std::string>* names,
+                          const std::vector<bool>* whole = nullptr,
+                          bool all_whole = false) {
   std::string req;
-  EvaluateRequests(in, plan).Named("", changed, &req, names);
+  EvaluateRequests(in, plan).Named(
+      "", changed, &req, names,
+      all_whole ? std::optional(cache::NodeForm::kFullWithKey) : std::nullopt,
+      whole);
   pb::EvaluateRequest u;
   pb::SessionUpdate* up = u.mutable_update();
   up->set_session(s.id);
@@ -139,7 +144,15 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
   const std::string req = UpdateRequest(in, plan, changed, *s, &names);
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
-      scorer.EvaluatePinned(s->id, {req}, &arena);
+      EvaluateResolving(
+          scorer, {req},
+          [&](size_t, const std::vector<bool>* whole, std::string* again) {
+            std::vector<std::string> named;
+            *again = UpdateRequest(in, plan, changed, *s, &named, whole,
+                                   whole == nullptr);
+            return named == names;
+          },
+          &arena, s->id);
   if (!results.front().ok()) {
     spdlog::debug("pod {}: batched cycle failed ({}), running a whole one",
                   in.pod->key, std::string(results.front().status().message()));

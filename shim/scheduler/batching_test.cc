@@ -152,7 +152,9 @@ TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
       all.batches = nullptr;
       all.explain_top = -1;  // every feasible node's total
       CycleResult want = RunCycle(all, *scorer);
-      ASSERT_EQ(got.ok(), want.ok()) << k << ": " << got.node;
+      ASSERT_EQ(got.ok(), want.ok())
+          << k << ": " << got.node << " / "
+          << (want.ok() ? "" : want.failure->message);
       if (!want.ok()) continue;
       ASSERT_NE(got.explanation, nullptr);
       ASSERT_FALSE(want.explanation->top.empty());
@@ -175,6 +177,48 @@ TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
   EXPECT_GT(compared, 400);
   // Most pods follow one of their template: most cycles are batched.
   EXPECT_GT(batched, compared / 2) << batched << " of " << compared;
+}
+
+// A replica keeps the nodes it was sent whole: the next pod of another
+// template (a whole cycle) sends them by key, a small part of the bytes.
+TEST(BatchingTest, NodesGoByKeyOnceAReplicaHoldsThem) {
+  auto real = testing::InProcessScorer::Start(kProfile);
+  ASSERT_TRUE(real.ok());
+  auto scorer =
+      *scorer_client::ScorerClient::Create({.target = (*real)->target()});
+  Profiles::Options options;
+  options.served = {"concentrate-scheduler"};
+  Profiles profiles(options, [&] { return scorer->ListProfiles(); });
+  absl::StatusOr<std::shared_ptr<const ProfileInfo>> known =
+      profiles.Lookup("concentrate-scheduler");
+  ASSERT_TRUE(known.ok()) << known.status();
+  ASSERT_TRUE((*known)->content_keys);
+  cache::Cache cache;
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 300; ++i) {
+    pb::Node n = MakeNode(i, rng);
+    n.set_unschedulable(false);
+    cache.UpsertNode(n);
+  }
+  std::vector<uint64_t> sent;
+  for (int k = 0; k < 3; ++k) {
+    const objects::PodInfo pod =
+        MakePod(absl::StrCat("p", k), absl::StrCat("g", k), 100);
+    const uint64_t before = scorer->stats().request_bytes.load();
+    CycleInput in{.pod = &pod,
+                  .profile = known->get(),
+                  .cache = &cache,
+                  .batch_size = 100,
+                  .rng = &rng};
+    CycleResult r = RunCycle(in, *scorer);
+    ASSERT_TRUE(r.ok()) << r.failure->message;
+    sent.push_back(scorer->stats().request_bytes.load() - before);
+    ASSERT_TRUE(cache.AssumePod(pod, r.node));
+  }
+  // The first cycle sends every node by key, is told the replica lacks
+  // them, and sends them whole: more than whole alone. Then keys.
+  EXPECT_LT(sent[1] * 3, sent[0]) << sent[0] << " then " << sent[1];
+  EXPECT_LT(sent[2] * 3, sent[0]) << sent[0] << " then " << sent[2];
 }
 
 }  // namespace

@@ -78,23 +78,84 @@ EvaluateRequests::EvaluateRequests(const CycleInput& in, const CyclePlan& plan)
 
 size_t EvaluateRequests::Window(absl::string_view overrides, size_t first,
                                 size_t count, std::string* out,
-                                std::vector<std::string>* names) const {
+                                std::vector<std::string>* names,
+                                std::optional<cache::NodeForm> form) const {
   *out = head_;
   out->append(overrides.data(), overrides.size());
   return in_.cache->AppendCandidates(
       *in_.pod, in_.profile->label_count_keys, first, count, plan_.node_labels,
-      pb::EvaluateRequest::kNodesFieldNumber, out, names, plan_.prepared.get());
+      pb::EvaluateRequest::kNodesFieldNumber, out, names, plan_.prepared.get(),
+      form.value_or(plan_.node_form));
 }
 
 size_t EvaluateRequests::Named(absl::string_view overrides,
                                const std::vector<std::string>& nodes,
                                std::string* out,
-                               std::vector<std::string>* names) const {
+                               std::vector<std::string>* names,
+                               std::optional<cache::NodeForm> form,
+                               const std::vector<bool>* whole) const {
   *out = head_;
   out->append(overrides.data(), overrides.size());
   return in_.cache->AppendNamed(
       *in_.pod, in_.profile->label_count_keys, nodes, plan_.node_labels,
-      pb::EvaluateRequest::kNodesFieldNumber, out, names, plan_.prepared.get());
+      pb::EvaluateRequest::kNodesFieldNumber, out, names, plan_.prepared.get(),
+      form.value_or(plan_.node_form), whole);
+}
+
+namespace {
+
+// The nodes an answer says the replica lacks, by position.
+std::vector<bool> MissingOf(const pb::EvaluateResponse& resp) {
+  std::vector<bool> whole;
+  for (int32_t m : resp.missing_nodes()) {
+    if (m < 0) continue;
+    const auto at = static_cast<size_t>(m);
+    if (at >= whole.size()) whole.resize(at + 1, false);
+    whole[at] = true;
+  }
+  return whole;
+}
+
+}  // namespace
+
+std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateResolving(
+    scorer_client::Scorer& scorer, const std::vector<std::string>& requests,
+    const Rebuild& rebuild, google::protobuf::Arena* arena, uint64_t pin) {
+  auto send = [&](const std::vector<std::string>& r) {
+    return pin != 0 ? scorer.EvaluatePinned(pin, r, arena)
+                    : scorer.EvaluateAll(r, arena);
+  };
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results = send(requests);
+  // The missing nodes whole; then, should another replica answer and lack
+  // others, every node whole.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<size_t> again;
+    std::vector<std::string> resend;
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!results[i].ok() || (*results[i])->missing_nodes().empty()) continue;
+      const std::vector<bool> missing = MissingOf(**results[i]);
+      std::string req;
+      if (!rebuild(i, round == 0 ? &missing : nullptr, &req)) {
+        results[i] = absl::AbortedError(
+            "the nodes changed while a scorer replica was sent them whole; "
+            "the pod is tried again");
+        continue;
+      }
+      again.push_back(i);
+      resend.push_back(std::move(req));
+    }
+    if (again.empty()) return results;
+    std::vector<absl::StatusOr<pb::EvaluateResponse*>> answers = send(resend);
+    for (size_t k = 0; k < again.size(); ++k)
+      results[again[k]] = std::move(answers[k]);
+  }
+  for (auto& r : results) {
+    if (r.ok() && !(*r)->missing_nodes().empty()) {
+      r = absl::InternalError(
+          "scorer error: missing_nodes for nodes sent whole");
+    }
+  }
+  return results;
 }
 
 absl::StatusOr<pb::PlanResponse> PlanCache::Get(const ProfileInfo& profile,
@@ -123,6 +184,7 @@ absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
   out.pod = in.cache->PodFor(*in.pod, in.profile->pod_data);
   out.node_labels = in.profile->NeedsNodeLabels(out.pod);
   out.explain_top = in.explain_top;
+  if (in.profile->content_keys) out.node_form = cache::NodeForm::kKey;
   if (!in.profile->plans) return out;
   KSCORE_ASSIGN_OR_RETURN(out.plan,
                           in.plans != nullptr
@@ -275,11 +337,22 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
     }
     ev.processed += want;
     google::protobuf::Arena arena;
+    // Built again with every node whole for a replica that lacks some.
+    auto rebuild = [&](size_t i, const std::vector<bool>* whole,
+                       std::string* req) {
+      const size_t end = i + 1 < bases.size() ? bases[i + 1] : ev.names.size();
+      const std::vector<std::string> sent(
+          ev.names.begin() + static_cast<std::ptrdiff_t>(bases[i]),
+          ev.names.begin() + static_cast<std::ptrdiff_t>(end));
+      std::vector<std::string> names;
+      build.Named(single ? "" : skip_normalize, sent, req, &names,
+                  WholeForm(whole), whole);
+      return names == sent;
+    };
     // A call that keeps a session goes to the replica that will hold it.
     std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
-        single && plan.keep_session != 0
-            ? scorer.EvaluatePinned(plan.keep_session, requests, &arena)
-            : scorer.EvaluateAll(requests, &arena);
+        EvaluateResolving(scorer, requests, rebuild, &arena,
+                          single ? plan.keep_session : 0);
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) return ScorerFailure(results[i].status());
       const size_t end = i + 1 < bases.size() ? bases[i + 1] : ev.names.size();
@@ -302,11 +375,19 @@ std::optional<Failure> FinishWithAllFeasible(const CycleInput& in,
   for (size_t i : ev.feasible) feasible.push_back(ev.names[i]);
   std::string req;
   std::vector<std::string> names;
-  EvaluateRequests(in, plan).Named("", feasible, &req, &names);
+  const EvaluateRequests build(in, plan);
+  build.Named("", feasible, &req, &names);
   ++ev.calls;
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
-      scorer.EvaluateAll({req}, &arena);
+      EvaluateResolving(
+          scorer, {req},
+          [&](size_t, const std::vector<bool>* whole, std::string* again) {
+            std::vector<std::string> named;
+            build.Named("", feasible, again, &named, WholeForm(whole), whole);
+            return named == names;
+          },
+          &arena);
   if (!results.front().ok()) return ScorerFailure(results.front().status());
   // From here the cycle is this call's: the nodes still feasible, their
   // scores and totals. Nodes it rejects (the cluster moved meanwhile) add
@@ -416,13 +497,22 @@ bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
                            scorer_client::Scorer& scorer) {
   std::string req;
   std::vector<std::string> names;
-  if (EvaluateRequests(in, plan).Named(EvaluateOverrides(false, true), {node},
-                                       &req, &names) == 0) {
+  const EvaluateRequests build(in, plan);
+  const std::string filter_only = EvaluateOverrides(false, true);
+  if (build.Named(filter_only, {node}, &req, &names) == 0) {
     return false;  // gone from the snapshot
   }
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
-      scorer.EvaluateAll({req}, &arena);
+      EvaluateResolving(
+          scorer, {req},
+          [&](size_t, const std::vector<bool>* whole, std::string* again) {
+            std::vector<std::string> named;
+            build.Named(filter_only, {node}, again, &named, WholeForm(whole),
+                        whole);
+            return named == names;
+          },
+          &arena);
   if (!results.front().ok()) {
     spdlog::warn("evaluating pod {}'s nominated node {}: {}", in.pod->key, node,
                  std::string(results.front().status().message()));

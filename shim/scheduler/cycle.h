@@ -152,6 +152,8 @@ struct CyclePlan {
   // Not 0: the call that normalises asks the scorer to keep a session of
   // this id (batching.h), and goes to the replica the id picks.
   uint64_t keep_session = 0;
+  // How Evaluate's nodes go: by content key when the scorer keeps nodes.
+  cache::NodeForm node_form = cache::NodeForm::kFull;
 };
 
 // The bytes every request of a cycle starts with: profile, pod, detail
@@ -172,18 +174,41 @@ class EvaluateRequests {
  public:
   EvaluateRequests(const CycleInput& in, const CyclePlan& plan);
   // The candidates [first, first + count) of the node list (wrapping).
+  // Nodes go as the plan says (CyclePlan::node_form) unless `form` is set.
   size_t Window(absl::string_view overrides, size_t first, size_t count,
-                std::string* out, std::vector<std::string>* names) const;
+                std::string* out, std::vector<std::string>* names,
+                std::optional<cache::NodeForm> form = std::nullopt) const;
   // The named nodes still present, in that order.
   size_t Named(absl::string_view overrides,
                const std::vector<std::string>& nodes, std::string* out,
-               std::vector<std::string>* names) const;
+               std::vector<std::string>* names,
+               std::optional<cache::NodeForm> form = std::nullopt,
+               const std::vector<bool>* whole = nullptr) const;
 
  private:
   const CycleInput& in_;
   const CyclePlan& plan_;
   const std::string head_;
 };
+
+// Sends Evaluate `requests` (pinned to a replica when `pin` is not 0). A
+// request a replica answers with missing_nodes (it lacks those nodes'
+// content keys) is built again by `rebuild(i, whole, &request)` with the
+// nodes `whole` marks (by position) whole, and sent again; if a replica
+// still lacks some, once more with every node whole (`whole` null).
+// `rebuild` returns false when the nodes are no longer those of the first
+// request (the cluster changed meanwhile), and that request then fails.
+using Rebuild =
+    std::function<bool(size_t, const std::vector<bool>*, std::string*)>;
+// The form of a rebuilt request's other nodes: by key, or with `whole`
+// null, whole.
+inline std::optional<cache::NodeForm> WholeForm(const std::vector<bool>* w) {
+  return w == nullptr ? std::optional(cache::NodeForm::kFullWithKey)
+                      : std::nullopt;
+}
+std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateResolving(
+    scorer_client::Scorer& scorer, const std::vector<std::string>& requests,
+    const Rebuild& rebuild, google::protobuf::Arena* arena, uint64_t pin = 0);
 
 // Builds the pod message, asks for (or reuses) the plan and answers it.
 absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,

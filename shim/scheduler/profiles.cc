@@ -124,6 +124,7 @@ std::string Profiles::Adopt(
     }
     info->plans = p.plans();
     info->batches = p.batches();
+    info->content_keys = answers.front().content_keys();
     auto events = std::make_shared<queue::PluginEvents>();
     for (const pb::PluginInfo& plugin : p.plugins()) {
       const auto& points = plugin.extension_points();

@@ -36,6 +36,9 @@ struct ProfileInfo {
   bool plans = false;
   // The scorer batches pods of the same template (pb::Profile::batches).
   bool batches = false;
+  // The scorer keeps nodes by content key
+  // (pb::ListProfilesResponse::content_keys).
+  bool content_keys = false;
   // What each PreFilter/Filter plugin registers (PluginInfo.events): which
   // cluster events move a pod it rejected.
   std::shared_ptr<const queue::PluginEvents> plugin_events;

@@ -23,6 +23,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "kscore/scorer/v1/scorer.grpc.pb.h"
+#include "model/node_key.h"
 #include "scorer/testing/wrappers.h"
 #include "tests/scorer/subprocess.h"
 
@@ -654,6 +655,45 @@ TEST_F(ScorerServerTest, SessionUpdatesAnswerForEverySlot) {
   st = stub_->Evaluate(Ctx().get(), other, &missing);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(st.error_message(), HasSubstr("update.slots[0]: 9"));
+}
+
+// Nodes by content key: a replica that lacks a node's key names it in
+// missing_nodes; once sent whole with its key, the key alone (with the
+// cycle's parts) stands for it, and the answer is the whole node's.
+TEST_F(ScorerServerTest, EvaluateTakesNodesByContentKey) {
+  pb::ListProfilesResponse listed;
+  ASSERT_TRUE(
+      stub_->ListProfiles(Ctx().get(), pb::ListProfilesRequest(), &listed)
+          .ok());
+  EXPECT_TRUE(listed.content_keys());
+  pb::EvaluateRequest whole;
+  whole.set_profile("concentrate-scheduler");
+  whole.set_detail(pb::DETAIL_TOTALS);
+  *whole.mutable_pod() =
+      MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
+  AddNodes(whole.mutable_nodes());
+  pb::EvaluateRequest refs = whole;
+  for (int i = 0; i < whole.nodes_size(); ++i) {
+    pb::Node* n = whole.mutable_nodes(i);
+    n->set_content_key(model::NodeContentKey(*n));
+    pb::Node* r = refs.mutable_nodes(i);
+    pb::Node parts;
+    *parts.mutable_label_counts() = r->label_counts();
+    parts.set_content_key(n->content_key());
+    *r = parts;
+  }
+  pb::EvaluateResponse missing;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), refs, &missing).ok());
+  EXPECT_THAT(missing.missing_nodes(), ElementsAre(0, 1, 2));
+  EXPECT_TRUE(missing.totals().empty());
+  pb::EvaluateResponse want, got;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), whole, &want).ok());
+  ASSERT_EQ(want.totals_size(), 3);
+  grpc::Status st = stub_->Evaluate(Ctx().get(), refs, &got);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_TRUE(got.missing_nodes().empty());
+  EXPECT_THAT(got.totals(), ElementsAreArray(want.totals()));
+  EXPECT_THAT(got.raw(), ElementsAreArray(want.raw()));
 }
 
 TEST_F(ScorerServerTest, RejectEverythingRejectsEveryNodeNamingConcentrate) {

@@ -1,0 +1,39 @@
+#include "model/node_key.h"
+
+#include <openssl/sha.h>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+
+namespace kscore::model {
+
+void ClearCycleParts(pb::Node& node) {
+  node.clear_label_counts();
+  node.clear_query_counts();
+  node.clear_term_counts();
+  node.clear_images();
+}
+
+bool HasCycleParts(const pb::Node& node) {
+  return node.label_counts_size() > 0 || node.query_counts_size() > 0 ||
+         node.term_counts_size() > 0 || node.images_size() > 0;
+}
+
+std::string NodeContentKey(const pb::Node& node) {
+  pb::Node bare = node;
+  ClearCycleParts(bare);
+  bare.clear_content_key();
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    bare.SerializeToCodedStream(&coded);
+  }
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+         digest);
+  return std::string(reinterpret_cast<const char*>(digest), kNodeKeyBytes);
+}
+
+}  // namespace kscore::model

@@ -1,0 +1,117 @@
+#include "scorer/server/node_store.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "model/node_key.h"
+#include "spdlog/spdlog.h"
+
+namespace kscore::server {
+
+std::shared_ptr<const pb::Node> NodeStore::Find(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  if (auto it = current_.find(key); it != current_.end()) return it->second;
+  auto it = previous_.find(key);
+  if (it == previous_.end()) return nullptr;
+  std::shared_ptr<const pb::Node> node = std::move(it->second);
+  previous_.erase(it);
+  PutLocked(key, node);
+  return node;
+}
+
+void NodeStore::Put(const std::string& key,
+                    std::shared_ptr<const pb::Node> node) {
+  absl::MutexLock lock(&mu_);
+  previous_.erase(key);
+  PutLocked(key, std::move(node));
+}
+
+void NodeStore::PutLocked(const std::string& key,
+                          std::shared_ptr<const pb::Node> node) {
+  if (current_.size() >= half_ && !current_.contains(key)) {
+    previous_ = std::move(current_);
+    current_.clear();
+  }
+  current_[key] = std::move(node);
+}
+
+size_t NodeStore::size() const {
+  absl::MutexLock lock(&mu_);
+  return current_.size() + previous_.size();
+}
+
+namespace {
+
+// A node that stands for its key: nothing but the key and the cycle's
+// parts.
+bool OnlyCycleParts(const pb::Node& n) {
+  return n.name().empty() && n.labels().empty() && n.taints().empty() &&
+         !n.unschedulable() && !n.has_allocatable() && !n.has_requested() &&
+         !n.has_non_zero_requested() && n.pod_count() == 0 &&
+         n.used_ports().empty() && n.declared_features().empty();
+}
+
+// Keeps a node sent in full under its key, when the key is its content's.
+void Keep(NodeStore& store, const pb::Node& n, int i) {
+  if (model::NodeContentKey(n) != n.content_key()) {
+    spdlog::debug("nodes[{}] ({}): content_key is not its content's; not kept",
+                  i, n.name());
+    return;
+  }
+  auto bare = std::make_shared<pb::Node>(n);
+  model::ClearCycleParts(*bare);
+  bare->clear_content_key();
+  store.Put(n.content_key(), std::move(bare));
+}
+
+}  // namespace
+
+absl::StatusOr<ResolvedNodes> ResolveNodes(
+    NodeStore& store,
+    const google::protobuf::RepeatedPtrField<pb::Node>& nodes) {
+  ResolvedNodes r;
+  r.nodes.reserve(static_cast<size_t>(nodes.size()));
+  for (int i = 0; i < nodes.size(); ++i) {
+    const pb::Node& n = nodes[i];
+    if (n.content_key().empty()) {
+      r.nodes.push_back(&n);
+      continue;
+    }
+    if (n.content_key().size() != model::kNodeKeyBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nodes[", i, "].content_key: must be ", model::kNodeKeyBytes,
+          " bytes, got ", n.content_key().size()));
+    }
+    if (!n.name().empty()) {  // sent in full
+      Keep(store, n, i);
+      r.nodes.push_back(&n);
+      continue;
+    }
+    if (!OnlyCycleParts(n)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nodes[", i,
+          "]: a node without a name stands for its content_key "
+          "and carries only label_counts, query_counts, term_counts and "
+          "images"));
+    }
+    std::shared_ptr<const pb::Node> kept = store.Find(n.content_key());
+    if (kept == nullptr) {
+      r.missing.push_back(i);
+      continue;
+    }
+    if (!model::HasCycleParts(n)) {
+      r.nodes.push_back(kept.get());
+    } else {
+      pb::Node& m = r.merged.emplace_back(*kept);
+      *m.mutable_label_counts() = n.label_counts();
+      *m.mutable_query_counts() = n.query_counts();
+      *m.mutable_term_counts() = n.term_counts();
+      *m.mutable_images() = n.images();
+      r.nodes.push_back(&m);
+    }
+    r.held.push_back(std::move(kept));
+  }
+  return r;
+}
+
+}  // namespace kscore::server

@@ -1,0 +1,68 @@
+#ifndef KSCORE_SCORER_SERVER_NODE_STORE_H_
+#define KSCORE_SCORER_SERVER_NODE_STORE_H_
+
+// Nodes by content key (pb::Node::content_key): a node the shim sent once in
+// full is kept, and later requests name it by its key instead of carrying
+// it again. Only a node whose key is its content's is kept, so no answer is
+// computed from data the key does not stand for.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "kscore/scorer/v1/scorer.pb.h"
+
+namespace kscore::server {
+
+namespace pb = ::kscore::scorer::v1;
+
+// Bounded: two generations of at most max_nodes / 2 each; a node found in
+// the older one moves to the newer, and when the newer is full the older is
+// dropped. Thread-safe.
+class NodeStore {
+ public:
+  explicit NodeStore(size_t max_nodes)
+      : half_(std::max<size_t>(1, max_nodes / 2)) {}
+  std::shared_ptr<const pb::Node> Find(const std::string& key);
+  void Put(const std::string& key, std::shared_ptr<const pb::Node> node);
+  size_t size() const;
+
+ private:
+  void PutLocked(const std::string& key, std::shared_ptr<const pb::Node> node)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const size_t half_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<const pb::Node>> current_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<const pb::Node>> previous_
+      ABSL_GUARDED_BY(mu_);
+};
+
+// An Evaluate request's nodes with their content keys resolved. The
+// pointers stay valid while this lives.
+struct ResolvedNodes {
+  std::vector<const pb::Node*> nodes;  // one per request node
+  // Indices of the nodes whose key the store lacks (then `nodes` is not
+  // complete and the request is not evaluated).
+  std::vector<int32_t> missing;
+  std::vector<std::shared_ptr<const pb::Node>> held;
+  std::deque<pb::Node> merged;  // a kept node with the cycle's parts added
+};
+
+// Resolves `nodes` against `store`, keeping those sent in full with their
+// key. INVALID_ARGUMENT names a key of the wrong length, or a node that
+// stands for its key and carries more than the cycle's parts.
+absl::StatusOr<ResolvedNodes> ResolveNodes(
+    NodeStore& store,
+    const google::protobuf::RepeatedPtrField<pb::Node>& nodes);
+
+}  // namespace kscore::server
+
+#endif  // KSCORE_SCORER_SERVER_NODE_STORE_H_
