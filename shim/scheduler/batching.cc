@@ -141,7 +141,9 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
     return std::nullopt;
   }
   std::vector<std::string> names;
-  const std::string req = UpdateRequest(in, plan, changed, *s, &names);
+  // The changed nodes go whole: they are new to every replica.
+  const std::string req =
+      UpdateRequest(in, plan, changed, *s, &names, nullptr, true);
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
       EvaluateResolving(
@@ -152,7 +154,7 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                                    whole == nullptr);
             return named == names;
           },
-          &arena, s->id);
+          &arena, {s->id});
   if (!results.front().ok()) {
     spdlog::debug("pod {}: batched cycle failed ({}), running a whole one",
                   in.pod->key, std::string(results.front().status().message()));

@@ -120,17 +120,23 @@ std::vector<bool> MissingOf(const pb::EvaluateResponse& resp) {
 
 std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateResolving(
     scorer_client::Scorer& scorer, const std::vector<std::string>& requests,
-    const Rebuild& rebuild, google::protobuf::Arena* arena, uint64_t pin) {
-  auto send = [&](const std::vector<std::string>& r) {
-    return pin != 0 ? scorer.EvaluatePinned(pin, r, arena)
-                    : scorer.EvaluateAll(r, arena);
+    const Rebuild& rebuild, google::protobuf::Arena* arena,
+    const std::vector<uint64_t>& pins) {
+  // A request sent again goes where it went (the replica that answered
+  // missing_nodes, unless it is down).
+  auto send = [&](const std::vector<std::string>& r,
+                  const std::vector<uint64_t>& p) {
+    return p.empty() ? scorer.EvaluateAll(r, arena)
+                     : scorer.EvaluatePinned(p, r, arena);
   };
-  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results = send(requests);
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
+      send(requests, pins);
   // The missing nodes whole; then, should another replica answer and lack
   // others, every node whole.
   for (int round = 0; round < 2; ++round) {
     std::vector<size_t> again;
     std::vector<std::string> resend;
+    std::vector<uint64_t> resend_pins;
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok() || (*results[i])->missing_nodes().empty()) continue;
       const std::vector<bool> missing = MissingOf(**results[i]);
@@ -143,9 +149,11 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateResolving(
       }
       again.push_back(i);
       resend.push_back(std::move(req));
+      if (!pins.empty()) resend_pins.push_back(pins[i]);
     }
     if (again.empty()) return results;
-    std::vector<absl::StatusOr<pb::EvaluateResponse*>> answers = send(resend);
+    std::vector<absl::StatusOr<pb::EvaluateResponse*>> answers =
+        send(resend, resend_pins);
     for (size_t k = 0; k < again.size(); ++k)
       results[again[k]] = std::move(answers[k]);
   }
@@ -327,9 +335,13 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
     const bool single = ev.calls == 0 && want <= batch;
     if (!single) ev.filtered_only = plan.plan.score_needs_all_feasible();
     std::vector<std::string> requests;
-    std::vector<size_t> bases;  // index in ev.names of each request's first
+    std::vector<uint64_t> pins;  // batch k to replica k: it keeps its nodes
+    std::vector<size_t> bases;   // index in ev.names of each request's first
     for (size_t off = 0; off < want; off += batch) {
       ++ev.calls;
+      // The call that keeps a session goes to the replica that will hold it.
+      pins.push_back(single && plan.keep_session != 0 ? plan.keep_session
+                                                      : off / batch);
       bases.push_back(ev.names.size());
       build.Window(single ? "" : skip_normalize, w.first + ev.processed + off,
                    std::min(batch, want - off), &requests.emplace_back(),
@@ -349,10 +361,8 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
                   WholeForm(whole), whole);
       return names == sent;
     };
-    // A call that keeps a session goes to the replica that will hold it.
     std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
-        EvaluateResolving(scorer, requests, rebuild, &arena,
-                          single ? plan.keep_session : 0);
+        EvaluateResolving(scorer, requests, rebuild, &arena, pins);
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) return ScorerFailure(results[i].status());
       const size_t end = i + 1 < bases.size() ? bases[i + 1] : ev.names.size();

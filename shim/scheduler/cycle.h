@@ -191,7 +191,8 @@ class EvaluateRequests {
   const std::string head_;
 };
 
-// Sends Evaluate `requests` (pinned to a replica when `pin` is not 0). A
+// Sends Evaluate `requests` (request i to the replica `pins[i]` picks, when
+// `pins` is not empty; scorer_client::Scorer::EvaluatePinned). A
 // request a replica answers with missing_nodes (it lacks those nodes'
 // content keys) is built again by `rebuild(i, whole, &request)` with the
 // nodes `whole` marks (by position) whole, and sent again; if a replica
@@ -208,7 +209,8 @@ inline std::optional<cache::NodeForm> WholeForm(const std::vector<bool>* w) {
 }
 std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateResolving(
     scorer_client::Scorer& scorer, const std::vector<std::string>& requests,
-    const Rebuild& rebuild, google::protobuf::Arena* arena, uint64_t pin = 0);
+    const Rebuild& rebuild, google::protobuf::Arena* arena,
+    const std::vector<uint64_t>& pins = {});
 
 // Builds the pod message, asks for (or reuses) the plan and answers it.
 absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,

@@ -55,13 +55,15 @@ class Scorer {
       google::protobuf::Arena* arena) = 0;
   virtual absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request) = 0;
-  // The same, tried first on one replica chosen by `affinity` (the same
-  // affinity, the same replica while the replicas stay the same): a
-  // session for batching (pb::SessionUpdate) lives on the replica that kept
-  // it. With one replica, or in a fake, the calls above.
+  // The same, each request tried first on a replica chosen by its
+  // affinity (one per request; the same affinity, the same replica while
+  // the replicas stay the same): a session for batching
+  // (pb::SessionUpdate) lives on the replica that kept it, and a replica
+  // keeps the nodes it was sent (pb::Node::content_key). With one replica,
+  // or in a fake, the calls above.
   virtual std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluatePinned(
-      uint64_t /*affinity*/, absl::Span<const std::string> requests,
-      google::protobuf::Arena* arena) {
+      absl::Span<const uint64_t> /*affinities*/,
+      absl::Span<const std::string> requests, google::protobuf::Arena* arena) {
     return EvaluateAll(requests, arena);
   }
   virtual absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScorePinned(

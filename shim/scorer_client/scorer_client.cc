@@ -238,18 +238,18 @@ absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScorePinned(
 
 std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluateAll(
     absl::Span<const std::string> requests, google::protobuf::Arena* arena) {
-  return Evaluate(requests, arena, std::nullopt);
+  return Evaluate(requests, arena, {});
 }
 
 std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::EvaluatePinned(
-    uint64_t affinity, absl::Span<const std::string> requests,
-    google::protobuf::Arena* arena) {
-  return Evaluate(requests, arena, affinity);
+    absl::Span<const uint64_t> affinities,
+    absl::Span<const std::string> requests, google::protobuf::Arena* arena) {
+  return Evaluate(requests, arena, affinities);
 }
 
 std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::Evaluate(
     absl::Span<const std::string> requests, google::protobuf::Arena* arena,
-    std::optional<uint64_t> affinity) {
+    absl::Span<const uint64_t> affinities) {
   const size_t n = requests.size();
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results(
       n, absl::UnknownError("not run"));
@@ -259,7 +259,7 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> ScorerClient::Evaluate(
   for (int attempt = 0; attempt < options_.attempts && !pending.empty();
        ++attempt) {
     pending = EvaluateRound(requests, pending, arena, results, answered,
-                            affinity, attempt);
+                            affinities, attempt);
   }
   // A batch that another replica answered did reach the scorer; one that
   // failed on every attempt did not.
@@ -277,7 +277,7 @@ std::vector<int> ScorerClient::EvaluateRound(
     absl::Span<const std::string> requests, const std::vector<int>& pending,
     google::protobuf::Arena* arena,
     std::vector<absl::StatusOr<pb::EvaluateResponse*>>& results, bool& answered,
-    std::optional<uint64_t> affinity, int attempt) {
+    absl::Span<const uint64_t> affinities, int attempt) {
   grpc::CompletionQueue cq;
   std::vector<RawCall> calls(pending.size());
   for (size_t k = 0; k < pending.size(); ++k) {
@@ -289,6 +289,9 @@ std::vector<int> ScorerClient::EvaluateRound(
     // No copy: `requests` outlives every call (this waits for them all).
     grpc::Slice slice(req.data(), req.size(), grpc::Slice::STATIC_SLICE);
     call.request = grpc::ByteBuffer(&slice, 1);
+    const auto at = static_cast<size_t>(pending[k]);
+    const std::optional<uint64_t> affinity =
+        at < affinities.size() ? std::optional(affinities[at]) : std::nullopt;
     call.rpc = raw_stubs_[Replica(affinity, attempt)]->PrepareUnaryCall(
         call.ctx.get(), evaluate_method_, call.request, &cq);
     call.rpc->StartCall();

@@ -79,7 +79,8 @@ class ScorerClient : public Scorer {
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScore(
       const pb::NormalizeScoreRequest& request) override;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluatePinned(
-      uint64_t affinity, absl::Span<const std::string> requests,
+      absl::Span<const uint64_t> affinities,
+      absl::Span<const std::string> requests,
       google::protobuf::Arena* arena) override;
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScorePinned(
       uint64_t affinity, const pb::NormalizeScoreRequest& request) override;
@@ -111,7 +112,7 @@ class ScorerClient : public Scorer {
       const Request& request, std::optional<uint64_t> affinity = {});
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> Evaluate(
       absl::Span<const std::string> requests, google::protobuf::Arena* arena,
-      std::optional<uint64_t> affinity);
+      absl::Span<const uint64_t> affinities);
   // One round of EvaluateAll: the `pending` requests in parallel, each
   // answer or failure into `results` (`answered` set when one succeeds).
   // Returns the pending requests to send again.
@@ -119,7 +120,7 @@ class ScorerClient : public Scorer {
       absl::Span<const std::string> requests, const std::vector<int>& pending,
       google::protobuf::Arena* arena,
       std::vector<absl::StatusOr<pb::EvaluateResponse*>>& results,
-      bool& answered, std::optional<uint64_t> affinity, int attempt);
+      bool& answered, absl::Span<const uint64_t> affinities, int attempt);
   // A call ended so (after its retries on other replicas): remembers a
   // failure to reach the scorer, and calls reachable_ at the first answer
   // after one. A replica down while another answers is not the scorer
