@@ -27,6 +27,11 @@ absl::string_view NameIn(absl::string_view wire) {
   return wire.substr(static_cast<size_t>(in.CurrentPosition()), len);
 }
 
+// The bit of a scorer replica in NodeEntry::sent (0: not tracked).
+uint64_t ReplicaBit(int replica) {
+  return replica >= 0 && replica < 64 ? uint64_t{1} << replica : 0;
+}
+
 std::string CountKey(const std::string& ns, const std::string& key,
                      const std::string& value) {
   return absl::StrCat(ns, std::string(1, '\0'), key, std::string(1, '\0'),
@@ -72,6 +77,7 @@ void Cache::Encode(NodeEntry* n) {
     pb::Node parsed;
     parsed.ParseFromString(n->wire[v]);
     n->key[v] = model::NodeContentKey(parsed);
+    n->sent[v] = 0;  // a new key: no replica has it
   }
   if (n->present && !order_stale_) WriteSlotLocked(*n);
   NodeChangedLocked(*n);
@@ -119,12 +125,20 @@ std::string ImagesKey(const std::vector<objects::NodeImage>& images) {
 void Cache::WriteSlotLocked(const NodeEntry& n) const {
   char* slot = &slab_[n.pos * kSlot];
   const std::string& w = n.wire[0];
-  constexpr size_t kHead = 1 + model::kNodeKeyBytes;
-  const bool fits = w.size() <= kSlot - kHead;
+  const bool fits = w.size() <= kSlot - kSlotHead;
   slot[0] = static_cast<char>(fits ? w.size() : 0);
   if (!fits) return;
-  std::memcpy(slot + 1, n.key[0].data(), model::kNodeKeyBytes);
-  std::memcpy(slot + kHead, w.data(), w.size());
+  std::memcpy(slot + 1, &n.sent[0], sizeof(uint64_t));
+  std::memcpy(slot + 1 + sizeof(uint64_t), n.key[0].data(),
+              model::kNodeKeyBytes);
+  std::memcpy(slot + kSlotHead, w.data(), w.size());
+}
+
+char* Cache::SentLocked(const NodeEntry& n, int variant) const {
+  if (variant == 0 && !order_stale_ && slab_[n.pos * kSlot] != 0) {
+    return &slab_[n.pos * kSlot + 1];
+  }
+  return reinterpret_cast<char*>(&n.sent[variant]);
 }
 
 Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
@@ -484,7 +498,8 @@ std::vector<Cache::Wanted> Cache::WantedLocked(
 }
 
 void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
-                            absl::string_view key, NodeForm form,
+                            absl::string_view key, NodeForm form, char* sent,
+                            uint64_t replica_bit,
                             const objects::PodInfo& incoming, bool with_labels,
                             const std::vector<Wanted>& wanted,
                             const ClusterIndex::Prepared* prepared,
@@ -513,6 +528,17 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
   if (prepared != nullptr && !prepared->empty()) {
     index_.NodeParts(*prepared, std::string(name), &extra);
   }
+  // A key goes alone only to a replica it went to whole.
+  if (sent != nullptr) {
+    uint64_t mask = 0;
+    std::memcpy(&mask, sent, sizeof(mask));  // may be in a slab slot
+    if (form == NodeForm::kKey && (mask & replica_bit) == 0)
+      form = NodeForm::kFullWithKey;
+    if (form == NodeForm::kFullWithKey) {
+      mask |= replica_bit;
+      std::memcpy(sent, &mask, sizeof(mask));
+    }
+  }
   if (form != NodeForm::kFull) extra.set_content_key(std::string(key));
   if (form == NodeForm::kKey) fixed = {};
   std::string extra_wire;
@@ -534,7 +560,7 @@ size_t Cache::AppendCandidates(const objects::PodInfo& incoming,
                                int field_number, std::string* out,
                                std::vector<std::string>* names,
                                const ClusterIndex::Prepared* prepared,
-                               NodeForm form) const {
+                               NodeForm form, int replica) const {
   absl::MutexLock lock(&mu_);
   RebuildOrderLocked();
   const size_t n = order_.size();
@@ -545,27 +571,33 @@ size_t Cache::AppendCandidates(const objects::PodInfo& incoming,
       static_cast<uint32_t>(field_number) << 3 | 2;  // length-delimited
   constexpr size_t kAhead = 8;  // entries fetched ahead when they are read
   const int variant = with_labels ? 1 : 0;
+  const uint64_t bit = ReplicaBit(replica);
   out->reserve(out->size() + count * 64);
   for (size_t i = 0; i < count; ++i) {
     const size_t at = (start + i) % n;
     // Without labels the slot has the whole encoding but the label counts
     // (those come from label_counts_); the entry, a cache miss away, is read
     // only when the encoding did not fit its slot.
-    const char* slot = &slab_[at * kSlot];
+    char* slot = &slab_[at * kSlot];
     absl::string_view fixed, key;
+    char* sent = nullptr;
     if (!with_labels && slot[0] != 0) {
-      key = absl::string_view(slot + 1, model::kNodeKeyBytes);
-      fixed = absl::string_view(slot + 1 + model::kNodeKeyBytes,
-                                static_cast<uint8_t>(slot[0]));
+      sent = slot + 1;
+      key =
+          absl::string_view(slot + 1 + sizeof(uint64_t), model::kNodeKeyBytes);
+      fixed =
+          absl::string_view(slot + kSlotHead, static_cast<uint8_t>(slot[0]));
     } else {
       if (with_labels && i + kAhead < count) {
         __builtin_prefetch(order_[(at + kAhead) % n]);
       }
       fixed = order_[at]->wire[variant];
       key = order_[at]->key[variant];
+      sent = reinterpret_cast<char*>(&order_[at]->sent[variant]);
     }
-    AppendOneLocked(order_[at], fixed, key, form, incoming, with_labels, wanted,
-                    prepared, tag, out, names);
+    AppendOneLocked(order_[at], fixed, key, form, bit != 0 ? sent : nullptr,
+                    bit, incoming, with_labels, wanted, prepared, tag, out,
+                    names);
   }
   return count;
 }
@@ -576,8 +608,10 @@ size_t Cache::AppendNamed(const objects::PodInfo& incoming,
                           bool with_labels, int field_number, std::string* out,
                           std::vector<std::string>* names,
                           const ClusterIndex::Prepared* prepared, NodeForm form,
-                          const std::vector<bool>* whole) const {
+                          const std::vector<bool>* whole, int replica) const {
   absl::MutexLock lock(&mu_);
+  RebuildOrderLocked();
+  const uint64_t bit = ReplicaBit(replica);
   const std::vector<Wanted> wanted = WantedLocked(incoming, label_keys);
   const uint32_t tag = static_cast<uint32_t>(field_number) << 3 | 2;
   size_t appended = 0;
@@ -589,9 +623,10 @@ size_t Cache::AppendNamed(const objects::PodInfo& incoming,
     auto it = nodes_.find(name);
     if (it == nodes_.end() || !it->second->present) continue;
     const int variant = with_labels ? 1 : 0;
-    AppendOneLocked(it->second.get(), it->second->wire[variant],
-                    it->second->key[variant], f, incoming, with_labels, wanted,
-                    prepared, tag, out, names);
+    const NodeEntry& e = *it->second;
+    AppendOneLocked(&e, e.wire[variant], e.key[variant], f,
+                    bit != 0 ? SentLocked(e, variant) : nullptr, bit, incoming,
+                    with_labels, wanted, prepared, tag, out, names);
     ++appended;
   }
   return appended;
@@ -643,8 +678,8 @@ size_t Cache::AppendPreemptionNodes(
     victims += lower.size();
     std::string bytes;
     AppendOneLocked(&n, n.wire[with_labels ? 1 : 0], {}, NodeForm::kFull,
-                    preemptor, with_labels, wanted, prepared, tag, &bytes,
-                    nullptr);
+                    nullptr, 0, preemptor, with_labels, wanted, prepared, tag,
+                    &bytes, nullptr);
     pb::PreemptionNode* pn = out->Add();
     pn->MergeFromString(bytes);
     for (const PodEntry* e : lower) {

@@ -136,14 +136,19 @@ class Cache {
   //
   // `form` says whether nodes go whole, whole with their content key, or
   // by their key; a node with nominated pods the incoming pod yields to
-  // always goes whole (its content is not the key's).
+  // always goes whole (its content is not the key's). With `replica` (0 to
+  // 63, the scorer replica the request goes to), a node goes by key only
+  // once it went whole with its current key to that replica: the cache
+  // remembers where each key went (the replica may still have dropped it,
+  // and answers missing_nodes).
   size_t AppendCandidates(const objects::PodInfo& incoming,
                           const std::vector<std::string>& label_keys,
                           size_t start, size_t count, bool with_labels,
                           int field_number, std::string* out,
                           std::vector<std::string>* names = nullptr,
                           const ClusterIndex::Prepared* prepared = nullptr,
-                          NodeForm form = NodeForm::kFull) const;
+                          NodeForm form = NodeForm::kFull,
+                          int replica = -1) const;
   // The same for the named nodes (those still present), in that order;
   // with `whole`, nodes[i] goes whole with its key where whole[i] is set.
   size_t AppendNamed(const objects::PodInfo& incoming,
@@ -153,7 +158,8 @@ class Cache {
                      std::vector<std::string>* names,
                      const ClusterIndex::Prepared* prepared,
                      NodeForm form = NodeForm::kFull,
-                     const std::vector<bool>* whole = nullptr) const;
+                     const std::vector<bool>* whole = nullptr,
+                     int replica = -1) const;
 
   // PostFilter's view for a preemptor (PreemptRequest.nodes): each of
   // `nodes` still present, in that order, as Evaluate gets it for the
@@ -234,8 +240,11 @@ class Cache {
     // encodings field by field). One contiguous string per node, so a cycle
     // copies each candidate in one go.
     std::string wire[2];
-    // Their content keys (model::NodeContentKey).
+    // Their content keys (model::NodeContentKey), and the replicas each
+    // went to whole (bit r: replica r; the unlabeled one lives in the slab
+    // slot when the node fits one).
     std::string key[2];
+    mutable uint64_t sent[2] = {0, 0};
   };
 
   // A pending pod's nomination and what it would hold on the node.
@@ -266,6 +275,9 @@ class Cache {
   // a node or pod change.
   void Encode(NodeEntry* n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WriteSlotLocked(const NodeEntry& n) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Where the replicas a node's key went to are kept, for `variant`.
+  char* SentLocked(const NodeEntry& n, int variant) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The entry for a node name, created empty (not present) if missing.
   NodeEntry& EntryLocked(const std::string& name)
@@ -317,8 +329,10 @@ class Cache {
   // order, so a cycle reads its window of candidates sequentially instead of
   // chasing one heap object per node (cache misses were most of a cycle's
   // shim time at 5000 nodes). Slot: [0] length (0: too long, read the
-  // entry), then the content key (model::kNodeKeyBytes), then the bytes.
+  // entry), then the replicas its key went to (NodeEntry::sent[0], 8
+  // bytes), then the content key (model::kNodeKeyBytes), then the bytes.
   static constexpr size_t kSlot = 128;
+  static constexpr size_t kSlotHead = 1 + sizeof(uint64_t) + 16;
   mutable std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
   ClusterIndex index_ ABSL_GUARDED_BY(mu_);
@@ -336,9 +350,9 @@ class Cache {
   // static part and aggregates with them added.
   struct Wanted;
   void AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
-                       absl::string_view key, NodeForm form,
-                       const objects::PodInfo& incoming, bool with_labels,
-                       const std::vector<Wanted>& wanted,
+                       absl::string_view key, NodeForm form, char* sent,
+                       uint64_t replica_bit, const objects::PodInfo& incoming,
+                       bool with_labels, const std::vector<Wanted>& wanted,
                        const ClusterIndex::Prepared* prepared, uint32_t tag,
                        std::string* out, std::vector<std::string>* names) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -429,6 +429,32 @@ TEST(CacheTest, CandidatesGoByContentKey) {
   }
 }
 
+// Sent by key to a replica, a node goes whole the first time and after it
+// changed, and by its key alone once that replica was sent its key.
+TEST(CacheTest, NodesGoWholeToAReplicaUntilItWasSentTheirKey) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  const objects::PodInfo incoming = Pod("d", "in", "web", "");
+  for (bool labels : {false, true}) {
+    auto to = [&](int replica) {
+      std::string out;
+      c.AppendNamed(incoming, {"app"}, {"n1"}, labels,
+                    pb::EvaluateRequest::kNodesFieldNumber, &out, nullptr,
+                    nullptr, NodeForm::kKey, nullptr, replica);
+      pb::EvaluateRequest req;
+      EXPECT_TRUE(req.ParseFromString(out));
+      return req.nodes(0).name().empty() ? "key" : "whole";
+    };
+    EXPECT_STREQ(to(0), "whole");
+    EXPECT_STREQ(to(0), "key");
+    EXPECT_STREQ(to(1), "whole");
+    EXPECT_STREQ(to(1), "key");
+    c.UpsertAssignedPod(Pod("d", labels ? "b" : "a", "web", "n1"));
+    EXPECT_STREQ(to(0), "whole");  // a new key
+    EXPECT_STREQ(to(0), "key");
+  }
+}
+
 TEST(CacheTest, PdbsCoveringMatchSelectorsInThePodsNamespace) {
   Cache c;
   c.UpsertPdb(Pdb("ns", "web-b", "web"));

@@ -20,12 +20,12 @@ std::string UpdateRequest(const CycleInput& in, const CyclePlan& plan,
                           const std::vector<std::string>& changed,
                           BatchSession& s, std::vector<std::string>* names,
                           const std::vector<bool>* whole = nullptr,
-                          bool all_whole = false) {
+                          bool all_whole = false, int replica = -1) {
   std::string req;
   EvaluateRequests(in, plan).Named(
       "", changed, &req, names,
       all_whole ? std::optional(cache::NodeForm::kFullWithKey) : std::nullopt,
-      whole);
+      whole, replica);
   pb::EvaluateRequest u;
   pb::SessionUpdate* up = u.mutable_update();
   up->set_session(s.id);
@@ -142,8 +142,9 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
   }
   std::vector<std::string> names;
   // The changed nodes go whole: they are new to every replica.
+  const int replica = scorer.ReplicaOf(s->id);
   const std::string req =
-      UpdateRequest(in, plan, changed, *s, &names, nullptr, true);
+      UpdateRequest(in, plan, changed, *s, &names, nullptr, true, replica);
   google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
       EvaluateResolving(
@@ -151,7 +152,7 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
           [&](size_t, const std::vector<bool>* whole, std::string* again) {
             std::vector<std::string> named;
             *again = UpdateRequest(in, plan, changed, *s, &named, whole,
-                                   whole == nullptr);
+                                   whole == nullptr, replica);
             return named == names;
           },
           &arena, {s->id});

@@ -79,13 +79,14 @@ EvaluateRequests::EvaluateRequests(const CycleInput& in, const CyclePlan& plan)
 size_t EvaluateRequests::Window(absl::string_view overrides, size_t first,
                                 size_t count, std::string* out,
                                 std::vector<std::string>* names,
-                                std::optional<cache::NodeForm> form) const {
+                                std::optional<cache::NodeForm> form,
+                                int replica) const {
   *out = head_;
   out->append(overrides.data(), overrides.size());
   return in_.cache->AppendCandidates(
       *in_.pod, in_.profile->label_count_keys, first, count, plan_.node_labels,
       pb::EvaluateRequest::kNodesFieldNumber, out, names, plan_.prepared.get(),
-      form.value_or(plan_.node_form));
+      form.value_or(plan_.node_form), replica);
 }
 
 size_t EvaluateRequests::Named(absl::string_view overrides,
@@ -93,13 +94,14 @@ size_t EvaluateRequests::Named(absl::string_view overrides,
                                std::string* out,
                                std::vector<std::string>* names,
                                std::optional<cache::NodeForm> form,
-                               const std::vector<bool>* whole) const {
+                               const std::vector<bool>* whole,
+                               int replica) const {
   *out = head_;
   out->append(overrides.data(), overrides.size());
   return in_.cache->AppendNamed(
       *in_.pod, in_.profile->label_count_keys, nodes, plan_.node_labels,
       pb::EvaluateRequest::kNodesFieldNumber, out, names, plan_.prepared.get(),
-      form.value_or(plan_.node_form), whole);
+      form.value_or(plan_.node_form), whole, replica);
 }
 
 namespace {
@@ -345,7 +347,7 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
       bases.push_back(ev.names.size());
       build.Window(single ? "" : skip_normalize, w.first + ev.processed + off,
                    std::min(batch, want - off), &requests.emplace_back(),
-                   &ev.names);
+                   &ev.names, std::nullopt, scorer.ReplicaOf(pins.back()));
     }
     ev.processed += want;
     google::protobuf::Arena arena;
@@ -358,7 +360,7 @@ std::optional<Failure> EvaluateBatches(const CycleInput& in, const Window& w,
           ev.names.begin() + static_cast<std::ptrdiff_t>(end));
       std::vector<std::string> names;
       build.Named(single ? "" : skip_normalize, sent, req, &names,
-                  WholeForm(whole), whole);
+                  WholeForm(whole), whole, scorer.ReplicaOf(pins[i]));
       return names == sent;
     };
     std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =

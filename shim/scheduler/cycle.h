@@ -175,15 +175,18 @@ class EvaluateRequests {
   EvaluateRequests(const CycleInput& in, const CyclePlan& plan);
   // The candidates [first, first + count) of the node list (wrapping).
   // Nodes go as the plan says (CyclePlan::node_form) unless `form` is set.
+  // With `replica`, the one the request goes to (Cache::AppendCandidates).
   size_t Window(absl::string_view overrides, size_t first, size_t count,
                 std::string* out, std::vector<std::string>* names,
-                std::optional<cache::NodeForm> form = std::nullopt) const;
+                std::optional<cache::NodeForm> form = std::nullopt,
+                int replica = -1) const;
   // The named nodes still present, in that order.
   size_t Named(absl::string_view overrides,
                const std::vector<std::string>& nodes, std::string* out,
                std::vector<std::string>* names,
                std::optional<cache::NodeForm> form = std::nullopt,
-               const std::vector<bool>* whole = nullptr) const;
+               const std::vector<bool>* whole = nullptr,
+               int replica = -1) const;
 
  private:
   const CycleInput& in_;

@@ -66,6 +66,9 @@ class Scorer {
       absl::Span<const std::string> requests, google::protobuf::Arena* arena) {
     return EvaluateAll(requests, arena);
   }
+  // The replica (0 to replicas - 1) a pinned call with `affinity` tries
+  // first.
+  virtual int ReplicaOf(uint64_t /*affinity*/) const { return 0; }
   virtual absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScorePinned(
       uint64_t /*affinity*/, const pb::NormalizeScoreRequest& request) {
     return NormalizeScore(request);

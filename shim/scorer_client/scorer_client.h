@@ -82,6 +82,9 @@ class ScorerClient : public Scorer {
       absl::Span<const uint64_t> affinities,
       absl::Span<const std::string> requests,
       google::protobuf::Arena* arena) override;
+  int ReplicaOf(uint64_t affinity) const override {
+    return static_cast<int>(affinity % stubs_.size());
+  }
   absl::StatusOr<pb::NormalizeScoreResponse> NormalizeScorePinned(
       uint64_t affinity, const pb::NormalizeScoreRequest& request) override;
   absl::StatusOr<pb::PlanResponse> Plan(
