@@ -62,6 +62,13 @@ SHAPES = {
                    "upstream PreemptionBasic 1000Nodes: 1000 nodes, 4000 init + 1000 measured pods, "
                    "no threshold (the 570 pods/s of PreemptionAsync 5000Nodes times plain pods "
                    "scheduled between preemptors, another workload)"),
+    "hostport": ("hostport (upstream scheduler_perf batching/HostPortConflict)",
+                 "nodes of 4 CPU without a zone label; pods pod-hostport-80.yaml (100m / 100Mi, "
+                 "host port 80): one per node, so each pod makes its node infeasible for the next; "
+                 "both schedulers run upstream's scheduler-config-no-topology.yaml (no default "
+                 "spreading), with which kube-scheduler's opportunistic batching signs these pods",
+                 "upstream HostPortConflict 20000Nodes_20000Pods (batch sizes 10 to 20000, and "
+                 "batching disabled), no threshold"),
 }
 
 

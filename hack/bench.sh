@@ -34,6 +34,12 @@
 #                 M <= N. Measured until every high-priority pod is bound (the victims, grace
 #                 period 0 and no kubelet, go at once). Upstream's 1000Nodes: 4000 init, 1000
 #                 measured; defaults here I = 4N, M = N. The table counts the victims.
+#   hostport      upstream's batching/HostPortConflict: nodes without a zone label, then M pods
+#                 (pod-hostport-80.yaml: 100m / 100Mi, host port 80; namespace-1), so each pod
+#                 leaves its node infeasible for the next, M <= N (default M = N). Both sides
+#                 run upstream's scheduler-config-no-topology.yaml (PodTopologySpread without
+#                 default constraints), with which kube-scheduler's opportunistic batching signs
+#                 these pods; no init pods.
 # For all three, the init pods are created and scheduled first by the scheduler under test (as
 # upstream's unmeasured createPods op), then the control plane settles, then the M measured
 # pods are timed; --init I defaults to upstream's ratio to the node count (spread I = N,
@@ -121,7 +127,10 @@ case "${SHAPE}" in
   preemption) NODE_FLAGS=(--zones "" --memory 32Gi); : "${INIT:=$((4 * NODES))}"; : "${PODS:=${NODES}}"
     ((INIT <= 4 * NODES)) || die "preemption: four 900m init pods fill a 4-CPU node: --init ${INIT} exceeds 4 x --nodes ${NODES}"
     ((PODS <= NODES)) || die "preemption: one 3970m high-priority pod per 4-CPU node: --pods ${PODS} exceeds --nodes ${NODES}" ;;
-  *) die "--shape takes basic, spread, antiaffinity or preemption, not '${SHAPE}'" ;;
+  hostport) NODE_FLAGS=(--zones "" --memory 32Gi); : "${PODS:=${NODES}}"
+    [[ -z "${INIT}" ]] || die "--init is for --shape spread|antiaffinity|preemption"
+    ((PODS <= NODES)) || die "hostport: one pod with host port 80 per node: --pods ${PODS} exceeds --nodes ${NODES}" ;;
+  *) die "--shape takes basic, spread, antiaffinity, preemption or hostport, not '${SHAPE}'" ;;
 esac
 : "${PODS:=2000}"
 [[ "${PODS}" =~ ^[1-9][0-9]*$ ]] || die "--pods takes a count, not '${PODS}'"
@@ -297,6 +306,16 @@ ${cc}
 profiles:
 - schedulerName: kscore-default
 EOF
+  # hostport: upstream batching's scheduler-config-no-topology.yaml (no default spreading, so
+  # kube-scheduler's opportunistic batching signs the pods), on both sides.
+  if [[ "${SHAPE}" == hostport ]]; then
+    local f nt="  pluginConfig:
+  - name: PodTopologySpread
+    args:
+      defaultingType: List
+      defaultConstraints: []"
+    for f in default kscore-default; do echo "${nt}" >>"${WORK}/${f}.yaml"; done
+  fi
 }
 
 # ------------------------------------------------------------------ one run

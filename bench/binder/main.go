@@ -7,7 +7,7 @@
 //	                                                watch pods, then create M pods (groups of 10 sharing
 //	                                                an app label) in parallel; wait until all are bound;
 //	                                                write throughput, latencies and placements as JSON
-//	             [--shape spread|antiaffinity|preemption] [--init]
+//	             [--shape spread|antiaffinity|preemption|hostport] [--init]
 //	                                                instead: upstream scheduler_perf's TopologySpreading,
 //	                                                SchedulingPodAntiAffinity or PreemptionBasic pods
 //	                                                (--init: that workload's unmeasured init pods), in
@@ -266,6 +266,18 @@ var shapes = map[string]shape{
 	// PreemptionBasic: createPods ops 1 (low priority) and 2 (high priority), as spread.
 	"preemption": {initNS: "namespace-1", measureNS: "namespace-2",
 		initPod: lowPriorityPod, measurePod: highPriorityPod},
+	// batching/HostPortConflict: one createPods op (op 1), no init pods.
+	"hostport": {initNS: "namespace-1", measureNS: "namespace-1",
+		initPod: hostPortPod, measurePod: hostPortPod},
+}
+
+// hostPortPod: templates/pod-hostport-80.yaml (pause 3.10.1, 100m / 100Mi, container and
+// host port 80): once a pod is on a node, the next one no longer fits there.
+func hostPortPod(p *v1.Pod) {
+	p.Spec.Containers[0].Image = "registry.k8s.io/pause:3.10.1"
+	p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 80, HostPort: 80}}
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("100Mi")}
+	p.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: rl}
 }
 
 // upstreamPod is scheduler_perf's templates/pod-default.yaml (plus the run label and the
@@ -443,6 +455,26 @@ func checkShape(ctx context.Context, cs *kubernetes.Clientset, name string, sh s
 		ok = shared == 0
 		r.Check = fmt.Sprintf("%d bound color=green pods (init and measured) on %d nodes: %d nodes hold more than one",
 			total, len(per), shared)
+	case "hostport":
+		pods, err := cs.CoreV1().Pods(sh.measureNS).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			die("list pods: %v", err)
+		}
+		per := map[string]int{}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName != "" {
+				per[p.Spec.NodeName]++
+			}
+		}
+		shared := 0
+		for _, c := range per {
+			if c > 1 {
+				shared++
+			}
+		}
+		ok = shared == 0
+		r.Check = fmt.Sprintf("%d pods with host port 80 on %d nodes: %d nodes hold more than one",
+			len(pods.Items), len(per), shared)
 	case "preemption":
 		alloc := map[string]int64{} // node → allocatable CPU, millicores
 		for _, n := range nodes {
@@ -530,7 +562,7 @@ func cmdRun(args []string) {
 	timeout := fs.Duration("timeout", 10*time.Minute, "")
 	out := fs.String("out", "", "JSON result file")
 	runID := fs.String("run", "r", "run id (label value)")
-	shapeName := fs.String("shape", "basic", "basic | spread | antiaffinity | preemption (see shapes)")
+	shapeName := fs.String("shape", "basic", "basic | spread | antiaffinity | preemption | hostport (see shapes)")
 	initPhase := fs.Bool("init", false, "spread, antiaffinity, preemption: create the shape's init pods "+
 		"(upstream's unmeasured createPods op) instead of the measured ones")
 	fs.Parse(args)
@@ -539,7 +571,7 @@ func cmdRun(args []string) {
 	defer cancel()
 	sh, shaped := shapes[*shapeName]
 	if !shaped && *shapeName != "basic" {
-		die("unknown shape %q (basic, spread, antiaffinity, preemption)", *shapeName)
+		die("unknown shape %q (basic, spread, antiaffinity, preemption, hostport)", *shapeName)
 	}
 	if *initPhase && !shaped {
 		die("--init needs --shape spread, antiaffinity or preemption")
