@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/arena.h"
 #include "spdlog/spdlog.h"
 
@@ -76,6 +78,27 @@ std::shared_ptr<Explanation> ExplainBatched(const CycleInput& in,
   if (resp.best_slots_size() > 1)
     e->tied_best = static_cast<size_t>(resp.best_slots_size());
   return e;
+}
+
+// The -v=4 "why" of a batched cycle, as ExplainChoice words a whole one: the
+// best slots the scorer broke down (with explain_top), else the choice's
+// total.
+std::string WhyBatched(const BatchSession& s, const pb::EvaluateResponse& resp,
+                       const std::string& node) {
+  std::string why;
+  int shown = 0;
+  for (const pb::NodeScore& ns : resp.scores()) {
+    if (shown == 3) break;
+    if (ns.index() < 0 || static_cast<size_t>(ns.index()) >= s.slots.size())
+      continue;
+    std::vector<std::string> parts;
+    for (int p = 0; p < ns.raw_size() && p < resp.plugins_size(); ++p)
+      parts.push_back(absl::StrCat(resp.plugins(p), "=", ns.raw(p)));
+    absl::StrAppend(
+        &why, shown++ ? "; " : "", s.slots[static_cast<size_t>(ns.index())],
+        " total=", ns.total(), " (raw ", absl::StrJoin(parts, " "), ")");
+  }
+  return why.empty() ? absl::StrCat(node, " total=", resp.best_total()) : why;
 }
 
 }  // namespace
@@ -178,6 +201,13 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
   CycleResult r;
   r.node = s->slots[static_cast<size_t>(slot)];
   r.batched = true;
+  if (spdlog::should_log(spdlog::level::debug)) {
+    spdlog::debug(
+        "pod {} -> node {} among {} feasible of {} nodes (batched: {} "
+        "evaluated again); top: {}",
+        in.pod->key, r.node, resp.feasible_slots(), w.all_nodes, names.size(),
+        WhyBatched(*s, resp, r.node));
+  }
   if (in.explain_top != 0) {
     r.explanation = ExplainBatched(in, w, *s, resp, names.size(), r.node);
   }
