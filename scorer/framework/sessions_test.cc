@@ -104,7 +104,10 @@ Full Evaluate(const Profile& profile, const pb::Pod& pod,
   std::vector<const pb::Node*> nodes;
   for (const pb::Node& n : cluster) nodes.push_back(&n);
   CycleState state;
-  EXPECT_TRUE(profile.BindCluster(state, pod, pb::ClusterData(), nodes).ok());
+  EXPECT_TRUE(
+      profile
+          .BindCluster(state, pod, pb::ClusterData::default_instance(), nodes)
+          .ok());
   absl::StatusOr<NodeVerdicts> ev =
       profile.Evaluate(state, pod, nodes, EvaluateMode::kFull);
   EXPECT_TRUE(ev.ok()) << ev.status();
@@ -146,7 +149,9 @@ TEST(SessionTest, UpdatesDecideAsWholeCycles) {
     std::vector<const pb::Node*> all;
     for (const pb::Node& n : cluster) all.push_back(&n);
     CycleState kept;
-    ASSERT_TRUE(profile.BindCluster(kept, pod, pb::ClusterData(), all).ok());
+    ASSERT_TRUE(
+        profile.BindCluster(kept, pod, pb::ClusterData::default_instance(), all)
+            .ok());
     ASSERT_TRUE(profile.Evaluate(kept, pod, all, EvaluateMode::kFull).ok());
     Session s =
         SessionFrom(profile, SessionKey(profile, pod, {}), ev.scores, kept);
@@ -174,8 +179,10 @@ TEST(SessionTest, UpdatesDecideAsWholeCycles) {
         slots.push_back(slot_of[static_cast<size_t>(i)]);
       }
       CycleState state;
-      ASSERT_TRUE(
-          profile.BindCluster(state, pod, pb::ClusterData(), nodes).ok());
+      ASSERT_TRUE(profile
+                      .BindCluster(state, pod,
+                                   pb::ClusterData::default_instance(), nodes)
+                      .ok());
       absl::StatusOr<NodeVerdicts> part =
           profile.Evaluate(state, pod, nodes, EvaluateMode::kRawScores);
       ASSERT_TRUE(part.ok()) << part.status();

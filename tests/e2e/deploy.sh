@@ -4,8 +4,9 @@
 # it makes and the scorer nothing; the real shim binary, configured the
 # in-cluster way (service-account token + CA, no kubeconfig) with the
 # ConfigMap's config and leader election on, schedules the seed scenario; and
-# three scorers behind one comma-separated target share the load and survive
-# one of them being SIGKILLed mid-run without losing a pod. The shim's HTTPS
+# three scorers behind one comma-separated target survive the one holding
+# the Deployment's batching session being SIGKILLed mid-run: another takes
+# over and no pod is lost. The shim's HTTPS
 # port works with deploy/'s RBAC alone: its probes' paths are open, and a
 # token bound to kscore-metrics-reader reads /metrics (the shim's own
 # ServiceAccount reviews the token and the access).
@@ -219,17 +220,28 @@ poll 120 bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get pods
 declare -A AT_KILL
 for s in s1 s2 s3; do AT_KILL[$s]="$(evaluate_ok "$s")"; done
 bound_at_kill="$(bound_count many)"
-stop s2 KILL
-info "SIGKILLed scorer s2 with $bound_at_kill of 200 pods bound; Evaluate OK calls so far: s1=${AT_KILL[s1]} s2=${AT_KILL[s2]} s3=${AT_KILL[s3]}"
-check "the shim spread its calls over all three scorers before the kill" \
-  test "${AT_KILL[s1]}" -gt 0 -a "${AT_KILL[s2]}" -gt 0 -a "${AT_KILL[s3]}" -gt 0
+# The Deployment's pods are one template: after the first, each pod's cycle
+# is a batched update on the replica that keeps the template's session
+# (docs/design.md), so that replica answers most calls. It is the one killed.
+busy=s1
+for s in s2 s3; do ((AT_KILL[$s] > AT_KILL[$busy])) && busy=$s; done
+stop "$busy" KILL
+info "SIGKILLed scorer $busy (the session's) with $bound_at_kill of 200 pods bound; Evaluate OK calls so far: s1=${AT_KILL[s1]} s2=${AT_KILL[s2]} s3=${AT_KILL[s3]}"
+check "the shim's calls reached the scorers before the kill ($busy most)" \
+  test "${AT_KILL[$busy]}" -gt 0
 check "the kill came mid-run ($bound_at_kill of 200 bound)" test "$bound_at_kill" -gt 0 -a "$bound_at_kill" -lt 200
 check "after the kill all 200 pods are bound" poll 180 all_bound many 200
 info "placement: $(per_node many)"
-s1_after="$(evaluate_ok s1)" s3_after="$(evaluate_ok s3)"
-info "Evaluate OK calls at the end: s1=$s1_after s3=$s3_after"
-check "both surviving scorers kept answering after the kill" \
-  test "$s1_after" -gt "${AT_KILL[s1]}" -a "$s3_after" -gt "${AT_KILL[s3]}"
+declare -A AFTER
+grew=0
+for s in s1 s2 s3; do
+  [[ "$s" == "$busy" ]] && continue
+  AFTER[$s]="$(evaluate_ok "$s")"
+  ((AFTER[$s] > AT_KILL[$s])) && grew=$((grew + 1))
+done
+info "Evaluate OK calls at the end: $(for s in "${!AFTER[@]}"; do printf '%s=%s ' "$s" "${AFTER[$s]}"; done)"
+check "a surviving scorer took the session over and answered after the kill ($grew of 2)" \
+  test "$grew" -ge 1
 poll "$TIMEOUT" bash -c "[ \"\$(\"$BIN/kubectl\" --kubeconfig=$KUBECONFIG_FILE get events.events.k8s.io --field-selector reason=Scheduled -o jsonpath='{range .items[*]}{.regarding.name}{\"\\n\"}{end}' | grep -c '^many-')\" -ge 200 ]" || true
 events="$(scheduled_events many)"
 twice="$(sort <<<"$events" | uniq -d | grep -c . || true)"
