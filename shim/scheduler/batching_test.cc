@@ -71,6 +71,15 @@ pb::Node MakeNode(int i, std::mt19937_64& rng) {
   return n;
 }
 
+// The profile as the shim learns it from the scorer (ListProfiles).
+absl::StatusOr<std::shared_ptr<const ProfileInfo>> Learnt(
+    scorer_client::ScorerClient& scorer) {
+  Profiles::Options options;
+  options.served = {"concentrate-scheduler"};
+  Profiles profiles(options, [&] { return scorer.ListProfiles(); });
+  return profiles.Lookup("concentrate-scheduler");
+}
+
 // Two caches in the same state: one schedules with batching, the other
 // with a whole cycle every time.
 struct Twin {
@@ -105,11 +114,7 @@ TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
   ASSERT_TRUE(a.ok() && b.ok());
   auto scorer = *scorer_client::ScorerClient::Create(
       {.target = absl::StrCat((*a)->target(), ",", (*b)->target())});
-  Profiles::Options options;
-  options.served = {"concentrate-scheduler"};
-  Profiles profiles(options, [&] { return scorer->ListProfiles(); });
-  absl::StatusOr<std::shared_ptr<const ProfileInfo>> known =
-      profiles.Lookup("concentrate-scheduler");
+  absl::StatusOr<std::shared_ptr<const ProfileInfo>> known = Learnt(*scorer);
   ASSERT_TRUE(known.ok()) << known.status();
   const ProfileInfo& profile = **known;
   ASSERT_TRUE(profile.batches);
@@ -186,11 +191,7 @@ TEST(BatchingTest, NodesGoByKeyOnceAReplicaHoldsThem) {
   ASSERT_TRUE(real.ok());
   auto scorer =
       *scorer_client::ScorerClient::Create({.target = (*real)->target()});
-  Profiles::Options options;
-  options.served = {"concentrate-scheduler"};
-  Profiles profiles(options, [&] { return scorer->ListProfiles(); });
-  absl::StatusOr<std::shared_ptr<const ProfileInfo>> known =
-      profiles.Lookup("concentrate-scheduler");
+  absl::StatusOr<std::shared_ptr<const ProfileInfo>> known = Learnt(*scorer);
   ASSERT_TRUE(known.ok()) << known.status();
   ASSERT_TRUE((*known)->content_keys);
   cache::Cache cache;
