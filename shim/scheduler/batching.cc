@@ -130,11 +130,6 @@ void Batches::Put(const std::string& key, BatchSession s) {
   while (lru_.size() > capacity_) lru_.pop_back();
 }
 
-size_t Batches::size() const {
-  absl::MutexLock lock(&mu_);
-  return lru_.size();
-}
-
 bool Batchable(const CycleInput& in, const Window& w, const CyclePlan& plan) {
   if (in.batches == nullptr || !in.profile->batches || in.explain_top < 0 ||
       in.explain_rejections || w.to_find < w.all_nodes) {

@@ -42,7 +42,6 @@ class Batches {
   uint64_t NewId();
   std::optional<BatchSession> Take(const std::string& key);
   void Put(const std::string& key, BatchSession s);
-  size_t size() const;
 
  private:
   const size_t capacity_;
