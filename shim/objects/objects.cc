@@ -10,37 +10,24 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "shim/objects/json_read.h"
 #include "shim/objects/json_shape.h"
 #include "shim/objects/object_fields.h"
 
 namespace kscore::objects {
 namespace {
 
+using json_read::At;
+using json_read::Requirements;
+using json_read::Selector;
+using json_read::Str;
+using json_read::StringMap;
+using json_read::Strings;
+using json_read::Term;
 using nlohmann::json;
-
-const json& At(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::string Str(const json& j, const char* key) {
-  const json& v = At(j, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
 
 bool NonEmptyArray(const json& j) { return j.is_array() && !j.empty(); }
 bool NonEmptyObject(const json& j) { return j.is_object() && !j.empty(); }
-
-void StringMap(const json& j,
-               google::protobuf::Map<std::string, std::string>* out) {
-  if (!j.is_object()) return;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.value().is_string())
-      (*out)[it.key()] = it.value().get<std::string>();
-  }
-}
 
 // A ResourceList ({"cpu": "100m", "memory": "1Gi", ...}) into pb::Resources.
 // A bad entry is an error, or with `invalid` (a pod's lists) noted there
@@ -58,23 +45,6 @@ absl::Status Resources(const json& list, const std::string& path,
     if (!s.ok() && !fields::NoteInvalid(s, invalid)) return s;
   }
   return absl::OkStatus();
-}
-
-void Requirements(
-    const json& list,
-    google::protobuf::RepeatedPtrField<pb::NodeSelectorRequirement>* out) {
-  for (const json& j : list) {
-    pb::NodeSelectorRequirement* r =
-        fields::AddRequirement(Str(j, "key"), Str(j, "operator"), out);
-    for (const json& v : At(j, "values")) {
-      if (v.is_string()) r->add_values(v.get<std::string>());
-    }
-  }
-}
-
-void Term(const json& j, pb::NodeSelectorTerm* out) {
-  Requirements(At(j, "matchExpressions"), out->mutable_match_expressions());
-  Requirements(At(j, "matchFields"), out->mutable_match_fields());
 }
 
 void NodeAffinity(const json& node_affinity, pb::Pod* pod) {
@@ -194,27 +164,6 @@ absl::Status StatusResources(const json& status, PodInfo* p) {
   fields::SetPodStatusResources(std::move(allocated), resources.is_object(),
                                 std::move(actuated), p);
   return absl::OkStatus();
-}
-
-void Strings(const json& list,
-             google::protobuf::RepeatedPtrField<std::string>* out) {
-  for (const json& v : list) {
-    if (v.is_string()) out->Add(v.get<std::string>());
-  }
-}
-
-// A LabelSelector, if `j` is one: `set` makes the (possibly empty) selector
-// to fill. null leaves it unset.
-template <typename MakeSelector>
-void Selector(const json& j, MakeSelector set) {
-  if (!j.is_object()) return;
-  pb::LabelSelector* out = set();
-  StringMap(At(j, "matchLabels"), out->mutable_match_labels());
-  for (const json& r : At(j, "matchExpressions")) {
-    Strings(At(r, "values"), fields::AddSelectorRequirement(
-                                 Str(r, "key"), Str(r, "operator"), out)
-                                 ->mutable_values());
-  }
 }
 
 void AffinityTerm(const json& t, pb::PodAffinityTerm* out) {

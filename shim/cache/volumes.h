@@ -1,0 +1,124 @@
+#ifndef KSCORE_SHIM_CACHE_VOLUMES_H_
+#define KSCORE_SHIM_CACHE_VOLUMES_H_
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "kscore/scorer/v1/scorer.pb.h"
+#include "shim/objects/storage.h"
+
+namespace kscore::cache {
+
+namespace pb = ::kscore::scorer::v1;
+
+// The storage objects VolumeBinding reads, as their informers hold them,
+// with the bindings Reserve assumed over them (upstream's PV and PVC assume
+// caches): an assumed volume carries its new claimRef and an assumed claim
+// its selected node until the informer shows a newer version of the object
+// or the assumption is forgotten. Thread-safe.
+class Volumes {
+ public:
+  void UpsertClaim(std::shared_ptr<const objects::ClaimInfo> c);
+  void RemoveClaim(const std::string& ns, const std::string& name);
+  void UpsertVolume(std::shared_ptr<const objects::VolumeInfo> v);
+  void RemoveVolume(const std::string& name);
+  void UpsertClass(std::shared_ptr<const objects::StorageClassInfo> c);
+  void RemoveClass(const std::string& name);
+  void UpsertDriver(std::shared_ptr<const objects::CsiDriverInfo> d);
+  void RemoveDriver(const std::string& name);
+  void UpsertCapacity(std::shared_ptr<const objects::CapacityInfo> c);
+  void RemoveCapacity(const std::string& ns, const std::string& name);
+
+  // Pod.volumes for a pod with these namespace, name and claims (the
+  // comments of pb::PodVolumes say what goes in).
+  pb::PodVolumes For(const pb::Pod& pod) const;
+
+  // What Reserve assumed for one pod: PreBind writes it, Forget undoes it.
+  struct Binding {  // a claim bound to an existing volume
+    std::string volume;
+    std::string volume_version;  // the volume's resourceVersion assumed over
+    std::string claim_namespace;
+    std::string claim_name;
+    std::string claim_uid;
+    std::string claim_version;
+    // The volume needs its claimRef written (it names no claim yet).
+    bool write = true;
+  };
+  struct Provision {  // a claim to provision on the node
+    std::string claim_namespace;
+    std::string claim_name;
+    std::string claim_version;
+  };
+  struct Reservation {
+    std::string node;
+    std::vector<Binding> bindings;
+    std::vector<Provision> provisions;
+    bool empty() const { return bindings.empty() && provisions.empty(); }
+  };
+  // Upstream's AssumePodVolumes for `pod` on `node` with the scorer's
+  // decisions (pb::NodeVolumes; claim indexes into pod.volume_claims).
+  // FailedPrecondition, assuming nothing, when a volume is gone, changed or
+  // already promised to another claim, or a claim changed since.
+  absl::StatusOr<Reservation> Assume(const pb::Pod& pod,
+                                     const pb::NodeVolumes& decisions);
+  // Undoes what `r` assumed that still stands (upstream's revert).
+  void Forget(const Reservation& r);
+  // PreBind's wait (upstream's checkBindings), against the informers: true
+  // once every claim of `r` is bound (spec.volumeName and
+  // pv.kubernetes.io/bind-completed), false while not yet, an error with
+  // upstream's words when the binding can no longer happen.
+  absl::StatusOr<bool> Bound(const Reservation& r) const;
+
+  size_t ClaimCount() const;
+  size_t VolumeCount() const;
+
+ private:
+  struct VolumeEntry {
+    std::shared_ptr<const objects::VolumeInfo> info;
+    // Assumed by Reserve over info's version: the claim it is promised to.
+    bool assumed = false;
+    std::string claim_namespace, claim_name, claim_uid;
+  };
+  struct ClaimEntry {
+    std::shared_ptr<const objects::ClaimInfo> info;
+    bool assumed = false;  // Reserve set selected_node over info's version
+    std::string selected_node;
+  };
+  // The volume as VolumeBinding sees it (with what is assumed).
+  static pb::PersistentVolume Effective(const VolumeEntry& e);
+  static pb::ClaimState Effective(const ClaimEntry& e);
+  void AddCandidates(const pb::Pod& pod, const pb::PodVolumes& claims,
+                     pb::PodVolumes* out) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AddClasses(const pb::PodVolumes& claims, pb::PodVolumes* out) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AssumeOne(const pb::Pod& pod, const pb::ClaimDecision& d,
+                         const std::string& node, Reservation* r)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ForgetLocked(const Reservation& r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, ClaimEntry> claims_ ABSL_GUARDED_BY(mu_);  // ns/name
+  std::map<std::string, VolumeEntry> volumes_ ABSL_GUARDED_BY(mu_);
+  // class name -> names of its volumes.
+  std::map<std::string, std::set<std::string>> by_class_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<const objects::StorageClassInfo>>
+      classes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, bool> drivers_ ABSL_GUARDED_BY(mu_);  // capacity?
+  std::map<std::string, std::shared_ptr<const objects::CapacityInfo>>
+      capacities_ ABSL_GUARDED_BY(mu_);  // ns/name
+};
+
+// A generic ephemeral volume's claim name: <pod name>-<volume name>.
+std::string ClaimName(const pb::Pod& pod, const pb::VolumeClaim& c);
+
+}  // namespace kscore::cache
+
+#endif  // KSCORE_SHIM_CACHE_VOLUMES_H_
