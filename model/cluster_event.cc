@@ -27,6 +27,20 @@ const char* ResourceName(pb::EventResource r) {
       return "UnscheduledPod";
     case pb::EVENT_RESOURCE_TARGET_POD:
       return "TargetPod";
+    case pb::EVENT_RESOURCE_PERSISTENT_VOLUME:
+      return "PersistentVolume";
+    case pb::EVENT_RESOURCE_PERSISTENT_VOLUME_CLAIM:
+      return "PersistentVolumeClaim";
+    case pb::EVENT_RESOURCE_STORAGE_CLASS:
+      return "StorageClass";
+    case pb::EVENT_RESOURCE_CSI_NODE:
+      return "CSINode";
+    case pb::EVENT_RESOURCE_CSI_DRIVER:
+      return "CSIDriver";
+    case pb::EVENT_RESOURCE_CSI_STORAGE_CAPACITY:
+      return "CSIStorageCapacity";
+    case pb::EVENT_RESOURCE_VOLUME_ATTACHMENT:
+      return "VolumeAttachment";
     default:
       return "";
   }

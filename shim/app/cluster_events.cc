@@ -254,4 +254,86 @@ kube::EventHandlers<objects::PdbInfo> ClusterEvents::PdbHandlers(
   return h;
 }
 
+void ClusterEvents::OnStorage(pb::EventResource resource, bool added) {
+  queue_->MoveAllToActiveOrBackoff(model::MakeEvent(
+      resource, added ? model::action::kAdd : model::action::kUpdate));
+}
+
+namespace {
+
+// Handlers that keep a storage kind in cache::Volumes (`upsert` on add and
+// update, `remove` on delete) and report adds and updates as `resource`.
+template <typename T, typename Upsert, typename Remove>
+kube::EventHandlers<T> StorageHandlers(ClusterEvents* events,
+                                       pb::EventResource resource,
+                                       Upsert upsert, Remove remove,
+                                       std::function<void()> on_synced) {
+  kube::EventHandlers<T> h;
+  h.on_add = [=](const kube::Ptr<T>& o) {
+    upsert(o);
+    events->OnStorage(resource, true);
+  };
+  h.on_update = [=](const kube::Ptr<T>&, const kube::Ptr<T>& o) {
+    upsert(o);
+    events->OnStorage(resource, false);
+  };
+  h.on_delete = [=](const kube::Ptr<T>& o) { remove(*o); };
+  h.on_synced = std::move(on_synced);
+  return h;
+}
+
+}  // namespace
+
+kube::EventHandlers<objects::ClaimInfo> ClusterEvents::ClaimHandlers(
+    std::function<void()> on_synced) {
+  cache::Volumes* v = &cache_->volumes();
+  return StorageHandlers<objects::ClaimInfo>(
+      this, pb::EVENT_RESOURCE_PERSISTENT_VOLUME_CLAIM,
+      [v](const kube::Ptr<objects::ClaimInfo>& c) { v->UpsertClaim(c); },
+      [v](const objects::ClaimInfo& c) { v->RemoveClaim(c.namespace_, c.name); },
+      std::move(on_synced));
+}
+
+kube::EventHandlers<objects::VolumeInfo> ClusterEvents::VolumeHandlers(
+    std::function<void()> on_synced) {
+  cache::Volumes* v = &cache_->volumes();
+  return StorageHandlers<objects::VolumeInfo>(
+      this, pb::EVENT_RESOURCE_PERSISTENT_VOLUME,
+      [v](const kube::Ptr<objects::VolumeInfo>& o) { v->UpsertVolume(o); },
+      [v](const objects::VolumeInfo& o) { v->RemoveVolume(o.pv.name()); },
+      std::move(on_synced));
+}
+
+kube::EventHandlers<objects::StorageClassInfo>
+ClusterEvents::StorageClassHandlers(std::function<void()> on_synced) {
+  cache::Volumes* v = &cache_->volumes();
+  return StorageHandlers<objects::StorageClassInfo>(
+      this, pb::EVENT_RESOURCE_STORAGE_CLASS,
+      [v](const kube::Ptr<objects::StorageClassInfo>& o) { v->UpsertClass(o); },
+      [v](const objects::StorageClassInfo& o) { v->RemoveClass(o.sc.name()); },
+      std::move(on_synced));
+}
+
+kube::EventHandlers<objects::CsiDriverInfo> ClusterEvents::CsiDriverHandlers(
+    std::function<void()> on_synced) {
+  cache::Volumes* v = &cache_->volumes();
+  return StorageHandlers<objects::CsiDriverInfo>(
+      this, pb::EVENT_RESOURCE_CSI_DRIVER,
+      [v](const kube::Ptr<objects::CsiDriverInfo>& o) { v->UpsertDriver(o); },
+      [v](const objects::CsiDriverInfo& o) { v->RemoveDriver(o.name); },
+      std::move(on_synced));
+}
+
+kube::EventHandlers<objects::CapacityInfo> ClusterEvents::CapacityHandlers(
+    std::function<void()> on_synced) {
+  cache::Volumes* v = &cache_->volumes();
+  return StorageHandlers<objects::CapacityInfo>(
+      this, pb::EVENT_RESOURCE_CSI_STORAGE_CAPACITY,
+      [v](const kube::Ptr<objects::CapacityInfo>& o) { v->UpsertCapacity(o); },
+      [v](const objects::CapacityInfo& o) {
+        v->RemoveCapacity(o.namespace_, o.name);
+      },
+      std::move(on_synced));
+}
+
 }  // namespace kscore::app

@@ -13,6 +13,7 @@
 #include "shim/cache/cache.h"
 #include "shim/kube/informer.h"
 #include "shim/objects/objects.h"
+#include "shim/objects/storage.h"
 #include "shim/queue/scheduling_queue.h"
 
 namespace kscore::app {
@@ -67,6 +68,8 @@ class ClusterEvents {
   // (upstream registers no event for them either).
   void OnPdb(const PdbPtr& pdb);
   void OnPdbDelete(const PdbPtr& pdb);
+  // A storage object of `resource` was added (or updated).
+  void OnStorage(::kscore::scorer::v1::EventResource resource, bool added);
 
   // The informers' handlers; `on_synced` runs after each one's first list.
   kube::EventHandlers<objects::PodInfo> PodHandlers(
@@ -79,6 +82,18 @@ class ClusterEvents {
   kube::EventHandlers<objects::WorkloadInfo> WorkloadHandlers(
       std::function<void()> on_synced);
   kube::EventHandlers<objects::PdbInfo> PdbHandlers(
+      std::function<void()> on_synced);
+  // The storage objects feed cache::Volumes; their adds and updates move
+  // the pods the volume plugins rejected (upstream's storage events).
+  kube::EventHandlers<objects::ClaimInfo> ClaimHandlers(
+      std::function<void()> on_synced);
+  kube::EventHandlers<objects::VolumeInfo> VolumeHandlers(
+      std::function<void()> on_synced);
+  kube::EventHandlers<objects::StorageClassInfo> StorageClassHandlers(
+      std::function<void()> on_synced);
+  kube::EventHandlers<objects::CsiDriverInfo> CsiDriverHandlers(
+      std::function<void()> on_synced);
+  kube::EventHandlers<objects::CapacityInfo> CapacityHandlers(
       std::function<void()> on_synced);
 
   // Pending pods of served profiles held back by scheduling gates

@@ -128,8 +128,9 @@ constexpr objects::WorkloadKind kWorkloadKinds[] = {
     objects::WorkloadKind::kService, objects::WorkloadKind::kReplicaSet,
     objects::WorkloadKind::kStatefulSet,
     objects::WorkloadKind::kReplicationController};
-// Pods, nodes, namespaces, PodDisruptionBudgets and the workloads.
-constexpr int kInformers = 4 + static_cast<int>(std::size(kWorkloadKinds));
+// Pods, nodes, namespaces, PodDisruptionBudgets, the workloads and the
+// five storage kinds.
+constexpr int kInformers = 9 + static_cast<int>(std::size(kWorkloadKinds));
 
 class Shim {
  public:
@@ -180,6 +181,12 @@ class Shim {
   std::vector<std::unique_ptr<kube::Informer<objects::WorkloadInfo>>>
       workloads_;
   kube::Informer<objects::PdbInfo> pdbs_;
+  // What VolumeBinding reads (cache::Volumes).
+  kube::Informer<objects::ClaimInfo> claims_;
+  kube::Informer<objects::VolumeInfo> volumes_;
+  kube::Informer<objects::StorageClassInfo> storage_classes_;
+  kube::Informer<objects::CsiDriverInfo> csi_drivers_;
+  kube::Informer<objects::CapacityInfo> capacities_;
   std::unique_ptr<kube::Client> authn_client_;
   std::unique_ptr<kube::Client> authz_client_;
   std::unique_ptr<DelegatedAuth> auth_;
@@ -271,6 +278,27 @@ Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
             {objects::kPdbPath, "", "",
              events_.PdbHandlers([this] { gate_.Synced(); }),
              objects::PdbCodec(), absl::ZeroDuration(), o.protobuf}),
+      claims_(client_.get(),
+              {objects::kClaimPath, "", "",
+               events_.ClaimHandlers([this] { gate_.Synced(); }),
+               objects::ClaimCodec()}),
+      volumes_(client_.get(),
+               {objects::kVolumePath, "", "",
+                events_.VolumeHandlers([this] { gate_.Synced(); }),
+                objects::VolumeCodec()}),
+      storage_classes_(
+          client_.get(),
+          {objects::kStorageClassPath, "", "",
+           events_.StorageClassHandlers([this] { gate_.Synced(); }),
+           objects::StorageClassCodec()}),
+      csi_drivers_(client_.get(),
+                   {objects::kCsiDriverPath, "", "",
+                    events_.CsiDriverHandlers([this] { gate_.Synced(); }),
+                    objects::CsiDriverCodec()}),
+      capacities_(client_.get(),
+                  {objects::kCapacityPath, "", "",
+                   events_.CapacityHandlers([this] { gate_.Synced(); }),
+                   objects::CapacityCodec()}),
       authn_client_(std::move(authn)),
       authz_client_(std::move(authz)) {
   for (objects::WorkloadKind kind : kWorkloadKinds) {
@@ -294,6 +322,11 @@ Shim::~Shim() {
   stop_flusher_.Notify();
   if (flusher_.joinable()) flusher_.join();
   status_.reset();
+  capacities_.Stop();
+  csi_drivers_.Stop();
+  storage_classes_.Stop();
+  volumes_.Stop();
+  claims_.Stop();
   pdbs_.Stop();
   for (auto& w : workloads_) w->Stop();
   namespaces_.Stop();
@@ -438,7 +471,10 @@ absl::Status Shim::ServeStatus() {
   StatusServer::Handlers h;
   h.not_ready = [this]() -> std::string {
     bool synced = nodes_.HasSynced() && pods_.HasSynced() &&
-                  namespaces_.HasSynced() && pdbs_.HasSynced();
+                  namespaces_.HasSynced() && pdbs_.HasSynced() &&
+                  claims_.HasSynced() && volumes_.HasSynced() &&
+                  storage_classes_.HasSynced() && csi_drivers_.HasSynced() &&
+                  capacities_.HasSynced();
     for (const auto& w : workloads_) synced = synced && w->HasSynced();
     return synced ? "" : "informers not synced";
   };
@@ -474,6 +510,11 @@ void Shim::Run() {
   namespaces_.Start();
   for (auto& w : workloads_) w->Start();
   pdbs_.Start();
+  claims_.Start();
+  volumes_.Start();
+  storage_classes_.Start();
+  csi_drivers_.Start();
+  capacities_.Start();
 }
 
 absl::Status Shim::Start() {

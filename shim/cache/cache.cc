@@ -824,6 +824,8 @@ pb::Pod Cache::PodFor(const objects::PodInfo& pod,
     out.clear_images();
     out.clear_image_volumes();
   }
+  if (wants(pb::POD_DATA_VOLUMES) && out.volume_claims_size() > 0)
+    *out.mutable_volumes() = volumes_.For(out);
   if (!wants(pb::POD_DATA_NAMESPACE_LABELS) &&
       !wants(pb::POD_DATA_WORKLOAD_SELECTORS)) {
     return out;

@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/resource_sum.h"
+#include "shim/cache/volumes.h"
 #include "shim/objects/objects.h"
 
 namespace kscore::cache {
@@ -102,9 +103,14 @@ class Cache {
   std::vector<std::shared_ptr<const objects::PdbInfo>> PdbsCovering(
       const objects::PodInfo& pod) const;
 
+  // The storage objects (their informers feed them) and what Reserve
+  // assumed of them.
+  Volumes& volumes() { return volumes_; }
+  const Volumes& volumes() const { return volumes_; }
+
   // The pod message a profile's requests carry: the pod's own, with what
-  // pod_data asks for added (namespace labels, workload selectors) or left
-  // out (images).
+  // pod_data asks for added (namespace labels, workload selectors, the
+  // claims' volumes) or left out (images).
   pb::Pod PodFor(const objects::PodInfo& pod,
                  const std::vector<pb::PodData>& pod_data) const;
 
@@ -336,6 +342,7 @@ class Cache {
   mutable std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
   ClusterIndex index_ ABSL_GUARDED_BY(mu_);
+  Volumes volumes_;  // its own lock
   // A budget, and whether its selector can protect any pod (decided once).
   struct PdbEntry {
     std::shared_ptr<const objects::PdbInfo> info;

@@ -98,6 +98,53 @@ kube::ObjectCodec<PdbInfo> PdbCodec() {
   return codec;
 }
 
+kube::ObjectCodec<ClaimInfo> ClaimCodec() {
+  kube::ObjectCodec<ClaimInfo> codec;
+  codec.from_json = ClaimFromJson;
+  codec.identity = [](const ClaimInfo& c) {
+    return kube::Identity{kube::KeyOf(c.namespace_, c.name), c.uid,
+                          c.resource_version};
+  };
+  return codec;
+}
+
+kube::ObjectCodec<VolumeInfo> VolumeCodec() {
+  kube::ObjectCodec<VolumeInfo> codec;
+  codec.from_json = VolumeFromJson;
+  codec.identity = [](const VolumeInfo& v) {
+    return kube::Identity{v.pv.name(), v.uid, v.resource_version};
+  };
+  return codec;
+}
+
+kube::ObjectCodec<StorageClassInfo> StorageClassCodec() {
+  kube::ObjectCodec<StorageClassInfo> codec;
+  codec.from_json = StorageClassFromJson;
+  codec.identity = [](const StorageClassInfo& c) {
+    return kube::Identity{c.sc.name(), "", c.resource_version};
+  };
+  return codec;
+}
+
+kube::ObjectCodec<CsiDriverInfo> CsiDriverCodec() {
+  kube::ObjectCodec<CsiDriverInfo> codec;
+  codec.from_json = CsiDriverFromJson;
+  codec.identity = [](const CsiDriverInfo& d) {
+    return kube::Identity{d.name, "", d.resource_version};
+  };
+  return codec;
+}
+
+kube::ObjectCodec<CapacityInfo> CapacityCodec() {
+  kube::ObjectCodec<CapacityInfo> codec;
+  codec.from_json = CapacityFromJson;
+  codec.identity = [](const CapacityInfo& c) {
+    return kube::Identity{kube::KeyOf(c.namespace_, c.name), "",
+                          c.resource_version};
+  };
+  return codec;
+}
+
 const char* WorkloadPath(WorkloadKind kind) {
   switch (kind) {
     case WorkloadKind::kService:

@@ -3,6 +3,7 @@
 
 #include "shim/kube/object_codec.h"
 #include "shim/objects/objects.h"
+#include "shim/objects/storage.h"
 
 namespace kscore::objects {
 
@@ -29,6 +30,21 @@ kube::ObjectCodec<WorkloadInfo> WorkloadCodec(WorkloadKind kind);
 // the store keeps the identity (a delete needs only namespace and name).
 kube::ObjectCodec<PdbInfo> PdbCodec();
 inline constexpr char kPdbPath[] = "/apis/policy/v1/poddisruptionbudgets";
+
+// The storage objects VolumeBinding reads, from JSON (few, small), each
+// kept whole.
+kube::ObjectCodec<ClaimInfo> ClaimCodec();
+kube::ObjectCodec<VolumeInfo> VolumeCodec();
+kube::ObjectCodec<StorageClassInfo> StorageClassCodec();
+kube::ObjectCodec<CsiDriverInfo> CsiDriverCodec();
+kube::ObjectCodec<CapacityInfo> CapacityCodec();
+inline constexpr char kClaimPath[] = "/api/v1/persistentvolumeclaims";
+inline constexpr char kVolumePath[] = "/api/v1/persistentvolumes";
+inline constexpr char kStorageClassPath[] =
+    "/apis/storage.k8s.io/v1/storageclasses";
+inline constexpr char kCsiDriverPath[] = "/apis/storage.k8s.io/v1/csidrivers";
+inline constexpr char kCapacityPath[] =
+    "/apis/storage.k8s.io/v1/csistoragecapacities";
 
 // The collection the informer of `kind` lists and watches
 // ("/api/v1/services", "/apis/apps/v1/replicasets", ...).
