@@ -290,7 +290,9 @@ kube::EventHandlers<objects::ClaimInfo> ClusterEvents::ClaimHandlers(
   return StorageHandlers<objects::ClaimInfo>(
       this, pb::EVENT_RESOURCE_PERSISTENT_VOLUME_CLAIM,
       [v](const kube::Ptr<objects::ClaimInfo>& c) { v->UpsertClaim(c); },
-      [v](const objects::ClaimInfo& c) { v->RemoveClaim(c.namespace_, c.name); },
+      [v](const objects::ClaimInfo& c) {
+        v->RemoveClaim(c.namespace_, c.name);
+      },
       std::move(on_synced));
 }
 

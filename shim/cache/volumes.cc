@@ -237,7 +237,7 @@ absl::Status Volumes::AssumeOne(const pb::Pod& pod, const pb::ClaimDecision& d,
   v->second.claim_uid = claim.uid;
   r->bindings.push_back({d.volume(), v->second.info->resource_version,
                          claim.namespace_, claim.name, claim.uid,
-                         claim.resource_version, write});
+                         claim.resource_version, write, !pv.has_claim_ref()});
   return absl::OkStatus();
 }
 

@@ -48,8 +48,11 @@ class Volumes {
     std::string claim_name;
     std::string claim_uid;
     std::string claim_version;
-    // The volume needs its claimRef written (it names no claim yet).
+    // The volume needs its claimRef written (it names no claim yet, or
+    // another uid), and then pv.kubernetes.io/bound-by-controller too when
+    // it named no claim (upstream's GetBindVolumeToClaim).
     bool write = true;
+    bool bound_by_controller = true;
   };
   struct Provision {  // a claim to provision on the node
     std::string claim_namespace;

@@ -534,11 +534,64 @@ bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
   return resp.status().code() == pb::CODE_SUCCESS && resp.rejected().empty();
 }
 
+bool NeedsVolumeDecisions(const pb::Pod& pod) {
+  for (const pb::ClaimState& c : pod.volumes().claims()) {
+    if (c.volume_name().empty() || !c.bind_completed()) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<pb::NodeVolumes> AskVolumeDecisions(
+    const CycleInput& in, const CyclePlan& cycle, const std::string& node,
+    scorer_client::Scorer& scorer) {
+  CyclePlan plan = cycle;
+  plan.keep_session = 0;  // a one-node cycle keeps no session
+  pb::EvaluateRequest o;
+  o.set_skip_normalize(true);
+  o.set_volume_decisions(true);
+  const std::string overrides = o.SerializeAsString();
+  const EvaluateRequests build(in, plan);
+  std::string req;
+  std::vector<std::string> names;
+  if (build.Named(overrides, {node}, &req, &names) == 0)
+    return absl::AbortedError(absl::StrCat("node ", node, " is gone"));
+  google::protobuf::Arena arena;
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
+      EvaluateResolving(
+          scorer, {req},
+          [&](size_t, const std::vector<bool>* whole, std::string* again) {
+            std::vector<std::string> named;
+            build.Named(overrides, {node}, again, &named, WholeForm(whole),
+                        whole);
+            return named == names;
+          },
+          &arena);
+  if (!results.front().ok()) return results.front().status();
+  const pb::EvaluateResponse& resp = **results.front();
+  if (resp.status().code() != pb::CODE_SUCCESS || !resp.rejected().empty()) {
+    return absl::AbortedError(absl::StrCat(
+        "node ", node, " no longer fits the pod's volumes; it is tried again"));
+  }
+  for (const pb::NodeVolumes& v : resp.node_volumes()) {
+    if (v.node_name() == node) return v;
+  }
+  pb::NodeVolumes none;
+  none.set_node_name(node);
+  return none;
+}
+
 namespace {
 
-// Upstream's schedulingCycle up to the assume: schedulePod, and PostFilter
-// for a pod no node took. `verdicts` holds what the scorer said of the
-// candidates once the cycle gets that far.
+// schedulePod from the plan on: the nominated node, a batched cycle, or a
+// whole one, and PostFilter for a pod no node took.
+CycleResult ChooseNode(const CycleInput& in, CyclePlan& plan_ref,
+                       const Window& w, scorer_client::Scorer& scorer,
+                       std::optional<CandidateVerdicts>& verdicts);
+
+// Upstream's schedulingCycle up to the assume: schedulePod, PostFilter for
+// a pod no node took, and for a pod with claims to bind VolumeBinding's
+// decisions on the chosen node (Reserve's input). `verdicts` holds what the
+// scorer said of the candidates once the cycle gets that far.
 CycleResult SchedulingCycle(const CycleInput& in, scorer_client::Scorer& scorer,
                             std::optional<CandidateVerdicts>& verdicts) {
   const objects::PodInfo& pod = *in.pod;
@@ -557,6 +610,26 @@ CycleResult SchedulingCycle(const CycleInput& in, scorer_client::Scorer& scorer,
   }
   absl::StatusOr<CyclePlan> plan = PrepareCycle(in, scorer);
   if (!plan.ok()) return {.failure = ScorerFailure(plan.status())};
+  CycleResult result = ChooseNode(in, *plan, w, scorer, verdicts);
+  if (!result.ok() || !NeedsVolumeDecisions(plan->pod)) return result;
+  absl::StatusOr<pb::NodeVolumes> volumes =
+      AskVolumeDecisions(in, *plan, result.node, scorer);
+  if (!volumes.ok()) {
+    result.failure =
+        absl::IsAborted(volumes.status())
+            ? Failure::Error(std::string(volumes.status().message()))
+            : ScorerFailure(volumes.status());
+    return result;
+  }
+  result.volumes = *std::move(volumes);
+  return result;
+}
+
+CycleResult ChooseNode(const CycleInput& in, CyclePlan& plan_ref,
+                       const Window& w, scorer_client::Scorer& scorer,
+                       std::optional<CandidateVerdicts>& verdicts) {
+  const objects::PodInfo& pod = *in.pod;
+  CyclePlan* plan = &plan_ref;
   // A preemption nominated a node for this pod: it is likely the only one
   // with room, so it is tried first, alone.
   if (std::string nominated = in.cache->NominatedNode(pod.key);

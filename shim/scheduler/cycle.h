@@ -91,6 +91,9 @@ struct CycleResult {
   std::shared_ptr<Explanation> explanation{};
   // The node came from a batched cycle (batching.h).
   bool batched = false;
+  // For a pod whose claims are not all bound: VolumeBinding's decisions on
+  // `node` (the scorer's), which Reserve assumes and PreBind writes.
+  std::optional<pb::NodeVolumes> volumes{};
 
   bool ok() const { return !failure.has_value(); }
 };
@@ -214,6 +217,15 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateResolving(
     scorer_client::Scorer& scorer, const std::vector<std::string>& requests,
     const Rebuild& rebuild, google::protobuf::Arena* arena,
     const std::vector<uint64_t>& pins = {});
+
+// Some claim of the pod (its message's volumes) is not bound yet
+// (upstream's arePodVolumesBound is false).
+bool NeedsVolumeDecisions(const pb::Pod& pod);
+// VolumeBinding's decisions for the pod on `node`: a one-node Evaluate with
+// volume_decisions. Aborted when the node no longer takes the pod.
+absl::StatusOr<pb::NodeVolumes> AskVolumeDecisions(
+    const CycleInput& in, const CyclePlan& plan, const std::string& node,
+    scorer_client::Scorer& scorer);
 
 // Builds the pod message, asks for (or reuses) the plan and answers it.
 absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,

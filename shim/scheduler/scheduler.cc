@@ -24,6 +24,7 @@ Scheduler::Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
       writer_(writer),
       feedback_(feedback),
       metrics_(metrics),
+      volume_binder_(writer, &cache->volumes()),
       preemption_(
           writer, feedback, cache,
           [profiles](const std::string& name) {
@@ -35,6 +36,7 @@ Scheduler::Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
 Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
+  volume_binder_.Start();
   for (int i = 0; i < options_.schedule_workers; ++i) {
     workers_.emplace_back([this] {
       std::mt19937_64 rng(std::random_device{}());  // this worker's
@@ -51,6 +53,7 @@ void Scheduler::Stop() {
   stop_ = true;
   for (std::thread& t : workers_) t.join();
   workers_.clear();
+  volume_binder_.Stop();
   writer_->WaitIdle(Writer::Lane::kBindings);
 }
 
@@ -119,12 +122,72 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
          unschedulable ? "unschedulable" : "error", r.nominating, nominated);
     return;
   }
+  std::optional<cache::Volumes::Reservation> reserved;
+  if (!ReserveVolumes(qp, r, start, &reserved)) return;
   if (!cache_->AssumePod(pod, r.node)) {
+    if (reserved.has_value()) cache_->volumes().Forget(*reserved);
     queue_->Done(pod.key);
     return;
   }
-  Bind(std::move(qp), std::move(r.node), start,
-       options_.record_scores ? std::move(record) : nullptr);
+  if (!options_.record_scores) record = nullptr;
+  if (reserved.has_value()) {
+    PreBindThenBind(std::move(qp), std::move(r.node), start, std::move(record),
+                    *std::move(reserved));
+    return;
+  }
+  Bind(std::move(qp), std::move(r.node), start, std::move(record));
+}
+
+bool Scheduler::ReserveVolumes(
+    queue::SchedulingQueue::QueuedPod& qp, const CycleResult& r,
+    absl::Time start, std::optional<cache::Volumes::Reservation>* reserved) {
+  if (!r.volumes.has_value()) return true;
+  absl::StatusOr<cache::Volumes::Reservation> res =
+      cache_->volumes().Assume(qp.info->pod, *r.volumes);
+  if (!res.ok()) {
+    Fail(std::move(qp),
+         absl::StrCat("running Reserve plugin \"VolumeBinding\": ",
+                      res.status().message()),
+         Cause::kError, start, "error");
+    return false;
+  }
+  if (!res->empty()) *reserved = *std::move(res);
+  return true;
+}
+
+void Scheduler::PreBindThenBind(queue::SchedulingQueue::QueuedPod qp,
+                                std::string node, absl::Time start,
+                                std::shared_ptr<const Explanation> record,
+                                cache::Volumes::Reservation reserved) {
+  struct Held {
+    queue::SchedulingQueue::QueuedPod qp;
+    std::string node;
+    std::shared_ptr<const Explanation> record;
+    std::chrono::steady_clock::time_point begin;
+  };
+  auto held = std::make_shared<Held>(Held{std::move(qp), std::move(node),
+                                          std::move(record),
+                                          std::chrono::steady_clock::now()});
+  const objects::PodInfo& pod = *held->qp.info;
+  volume_binder_.PreBind(
+      pod, std::move(reserved), [this, held, start](const absl::Status& s) {
+        metrics_->ExtensionPoint(
+            "PreBind", s.ok() ? "Success" : "Error",
+            held->qp.info->scheduler_name,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          held->begin)
+                .count());
+        if (s.ok()) {
+          Bind(std::move(held->qp), std::move(held->node), start,
+               std::move(held->record));
+          return;
+        }
+        cache_->ForgetPod(held->qp.info->key);
+        Fail(std::move(held->qp),
+             absl::StrCat("running PreBind plugin \"VolumeBinding\": ",
+                          s.message()),
+             Cause::kError, start, "error");
+      });
 }
 
 int32_t Scheduler::ExplainTop() const {

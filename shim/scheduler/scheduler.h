@@ -23,6 +23,7 @@
 #include "shim/scheduler/metrics.h"
 #include "shim/scheduler/preemption_executor.h"
 #include "shim/scheduler/profiles.h"
+#include "shim/scheduler/volume_binder.h"
 #include "shim/scheduler/writer.h"
 #include "shim/scorer_client/scorer.h"
 
@@ -108,6 +109,17 @@ class Scheduler {
             absl::Time start,
             std::shared_ptr<const Explanation> record = nullptr);
   void Send(std::shared_ptr<PendingBind> b);
+  // VolumeBinding's Reserve of the cycle's decisions: false (the pod
+  // failed and is requeued) when a volume can no longer be promised.
+  bool ReserveVolumes(queue::SchedulingQueue::QueuedPod& qp,
+                      const CycleResult& r, absl::Time start,
+                      std::optional<cache::Volumes::Reservation>* reserved);
+  // PreBind (the reserved volumes written and bound), then Bind; on
+  // failure the pod is forgotten and requeued with upstream's message.
+  void PreBindThenBind(queue::SchedulingQueue::QueuedPod qp, std::string node,
+                       absl::Time start,
+                       std::shared_ptr<const Explanation> record,
+                       cache::Volumes::Reservation reserved);
   // Logs a cycle's explanation (trimmed when it holds every node); returns
   // it whole for record_scores.
   std::shared_ptr<const Explanation> Record(
@@ -132,6 +144,8 @@ class Scheduler {
   Writer* writer_;
   Feedback* feedback_;
   Metrics* metrics_;
+  // PreBind of the pods with claims to bind; stopped first.
+  VolumeBinder volume_binder_;
   PreemptionExecutor preemption_;
   // Plans by pod template, shared by the workers.
   PlanCache plans_;
