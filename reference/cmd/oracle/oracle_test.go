@@ -307,17 +307,17 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// The generated pods and nodes are ones the API server accepts (defaulted
-// and validated as it does), with the alpha gates on that two of the
-// specs NodeDeclaredFeatures reads need.
+// The generated pods and nodes, with and without --volumes, are ones the
+// API server accepts (defaulted and validated as it does), with the alpha
+// gates on that two of the specs NodeDeclaredFeatures reads need.
 func TestGeneratedObjectsAreValid(t *testing.T) {
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
 		features.UserNamespacesHostNetworkSupport: true,
 		features.VolumeBindMountOptions:           true,
 	})
-	for i := range 150 {
-		seed := caseSeed(3, i)
-		in := generate(seed, false)
+	for i := range 300 {
+		seed := caseSeed(3, i/2)
+		in := generate(seed, i%2 == 1) // with --volumes: the pod's claim volumes
 		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
 			p = p.DeepCopy()
 			legacyscheme.Scheme.Default(p)
