@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // errMismatch: compare found a difference; it has printed them.
@@ -193,6 +194,13 @@ func js(v any) string {
 	return string(b)
 }
 
+func emptyIfNilSlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // emptyIfNil makes a missing list and an empty one the same.
 func emptyIfNil(s []string) []string {
 	if s == nil {
@@ -231,6 +239,14 @@ func diffWant(want, got Want) []string {
 		}
 		path = fmt.Sprintf("nodes[%d](%s)", i, w.Name)
 		d = append(d, diffStatus(path+".filter", w.Filter, g.Filter)...)
+		// VolumeBinding's decisions, in any order (the want's is by claim).
+		wd, gd := slices.Clone(w.VolumeDecisions), slices.Clone(g.VolumeDecisions)
+		byClaim := func(a, b VolumeDecision) int { return strings.Compare(a.Claim, b.Claim) }
+		slices.SortFunc(wd, byClaim)
+		slices.SortFunc(gd, byClaim)
+		if !slices.Equal(wd, gd) {
+			d = append(d, fmt.Sprintf("%s.volumeDecisions: want %s, got %s", path, js(emptyIfNilSlice(wd)), js(emptyIfNilSlice(gd))))
+		}
 		plugins := sortedKeys(w.Scores)
 		for _, p := range sortedKeys(g.Scores) {
 			if _, ok := w.Scores[p]; !ok {

@@ -100,7 +100,10 @@ type generator struct {
 }
 
 // generate makes case seed's input; the same seed makes the same input.
-func generate(seed uint64) *Input {
+// With volumes, the case is the one without plus VolumeBinding in the
+// profile and, most of the time, storage objects and the pod's claims
+// (addVolumes, from a random stream of its own).
+func generate(seed uint64, volumes bool) *Input {
 	g := &generator{
 		r: rand.New(rand.NewPCG(seed, 0x6f7261636c65)),
 		in: &Input{
@@ -110,7 +113,11 @@ func generate(seed uint64) *Input {
 		},
 	}
 	r := g.r
-	g.in.Profile = genProfile(r)
+	var vr *rand.Rand
+	if volumes {
+		vr = rand.New(rand.NewPCG(seed, 0x766f6c756d6573))
+	}
+	g.in.Profile = genProfile(r, vr)
 	g.namespaces()
 	for i := range 1 + r.IntN(4) {
 		g.zones = append(g.zones, fmt.Sprintf("zone-%c", 'a'+i))
@@ -138,6 +145,9 @@ func generate(seed uint64) *Input {
 		g.in.Pods = append(g.in.Pods, g.existing(grp, 0))
 	}
 	g.in.Pod = g.incoming(names[len(names)-1])
+	if volumes {
+		addVolumes(vr, g.in, g.zones)
+	}
 	return g.in
 }
 

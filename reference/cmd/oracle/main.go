@@ -27,14 +27,16 @@ import (
 )
 
 const usage = `usage:
-  oracle gen --seed S --cases N [--out FILE]
+  oracle gen --seed S --cases N [--out FILE] [--volumes]
       N random cases, one JSON line each: {"seed","index","input","want"}.
-      Case i is made from its own seed, derived from S and i.
+      Case i is made from its own seed, derived from S and i. --volumes:
+      with VolumeBinding on and storage objects and claims in most cases
+      (prints a histogram of VolumeBinding's outcomes to stderr).
   oracle compare --cases FILE --got FILE
       Compare kscore's answers (one JSON line per case with "index" and
       either "want" or the want's fields) with the cases' "want"; exit 1 on
       any mismatch or missing case.
-  oracle run --seed S [--jsonl]
+  oracle run --seed S [--jsonl] [--volumes]
       Make the case of one case seed (as printed in "seed") and print it
       with upstream's answer; --jsonl prints it as a cases-file line.
   oracle gen-preempt --seed S --cases N [--out FILE]
@@ -95,8 +97,8 @@ func flags(name string) *flag.FlagSet {
 // makeCase generates case seed's input and upstream's answer for it. The
 // answer is computed from the input as decoded from its JSON, so it is the
 // answer for exactly what the cases file holds.
-func makeCase(ctx context.Context, seed uint64, index int) (*Case, error) {
-	raw, err := json.Marshal(generate(seed))
+func makeCase(ctx context.Context, seed uint64, index int, volumes bool) (*Case, error) {
+	raw, err := json.Marshal(generate(seed, volumes))
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +118,7 @@ func genCmd(args []string) error {
 	seed := fs.Uint64("seed", 1, "the run's seed")
 	n := fs.Int("cases", 100, "how many cases")
 	out := fs.String("out", "", "the cases file (default: standard output)")
+	volumes := fs.Bool("volumes", false, "cases with volumes, VolumeBinding on")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -129,20 +132,31 @@ func genCmd(args []string) error {
 		w = f
 	}
 	start := time.Now()
-	if err := gen(context.Background(), w, *seed, *n); err != nil {
+	var h *histogram
+	if *volumes {
+		h = newHistogram()
+	}
+	if err := gen(context.Background(), w, *seed, *n, h); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "oracle: %d cases (seed %d) in %.1fs\n", *n, *seed, time.Since(start).Seconds())
+	if h != nil {
+		h.print(os.Stderr)
+	}
 	return nil
 }
 
-// gen writes n cases of the run seed as JSON lines.
-func gen(ctx context.Context, w io.Writer, seed uint64, n int) error {
+// gen writes n cases of the run seed as JSON lines; with a histogram, the
+// cases have volumes and h counts their outcomes.
+func gen(ctx context.Context, w io.Writer, seed uint64, n int, h *histogram) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	for i := range n {
-		c, err := makeCase(ctx, caseSeed(seed, i), i)
+		c, err := makeCase(ctx, caseSeed(seed, i), i, h != nil)
 		if err != nil {
 			return err
+		}
+		if h != nil {
+			h.add(c)
 		}
 		line, err := json.Marshal(c)
 		if err != nil {
@@ -158,10 +172,11 @@ func runCmd(args []string) error {
 	fs := flags("run")
 	seed := fs.Uint64("seed", 0, "the case's seed, as a cases file prints it")
 	jsonl := fs.Bool("jsonl", false, "print one cases-file line (index 0)")
+	volumes := fs.Bool("volumes", false, "a case of gen --volumes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	c, err := makeCase(context.Background(), *seed, 0)
+	c, err := makeCase(context.Background(), *seed, 0, *volumes)
 	if err != nil {
 		return err
 	}

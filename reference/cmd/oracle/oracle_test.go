@@ -179,7 +179,7 @@ func TestPreFilterFails(t *testing.T) {
 func genBytes(t *testing.T, seed uint64, n int) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := gen(context.Background(), &b, seed, n); err != nil {
+	if err := gen(context.Background(), &b, seed, n, nil); err != nil {
 		t.Fatalf("gen: %v", err)
 	}
 	return b.Bytes()
@@ -206,7 +206,7 @@ func TestDeterministic(t *testing.T) {
 	if err := json.Unmarshal(lines[7], &c); err != nil {
 		t.Fatal(err)
 	}
-	again, err := makeCase(context.Background(), c.Seed, 7)
+	again, err := makeCase(context.Background(), c.Seed, 7, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,17 +307,17 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// The generated pods and nodes are ones the API server accepts (defaulted
-// and validated as it does), with the alpha gates on that two of the
-// specs NodeDeclaredFeatures reads need.
+// The generated pods and nodes, with and without --volumes, are ones the
+// API server accepts (defaulted and validated as it does), with the alpha
+// gates on that two of the specs NodeDeclaredFeatures reads need.
 func TestGeneratedObjectsAreValid(t *testing.T) {
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
 		features.UserNamespacesHostNetworkSupport: true,
 		features.VolumeBindMountOptions:           true,
 	})
-	for i := range 150 {
-		seed := caseSeed(3, i)
-		in := generate(seed)
+	for i := range 300 {
+		seed := caseSeed(3, i/2)
+		in := generate(seed, i%2 == 1) // with --volumes: the pod's claim volumes
 		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
 			p = p.DeepCopy()
 			legacyscheme.Scheme.Default(p)
@@ -347,7 +347,7 @@ func TestGeneratedObjectsAreValid(t *testing.T) {
 func BenchmarkCase(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; b.Loop(); i++ {
-		if _, err := makeCase(ctx, caseSeed(1, i), i); err != nil {
+		if _, err := makeCase(ctx, caseSeed(1, i), i, false); err != nil {
 			b.Fatal(err)
 		}
 	}

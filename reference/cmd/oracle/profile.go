@@ -37,8 +37,10 @@ func (w *yamlWriter) line(indent int, format string, args ...any) {
 
 // genProfile is the KubeSchedulerConfiguration for one case: the stock
 // profile less the plugins kscore lacks; about half the cases also change
-// plugin weights or args.
-func genProfile(r *rand.Rand) string {
+// plugin weights or args. With vr (the cases of gen --volumes),
+// VolumeBinding stays on and vr draws its weight and args sometimes; r
+// draws what it draws without vr, so the rest of the profile is the same.
+func genProfile(r *rand.Rand, vr *rand.Rand) string {
 	w := &yamlWriter{}
 	w.line(0, "apiVersion: kubescheduler.config.k8s.io/v1")
 	w.line(0, "kind: KubeSchedulerConfiguration")
@@ -47,15 +49,26 @@ func genProfile(r *rand.Rand) string {
 	w.line(2, "percentageOfNodesToScore: 100")
 	w.line(2, "plugins:")
 	w.line(4, "multiPoint:")
-	if chance(r, 0.15) {
+	reweigh := chance(r, 0.15)
+	volumeWeight := vr != nil && chance(vr, 0.1)
+	if reweigh || volumeWeight {
 		w.line(6, "enabled:")
+	}
+	if reweigh {
 		for _, i := range r.Perm(len(scorePluginWeights))[:1+r.IntN(2)] {
 			w.line(6, "- name: %s", scorePluginWeights[i].name)
 			w.line(8, "weight: %d", 1+r.IntN(10))
 		}
 	}
+	if volumeWeight {
+		w.line(6, "- name: VolumeBinding")
+		w.line(8, "weight: %d", 1+vr.IntN(10))
+	}
 	w.line(6, "disabled:")
 	for _, name := range disabledPlugins {
+		if name == "VolumeBinding" && vr != nil {
+			continue
+		}
 		w.line(6, "- name: %s", name)
 	}
 
@@ -87,6 +100,9 @@ func genProfile(r *rand.Rand) string {
 	}
 	if chance(r, 0.1) {
 		args = append(args, func() { nodeAffinityArgs(w, r) })
+	}
+	if vr != nil && chance(vr, 0.2) {
+		args = append(args, func() { volumeBindingArgs(w, vr) })
 	}
 	if len(args) > 0 {
 		w.line(2, "pluginConfig:")
@@ -198,5 +214,26 @@ func nodeAffinityArgs(w *yamlWriter, r *rand.Rand) {
 		w.line(10, "preference:")
 		w.line(12, "matchExpressions:")
 		w.line(12, "- {key: %s, operator: In, values: [%s]}", labelDisk, pick(r, diskTypes))
+	}
+}
+
+// volumeBindingArgs sets VolumeBinding's scoring shape (StorageCapacityScoring
+// is on by default at v1.37): utilization 0..100 rising, scores 0..10.
+func volumeBindingArgs(w *yamlWriter, r *rand.Rand) {
+	w.line(2, "- name: VolumeBinding")
+	w.line(4, "args:")
+	w.line(6, "bindTimeoutSeconds: %d", pick(r, []int{600, 30}))
+	w.line(6, "shape:")
+	u := 0
+	if chance(r, 0.5) {
+		u = r.IntN(40)
+	}
+	for range 1 + r.IntN(4) {
+		w.line(6, "- utilization: %d", u)
+		w.line(8, "score: %d", r.IntN(11))
+		u += 1 + r.IntN(50)
+		if u > 100 {
+			break
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 )
 
 // Input is one cluster snapshot and the pod to place, as Kubernetes objects
@@ -15,7 +16,15 @@ type Input struct {
 	ReplicaSets            []*appsv1.ReplicaSet        `json:"replicaSets"`
 	StatefulSets           []*appsv1.StatefulSet       `json:"statefulSets"`
 	ReplicationControllers []*v1.ReplicationController `json:"replicationControllers"`
-	Pod                    *v1.Pod                     `json:"pod"`
+	// The storage objects VolumeBinding reads, only in the cases of
+	// `gen --volumes` (nil, and absent from the JSON, otherwise; [] when a
+	// volumes case has none).
+	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitzero"`
+	CSIDrivers             []*storagev1.CSIDriver          `json:"csiDrivers,omitzero"`
+	CSIStorageCapacities   []*storagev1.CSIStorageCapacity `json:"csiStorageCapacities,omitzero"`
+	PersistentVolumes      []*v1.PersistentVolume          `json:"persistentVolumes,omitzero"`
+	PersistentVolumeClaims []*v1.PersistentVolumeClaim     `json:"persistentVolumeClaims,omitzero"`
+	Pod                    *v1.Pod                         `json:"pod"`
 	// Profile is a KubeSchedulerConfiguration (YAML) with one profile.
 	Profile string `json:"profile"`
 }
@@ -42,6 +51,18 @@ type NodeResult struct {
 	// Scores is present only for the nodes that passed Filter, with one
 	// entry per score plugin that was not skipped.
 	Scores map[string]Score `json:"scores,omitzero"`
+	// VolumeDecisions: on a feasible node, how VolumeBinding would bind
+	// the pod's unbound claims of delayed binding there (what Reserve
+	// assumes), in the order upstream decides them; absent when the pod
+	// has none.
+	VolumeDecisions []VolumeDecision `json:"volumeDecisions,omitzero"`
+}
+
+// VolumeDecision is one unbound claim's fate on one node: the
+// PersistentVolume it binds to, or "" when it is provisioned there.
+type VolumeDecision struct {
+	Claim  string `json:"claim"`
+	Volume string `json:"volume"`
 }
 
 // Want is what upstream decided for one case.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	schedcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
@@ -80,7 +82,117 @@ func newInformerFactory(in *Input) (informers.SharedInformerFactory, error) {
 			return nil, err
 		}
 	}
+	// VolumeBinding's objects. Its assume caches read the PV and PVC
+	// informers' indexers (adding its storage class index to what they
+	// already hold); its listers read the others.
+	for _, o := range in.StorageClasses {
+		if err := add(f.Storage().V1().StorageClasses().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.CSIDrivers {
+		if err := add(f.Storage().V1().CSIDrivers().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.CSIStorageCapacities {
+		if err := add(f.Storage().V1().CSIStorageCapacities().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.PersistentVolumes {
+		if err := add(f.Core().V1().PersistentVolumes().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.PersistentVolumeClaims {
+		if err := add(f.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
+}
+
+// volumeDecisions reads, from the cycle state VolumeBinding's Filter left,
+// how it would bind the pod's unbound delayed-binding claims on node:
+// stateData.podVolumesByNode[node], whose StaticBindings (BindingInfo's pvc
+// and pv) and DynamicProvisions (PVC) it keeps. The state and BindingInfo's
+// fields are unexported, so they are read through reflect (read only, no
+// unsafe); a layout other than v1.37.2's is an error, not a silent miss.
+// nil when VolumeBinding has no state or nothing to bind on node.
+func volumeDecisions(state fwk.CycleState, node string) ([]VolumeDecision, error) {
+	data, err := state.Read(fwk.StateKey(names.VolumeBinding))
+	if err != nil {
+		return nil, nil // VolumeBinding is not in the profile
+	}
+	field := func(v reflect.Value, name string) (reflect.Value, error) {
+		for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				return reflect.Value{}, fmt.Errorf("VolumeBinding's state: nil before %s", name)
+			}
+			v = v.Elem()
+		}
+		f := v.FieldByName(name)
+		if !f.IsValid() {
+			return reflect.Value{}, fmt.Errorf("VolumeBinding's state: %s has no field %s", v.Type(), name)
+		}
+		return f, nil
+	}
+	objectName := func(v reflect.Value, name string) (string, error) {
+		obj, err := field(v, name)
+		if err != nil {
+			return "", err
+		}
+		meta, err := field(obj, "ObjectMeta")
+		if err != nil {
+			return "", err
+		}
+		n, err := field(meta, "Name")
+		if err != nil {
+			return "", err
+		}
+		return n.String(), nil
+	}
+	byNode, err := field(reflect.ValueOf(data), "podVolumesByNode")
+	if err != nil {
+		return nil, err
+	}
+	if byNode.Kind() != reflect.Map || byNode.IsNil() {
+		return nil, nil // the pod has no claim (PreFilter's Skip)
+	}
+	pv := byNode.MapIndex(reflect.ValueOf(node))
+	if !pv.IsValid() || pv.IsNil() {
+		return nil, nil
+	}
+	var out []VolumeDecision
+	static, err := field(pv, "StaticBindings")
+	if err != nil {
+		return nil, err
+	}
+	for i := range static.Len() {
+		claim, err := objectName(static.Index(i), "pvc")
+		if err != nil {
+			return nil, err
+		}
+		volume, err := objectName(static.Index(i), "pv")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, VolumeDecision{Claim: claim, Volume: volume})
+	}
+	dynamic, err := field(pv, "DynamicProvisions")
+	if err != nil {
+		return nil, err
+	}
+	for i := range dynamic.Len() {
+		claim, err := objectName(dynamic.Index(i), "PVC")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, VolumeDecision{Claim: claim})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Claim < out[j].Claim })
+	return out, nil
 }
 
 func statusOf(s *fwk.Status) Status {
@@ -182,6 +294,9 @@ func evaluate(ctx context.Context, in *Input) (*Want, error) {
 	}
 	for i, ns := range scores {
 		r := &want.Nodes[feasibleAt[i]]
+		if r.VolumeDecisions, err = volumeDecisions(state, r.Name); err != nil {
+			return nil, err
+		}
 		r.Scores = map[string]Score{}
 		for j, raw := range ns.RawScores {
 			weighted := ns.Scores[j]
