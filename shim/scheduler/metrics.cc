@@ -84,6 +84,11 @@ void Metrics::RegisterOwn() {
                      "Scheduling cycles that re-evaluated only the nodes "
                      "changed since the last pod of the same template.")
                  .Register(*registry);
+  volume_stage_errors =
+      &prometheus::BuildCounter()
+           .Name("scheduler_volume_scheduling_stage_error_total")
+           .Help("Volume scheduling stage error count")
+           .Register(*registry);
   binds = &prometheus::BuildCounter()
                .Name("kscore_binds_total")
                .Help("Bindings by result (bound, conflict, error).")

@@ -54,6 +54,9 @@ struct Metrics {
   prometheus::Family<prometheus::Gauge>* unschedulable;
   // Cycles that reused a session (batching.h), by profile.
   prometheus::Family<prometheus::Counter>* batched;
+  // Upstream's scheduler_volume_scheduling_stage_error_total: Reserve
+  // ("assume") and PreBind ("bind") failures of VolumeBinding.
+  prometheus::Family<prometheus::Counter>* volume_stage_errors;
 
  private:
   void RegisterOwn();

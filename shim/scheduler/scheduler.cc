@@ -145,6 +145,7 @@ bool Scheduler::ReserveVolumes(
   absl::StatusOr<cache::Volumes::Reservation> res =
       cache_->volumes().Assume(qp.info->pod, *r.volumes);
   if (!res.ok()) {
+    metrics_->volume_stage_errors->Add({{"operation", "assume"}}).Increment();
     Fail(std::move(qp),
          absl::StrCat("running Reserve plugin \"VolumeBinding\": ",
                       res.status().message()),

@@ -42,6 +42,7 @@
 #include "scorer/server/scorer_service.h"
 #include "shim/cache/cache.h"
 #include "shim/objects/objects.h"
+#include "shim/objects/storage.h"
 #include "shim/scheduler/cycle.h"
 #include "shim/scheduler/profiles.h"
 #include "shim/scorer_client/scorer_client.h"
@@ -161,6 +162,47 @@ json ErrorAnswer(int64_t index, const std::string& what) {
       {"weights", json::object()}};
 }
 
+// Each object of the case's list `key` (absent: none), decoded by `decode`
+// and handed to `upsert`.
+template <typename Decode, typename Upsert>
+absl::Status LoadList(const json& input, const char* key, Decode decode,
+                      Upsert upsert) {
+  auto it = input.find(key);
+  if (it == input.end()) return absl::OkStatus();
+  for (const json& o : *it) {
+    auto info = decode(o);
+    if (!info.ok()) return info.status();
+    upsert(std::make_shared<typename decltype(info)::value_type>(
+        *std::move(info)));
+  }
+  return absl::OkStatus();
+}
+
+// The volume cases' storage objects (oracle gen --volumes) into what the
+// shim's informers feed.
+absl::Status LoadStorage(const json& input, cache::Volumes& v) {
+  absl::Status s =
+      LoadList(input, "storageClasses", objects::StorageClassFromJson,
+               [&v](auto o) { v.UpsertClass(std::move(o)); });
+  if (s.ok()) {
+    s = LoadList(input, "csiDrivers", objects::CsiDriverFromJson,
+                 [&v](auto o) { v.UpsertDriver(std::move(o)); });
+  }
+  if (s.ok()) {
+    s = LoadList(input, "csiStorageCapacities", objects::CapacityFromJson,
+                 [&v](auto o) { v.UpsertCapacity(std::move(o)); });
+  }
+  if (s.ok()) {
+    s = LoadList(input, "persistentVolumes", objects::VolumeFromJson,
+                 [&v](auto o) { v.UpsertVolume(std::move(o)); });
+  }
+  if (s.ok()) {
+    s = LoadList(input, "persistentVolumeClaims", objects::ClaimFromJson,
+                 [&v](auto o) { v.UpsertClaim(std::move(o)); });
+  }
+  return s;
+}
+
 absl::Status Load(const json& input, cache::Cache& c) {
   for (const json& n : input.at("nodes")) {
     absl::StatusOr<objects::NodeInfo> node = objects::NodeFromJson(n);
@@ -193,7 +235,7 @@ absl::Status Load(const json& input, cache::Cache& c) {
                        info->has_selector, info->selector);
     }
   }
-  return absl::OkStatus();
+  return LoadStorage(input, c.volumes());
 }
 
 // One case run through the shim and the scorer's Evaluate.
@@ -252,6 +294,7 @@ absl::StatusOr<Evaluated> EvaluateCase(
     return absl::InternalError("the shim's request head does not parse");
   }
   head.set_detail(pb::DETAIL_FULL);
+  head.set_volume_decisions(true);
   std::string req = head.SerializeAsString();
   std::vector<std::string> order;
   for (const json& n : input.at("nodes")) {
@@ -275,6 +318,23 @@ absl::StatusOr<Evaluated> EvaluateCase(
                      " filter verdicts for ", out.names.size(), " nodes"));
   }
   return out;
+}
+
+// A node's VolumeBinding decisions in the oracle's schema, by claim name.
+json VolumeDecisions(const pb::NodeVolumes& v, const pb::Pod& pod) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const pb::ClaimDecision& d : v.claims()) {
+    const std::string claim =
+        d.claim() >= 0 && d.claim() < pod.volumes().claims_size()
+            ? pod.volumes().claims(d.claim()).name()
+            : absl::StrCat("#", d.claim());
+    out.emplace_back(claim, d.volume());
+  }
+  std::sort(out.begin(), out.end());
+  json list = json::array();
+  for (const auto& [claim, volume] : out)
+    list.push_back({{"claim", claim}, {"volume", volume}});
+  return list;
 }
 
 json Answer(int64_t index, const json& input,
@@ -303,6 +363,9 @@ json Answer(int64_t index, const json& input,
   if (resp.status().code() != pb::CODE_SUCCESS) return out;
   std::map<std::string, const pb::NodeScore*> scores;
   for (const pb::NodeScore& s : resp.scores()) scores[s.node_name()] = &s;
+  std::map<std::string, const pb::NodeVolumes*> decisions;
+  for (const pb::NodeVolumes& v : resp.node_volumes())
+    decisions[v.node_name()] = &v;
   for (size_t i = 0; i < names.size(); ++i) {
     json node = {{"name", names[i]},
                  {"filter", StatusJson(resp.filter(static_cast<int>(i)))}};
@@ -314,6 +377,8 @@ json Answer(int64_t index, const json& input,
       }
       node["scores"] = per;
     }
+    if (auto it = decisions.find(names[i]); it != decisions.end())
+      node["volumeDecisions"] = VolumeDecisions(*it->second, ev->request.pod());
     out["nodes"].push_back(node);
   }
   std::vector<std::string> skipped(resp.skipped().begin(),
