@@ -85,7 +85,10 @@ TEST(VolumeBindingArgsTest, Validation) {
             "args.shape[0].utilization"},
        }) {
     absl::StatusOr<VolumeBindingArgs> a = Decode(c.yaml);
-    ASSERT_FALSE(a.ok()) << c.yaml;
+    if (a.ok()) {
+      ADD_FAILURE() << "accepted: " << c.yaml;
+      continue;
+    }
     EXPECT_EQ(a.status().code(), absl::StatusCode::kInvalidArgument) << c.yaml;
     EXPECT_THAT(std::string(a.status().message()), HasSubstr(c.want)) << c.yaml;
   }
