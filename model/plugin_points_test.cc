@@ -43,9 +43,14 @@ TEST(PluginPointsTest, CheckEnabledPoints) {
            {"    bind: {enabled: [{name: DefaultBinder}, {name: NodeName}]}\n",
             p + "bind.enabled[1].name: plugin \"NodeName\" does not extend "
                 "bind (the shim binds through pods/binding (DefaultBinder))"},
+           {"    reserve: {enabled: [{name: DynamicResources}]}\n",
+            p + "reserve.enabled[0].name: ReservePlugin \"DynamicResources\" "
+                "does not exist (kscore runs no Reserve plugin)"},
+           // VolumeBinding runs, but its Reserve is the caller's
+           // (EvaluateResponse.node_volumes).
            {"    reserve: {enabled: [{name: VolumeBinding}]}\n",
-            p + "reserve.enabled[0].name: ReservePlugin \"VolumeBinding\" does "
-                "not exist (kscore runs no Reserve plugin)"},
+            p + "reserve.enabled[0].name: plugin \"VolumeBinding\" does not "
+                "extend reserve (kscore runs no Reserve plugin)"},
            {"    queueSort: {enabled: [{name: FifoSort}]}\n",
             p + "queueSort.enabled[0].name: QueueSortPlugin \"FifoSort\" does "
                 "not exist"},

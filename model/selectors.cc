@@ -179,22 +179,28 @@ bool IsEmptyTerm(const pb::NodeSelectorTerm& term) {
   return term.match_expressions().empty() && term.match_fields().empty();
 }
 
-bool NodeSelectorTermMatches(const pb::NodeSelectorTerm& term,
-                             const pb::Node& node) {
+bool NodeSelectorTermMatchesLabels(const pb::NodeSelectorTerm& term,
+                                   const LabelMap& labels) {
   for (const pb::NodeSelectorRequirement& r : term.match_expressions()) {
     const std::string& op = r.operator_();
     if (op == "Gt" || op == "Lt") {
-      auto it = node.labels().find(r.key());
+      auto it = labels.find(r.key());
       int64_t have = 0, want = 0;
-      if (it == node.labels().end() || !ParseInt64(it->second, have) ||
+      if (it == labels.end() || !ParseInt64(it->second, have) ||
           !ParseInt64(r.values(0), want)) {
         return false;
       }
       if (op == "Gt" ? have <= want : have >= want) return false;
-    } else if (!SetRequirementMatches(r, node.labels())) {
+    } else if (!SetRequirementMatches(r, labels)) {
       return false;
     }
   }
+  return true;
+}
+
+bool NodeSelectorTermMatches(const pb::NodeSelectorTerm& term,
+                             const pb::Node& node) {
+  if (!NodeSelectorTermMatchesLabels(term, node.labels())) return false;
   if (node.name().empty()) return true;
   for (const pb::NodeSelectorRequirement& r : term.match_fields()) {
     const bool equal =

@@ -49,6 +49,11 @@ bool IsEmptyTerm(const pb::NodeSelectorTerm& term);
 // only know metadata.name, and are ignored for a node without a name.
 bool NodeSelectorTermMatches(const pb::NodeSelectorTerm& term,
                              const pb::Node& node);
+// The same against labels alone (a node known only by its labels: field
+// requirements are ignored), as CheckNodeAffinity matches a
+// PersistentVolume's node affinity.
+bool NodeSelectorTermMatchesLabels(const pb::NodeSelectorTerm& term,
+                                   const LabelMap& labels);
 // spec.nodeSelector against the node's labels.
 bool MatchesNodeSelector(const pb::Pod& pod, const pb::Node& node);
 // Whether the pod has required node affinity (even with no terms).

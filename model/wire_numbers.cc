@@ -1,6 +1,7 @@
 #include "model/wire_numbers.h"
 
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -111,6 +112,35 @@ absl::Status CheckWeights(const google::protobuf::RepeatedPtrField<
 
 }  // namespace
 
+// Pod.volumes: sizes in bytes (the API server refuses negative ones).
+absl::Status CheckVolumeNumbers(const pb::PodVolumes& v, const Path& pod) {
+  const Path p{&pod, "volumes"};
+  for (int i = 0; i < v.claims_size(); ++i) {
+    if (absl::Status s = NotNegative(v.claims(i).storage_request(),
+                                     Path{&p, "claims", i}, "storage_request");
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (int i = 0; i < v.volumes_size(); ++i) {
+    if (absl::Status s = NotNegative(v.volumes(i).capacity(),
+                                     Path{&p, "volumes", i}, "capacity");
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (int i = 0; i < v.capacities_size(); ++i) {
+    const Path at{&p, "capacities", i};
+    for (const auto& [field, value] :
+         {std::pair<absl::string_view, int64_t>{"limit",
+                                                v.capacities(i).limit()},
+          {"capacity", v.capacities(i).capacity()}}) {
+      if (absl::Status s = NotNegative(value, at, field); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckPodNumbers(const pb::Pod& pod, absl::string_view path) {
   const Path p{nullptr, path};
   if (absl::Status s = CheckContainers(pod.containers(), p, "containers");
@@ -168,7 +198,7 @@ absl::Status CheckPodNumbers(const pb::Pod& pod, absl::string_view path) {
                                 " (the number of images)"),
                    pod.image_volumes());
   }
-  return absl::OkStatus();
+  return CheckVolumeNumbers(pod.volumes(), p);
 }
 
 absl::Status CheckNodeNumbers(const pb::Node& node, absl::string_view field,

@@ -90,6 +90,31 @@ TEST(WireNumbersTest, ScalarNamesAreCheckedInTheSamePass) {
             "pod.containers[0].requests.scalar[1].name is required");
 }
 
+// VolumeBinding's sizes: bytes, never negative.
+TEST(WireNumbersTest, VolumeSizesOfThePod) {
+  pb::Pod pod = MakePod().Obj();
+  pb::PodVolumes* v = pod.mutable_volumes();
+  v->add_claims()->set_storage_request(10);
+  v->add_claims()->set_storage_request(-1);
+  EXPECT_EQ(Error(CheckPodNumbers(pod, "pod")),
+            "pod.volumes.claims[1].storage_request: must not be negative, got "
+            "-1");
+  v->mutable_claims(1)->clear_storage_request();
+  v->add_volumes()->set_capacity(-2);
+  EXPECT_EQ(Error(CheckPodNumbers(pod, "pod")),
+            "pod.volumes.volumes[0].capacity: must not be negative, got -2");
+  v->mutable_volumes(0)->set_capacity(0);
+  v->add_capacities()->set_capacity(-3);
+  EXPECT_EQ(Error(CheckPodNumbers(pod, "pod")),
+            "pod.volumes.capacities[0].capacity: must not be negative, got -3");
+  v->mutable_capacities(0)->set_limit(-4);
+  EXPECT_EQ(Error(CheckPodNumbers(pod, "pod")),
+            "pod.volumes.capacities[0].limit: must not be negative, got -4");
+  v->mutable_capacities(0)->clear_limit();
+  v->mutable_capacities(0)->clear_capacity();
+  EXPECT_TRUE(CheckPodNumbers(pod, "pod").ok());
+}
+
 TEST(WireNumbersTest, PortsWeightsAndSpreadOfThePod) {
   EXPECT_EQ(Error(CheckPodNumbers(MakePod().HostPort(70000).Obj(), "pod")),
             "pod.containers[0].ports[0].host_port: must be a port in "

@@ -13,6 +13,7 @@
 #include "model/plugin_args/node_resources_balanced_allocation_args.h"
 #include "model/plugin_args/node_resources_fit_args.h"
 #include "model/plugin_args/pod_topology_spread_args.h"
+#include "model/plugin_args/volume_binding_args.h"
 
 namespace kscore::model {
 namespace {
@@ -41,6 +42,7 @@ const std::map<std::string, ArgsCheck, std::less<>>& RunPlugins() {
           {"NodeUnschedulable", &ExpectNoArgs},
           {"PodTopologySpread", StatusOf(&DecodePodTopologySpreadArgs)},
           {"TaintToleration", &ExpectNoArgs},
+          {"VolumeBinding", StatusOf(&DecodeVolumeBindingArgs)},
       };
   return *kPlugins;
 }
@@ -132,12 +134,10 @@ std::vector<PluginNotRun> InTreePluginsNotRun() {
         "PodGroupPodsCount"}) {
     out.push_back({name, ""});
   }
-  // The two that take args, with kube-scheduler's defaulted args (default
+  // The one that takes args, with kube-scheduler's defaulted args (default
   // feature gates; apis/config/v1/defaults.go).
   for (const auto& [name, args] : DefaultPluginArgs()) {
-    if (name == "VolumeBinding" || name == "DynamicResources") {
-      out.push_back({name, args});
-    }
+    if (name == "DynamicResources") out.push_back({name, args});
   }
   return out;
 }

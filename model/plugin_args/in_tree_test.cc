@@ -55,11 +55,15 @@ TEST(InTreePluginArgsTest, ValidatePluginConfig) {
             "args.kind: expected NodeResourcesBalancedAllocationArgs, got "
             "\"NodeResourcesFitArgs\""},
            {"  - name: VolumeBinding\n"
-            "    args: {kind: VolumeBindingArgs, bindTimeoutSeconds: 60}\n",
-            "args.bindTimeoutSeconds: Invalid value: 60: kscore does not run "
-            "plugin \"VolumeBinding\""},
+            "    args: {kind: VolumeBindingArgs, bindTimeoutSeconds: -1}\n",
+            "args.bindTimeoutSeconds: Invalid value: -1: invalid "
+            "BindTimeoutSeconds, should not be a negative value"},
            {"  - name: VolumeBinding\n    args: {kind: Other}\n",
             "args.kind: expected VolumeBindingArgs, got \"Other\""},
+           {"  - name: DynamicResources\n"
+            "    args: {filterTimeout: 5s}\n",
+            "args.filterTimeout: Invalid value: 5s: kscore does not run "
+            "plugin \"DynamicResources\""},
            {"  - name: PrioritySort\n    args: {order: fifo}\n",
             "plugin \"PrioritySort\" takes no args"},
            {"  - name: NodePorts\n    args: {ports: 1}\n",
@@ -69,7 +73,7 @@ TEST(InTreePluginArgsTest, ValidatePluginConfig) {
             "NodeAffinityArgs}\n",
             ""},
            {"  - name: VolumeBinding\n"
-            "    args: {bindTimeoutSeconds: 600}\n",
+            "    args: {bindTimeoutSeconds: 60}\n",
             ""},
            {"  - name: MyPlugin\n    args: {kind: Anything, x: 1}\n", ""},
        }) {
@@ -87,7 +91,8 @@ TEST(InTreePluginArgsTest, ValidatePluginConfig) {
 TEST(InTreePluginArgsTest, RunAndNotRunAreApart) {
   EXPECT_TRUE(IsInTreePluginRun("NodeResourcesFit"));
   EXPECT_TRUE(IsInTreePluginRun("Concentrate"));
-  EXPECT_FALSE(IsInTreePluginRun("VolumeBinding"));
+  EXPECT_TRUE(IsInTreePluginRun("VolumeBinding"));
+  EXPECT_FALSE(IsInTreePluginRun("DynamicResources"));
   EXPECT_FALSE(IsInTreePluginRun("MyPlugin"));
   for (const PluginNotRun& p : InTreePluginsNotRun()) {
     EXPECT_FALSE(IsInTreePluginRun(p.name)) << p.name;

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "model/plugin_args/resource_spec.h"
+#include "model/plugin_args/utilization_shape.h"
 #include "model/yaml_decode.h"
 
 namespace kscore::model {
@@ -17,17 +18,6 @@ enum class ScoringStrategyType {
   kMostAllocated,
   kRequestedToCapacityRatio
 };
-
-// A point of the RequestedToCapacityRatio shape, as configured
-// (config.UtilizationShapePoint): utilization in [0, 100], score in
-// [0, kMaxCustomPriorityScore].
-struct UtilizationShapePoint {
-  int64_t utilization = 0;
-  int64_t score = 0;
-};
-
-// config.MaxCustomPriorityScore: shape scores are in [0, 10].
-inline constexpr int64_t kMaxCustomPriorityScore = 10;
 
 // NodeResourcesFitArgs, defaulted as kube-scheduler does.
 struct NodeResourcesFitArgs {

@@ -163,6 +163,22 @@ class ScorePlugin : public virtual Plugin {
   }
 };
 
+// Optional, next to FilterPlugin: a plugin whose Filter settles more than a
+// verdict, namely how the pod's volumes would be bound on the node (what
+// kube-scheduler's Reserve then assumes and PreBind writes). The framework
+// asks it for feasible nodes only, when the caller wants the decisions
+// (EvaluateRequest.volume_decisions); the caller reserves and binds.
+class VolumeDecisionPlugin : public virtual Plugin {
+ public:
+  // For `node`, which the plugin's Filter accepted in the cycle of `state`:
+  // appends one pb::ClaimDecision per claim to bind there to out.claims
+  // (nothing when the pod has nothing to bind). Error only for bad input,
+  // as Filter would report it.
+  virtual PluginStatus DecideVolumes(const CycleState& state,
+                                     const pb::Pod& pod, const pb::Node& node,
+                                     pb::NodeVolumes& out) const = 0;
+};
+
 }  // namespace kscore::framework
 
 #endif  // KSCORE_SCORER_FRAMEWORK_PLUGIN_H_

@@ -573,6 +573,11 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
     prof->score_weights_.push_back(weights[std::string(p->Name())]);
   }
   prof->post_filter_ = As<PostFilterPlugin>(plugins.post_filter);
+  for (Plugin* p : plugins.filter) {
+    if (const auto* d = dynamic_cast<const VolumeDecisionPlugin*>(p)) {
+      prof->volume_deciders_.push_back(d);
+    }
+  }
   prof->FillPlanners(plugins);
   prof->FillEventToPluginMap(plugins);
   prof->FillLabelCountKeys(plugins);
@@ -1039,6 +1044,33 @@ absl::StatusOr<NodeVerdicts> Profile::Evaluate(
         return NormalizeScoreUntimed(state, pod, ev.scores);
       }));
   return ev;
+}
+
+absl::StatusOr<std::vector<pb::NodeVolumes>> Profile::DecideVolumes(
+    const CycleState& state, const pb::Pod& pod,
+    absl::Span<const pb::Node* const> nodes) const {
+  std::vector<pb::NodeVolumes> out;
+  if (volume_deciders_.empty()) return out;
+  // As Filter: a plugin whose PreFilter skipped it settled nothing.
+  const SkipSet* skip = nullptr;
+  if (absl::StatusOr<const SkipSet*> r = state.Read<SkipSet>(kSkipFilterKey);
+      r.ok()) {
+    skip = *r;
+  } else if (!absl::IsNotFound(r.status())) {
+    return r.status();
+  }
+  for (const pb::Node* node : nodes) {
+    pb::NodeVolumes v;
+    for (const VolumeDecisionPlugin* d : volume_deciders_) {
+      if (skip != nullptr && skip->Has(d->Name())) continue;
+      PluginStatus s = d->DecideVolumes(state, pod, *node, v);
+      if (!s.ok()) return PluginError(s, d->Name());
+    }
+    if (v.claims().empty()) continue;
+    v.set_node_name(node->name());
+    out.push_back(std::move(v));
+  }
+  return out;
 }
 
 absl::StatusOr<PostFilterResult> Profile::RunPostFilter(

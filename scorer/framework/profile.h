@@ -177,6 +177,13 @@ class Profile {
   absl::StatusOr<PostFilterResult> RunPostFilter(
       const pb::PreemptRequest& req, absl::Time now,
       ExtensionPointObserver* observer = nullptr) const;
+  // What the VolumeDecisionPlugins (enabled at Filter, not skipped by
+  // their PreFilter) decide for each of `nodes`, feasible nodes of the
+  // cycle of `state`, in order: one entry per node that has claims to bind
+  // (kube-scheduler's Reserve assumes them on the node it picks).
+  absl::StatusOr<std::vector<pb::NodeVolumes>> DecideVolumes(
+      const CycleState& state, const pb::Pod& pod,
+      absl::Span<const pb::Node* const> nodes) const;
   // Finds a score plugin by name (for NormalizeScore requests).
   const ScorePlugin* FindScorePlugin(absl::string_view name) const;
   int32_t WeightOf(absl::string_view name) const;
@@ -233,6 +240,8 @@ class Profile {
   std::vector<const ScorePlugin*> score_;
   std::vector<int32_t> score_weights_;
   std::vector<const PostFilterPlugin*> post_filter_;
+  // Filter plugins that also decide volume bindings.
+  std::vector<const VolumeDecisionPlugin*> volume_deciders_;
   // Gates of enabled plugins the scorer does not run (Registry::Gate),
   // checked before the PreFilter plugins.
   std::vector<std::pair<std::string, PodGate>> gates_;

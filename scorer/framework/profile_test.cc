@@ -58,20 +58,21 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                          "PodTopologySpread", "InterPodAffinity",
-                          "NodeDeclaredFeatures"));
+                          "VolumeBinding", "PodTopologySpread",
+                          "InterPodAffinity", "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
-                          W{"NodeResourcesFit", 1}, W{"PodTopologySpread", 2},
-                          W{"InterPodAffinity", 2},
+                          W{"NodeResourcesFit", 1}, W{"VolumeBinding", 1},
+                          W{"PodTopologySpread", 2}, W{"InterPodAffinity", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}));
   // InterPodAffinity reads the labels of the pod's namespace;
   // PodTopologySpread's default constraints select the pod's Services and
-  // controller; ImageLocality reads the images.
-  EXPECT_THAT(p.pod_data(), ElementsAre(pb::POD_DATA_NAMESPACE_LABELS,
-                                        pb::POD_DATA_WORKLOAD_SELECTORS,
-                                        pb::POD_DATA_IMAGES));
+  // controller; ImageLocality reads the images; VolumeBinding the claims.
+  EXPECT_THAT(p.pod_data(),
+              ElementsAre(pb::POD_DATA_NAMESPACE_LABELS,
+                          pb::POD_DATA_WORKLOAD_SELECTORS, pb::POD_DATA_IMAGES,
+                          pb::POD_DATA_VOLUMES));
   EXPECT_TRUE(p.plans());
 }
 
@@ -92,8 +93,8 @@ profiles:
   const Profile& p = Only(**set);
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
-                          W{"NodeResourcesFit", 1}, W{"PodTopologySpread", 2},
-                          W{"InterPodAffinity", 2},
+                          W{"NodeResourcesFit", 1}, W{"VolumeBinding", 1},
+                          W{"PodTopologySpread", 2}, W{"InterPodAffinity", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}, W{"Concentrate", 10}));
   EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kPreScore),
@@ -116,8 +117,8 @@ profiles:
   ASSERT_TRUE(set.ok()) << set.status();
   EXPECT_THAT(Weights(Only(**set)),
               ElementsAre(W{"NodeResourcesFit", 5}, W{"TaintToleration", 3},
-                          W{"NodeAffinity", 2}, W{"PodTopologySpread", 2},
-                          W{"InterPodAffinity", 2},
+                          W{"NodeAffinity", 2}, W{"VolumeBinding", 1},
+                          W{"PodTopologySpread", 2}, W{"InterPodAffinity", 2},
                           W{"NodeResourcesBalancedAllocation", 1},
                           W{"ImageLocality", 1}));
 }
@@ -226,12 +227,12 @@ profiles:
 - plugins:
     score:
       enabled:
-      - name: VolumeBinding
+      - name: DynamicResources
         weight: 2
 )");
   ASSERT_TRUE(set.ok()) << set.status();
   ASSERT_EQ((*set)->warnings.size(), 1u);
-  EXPECT_THAT((*set)->warnings[0], HasSubstr("VolumeBinding"));
+  EXPECT_THAT((*set)->warnings[0], HasSubstr("DynamicResources"));
 }
 
 // kube-scheduler's default plugins at the points the scorer does not run:
@@ -360,18 +361,16 @@ TEST(ProfileTest, ArgsOfPluginsNotRunAreRefusedUnlessDefaults) {
   auto set = Build(R"(
 profiles:
 - pluginConfig:
-  - name: VolumeBinding
+  - name: DynamicResources
     args:
-      shape:
-      - {utilization: 0, score: 0}
-      - {utilization: 100, score: 10}
+      filterTimeout: 5s
+      bindingTimeout: 10m0s
 )");
   ASSERT_FALSE(set.ok());
   EXPECT_THAT(std::string(set.status().message()),
-              HasSubstr("profiles[0].pluginConfig[0].args.shape: Invalid "
-                        "value: [{utilization: 0, score: 0}, {utilization: "
-                        "100, score: 10}]: kscore does not run plugin "
-                        "\"VolumeBinding\""));
+              HasSubstr("profiles[0].pluginConfig[0].args.filterTimeout: "
+                        "Invalid value: 5s: kscore does not run plugin "
+                        "\"DynamicResources\""));
   set = Build(R"(
 profiles:
 - pluginConfig:
@@ -750,6 +749,11 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
   preferred.mutable_pod_affinity()->add_preferred()->set_weight(1);
   pb::Pod pvc = MakePod().Name("p").Obj();
   pvc.add_volume_claims()->set_claim_name("c");
+  pb::ClaimState* claim = pvc.mutable_volumes()->add_claims();
+  claim->set_name("c");
+  claim->set_found(true);
+  claim->set_volume_name("pv");
+  claim->set_bind_completed(true);
   pb::Pod dra = MakePod().Name("p").Obj();
   dra.add_resource_claims("gpu");
   struct Case {
@@ -761,34 +765,33 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
   } cases[] = {
       {"anti-affinity is InterPodAffinity's, which runs", "", anti, "", ""},
       {"preferred affinity is not refused", "", preferred, "", ""},
-      {"claims", "", pvc, "VolumeBinding",
-       "pod uses PersistentVolumeClaims, which kscore does not support yet"},
+      {"claims are VolumeBinding's, which runs", "", pvc, "", ""},
       {"DRA", "", dra, "DynamicResources",
        "pod uses resourceClaims (DRA), which kscore does not support yet"},
       {"disabled at multiPoint", R"(
 profiles:
 - plugins:
     multiPoint:
-      disabled: [{name: VolumeBinding}]
+      disabled: [{name: DynamicResources}]
 )",
-       pvc, "", ""},
+       dra, "", ""},
       {"disabled at preFilter and filter", R"(
 profiles:
 - plugins:
     preFilter:
-      disabled: [{name: VolumeBinding}]
+      disabled: [{name: DynamicResources}]
     filter:
-      disabled: [{name: VolumeBinding}]
+      disabled: [{name: DynamicResources}]
 )",
-       pvc, "", ""},
+       dra, "", ""},
       {"disabled at filter, still at preFilter", R"(
 profiles:
 - plugins:
     filter:
-      disabled: [{name: VolumeBinding}]
+      disabled: [{name: DynamicResources}]
 )",
-       pvc, "VolumeBinding",
-       "pod uses PersistentVolumeClaims, which kscore does not support yet"},
+       dra, "DynamicResources",
+       "pod uses resourceClaims (DRA), which kscore does not support yet"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -805,6 +808,58 @@ profiles:
     EXPECT_EQ(s->plugin, c.plugin);
     EXPECT_THAT(s->reasons, ElementsAre(c.reason));
   }
+}
+
+// DecideVolumes asks the VolumeDecisionPlugins at Filter (VolumeBinding)
+// about feasible nodes: a node with claims to bind gets an entry, a pod
+// whose claims are all bound, or that has none (PreFilter skipped the
+// plugin), gets none; a profile without VolumeBinding at Filter decides
+// nothing.
+TEST(ProfileTest, DecideVolumesAsksTheVolumeDecisionPlugins) {
+  pb::Pod pod = MakePod().Name("p").Obj();
+  pod.add_volume_claims()->set_claim_name("c");
+  pb::ClaimState* claim = pod.mutable_volumes()->add_claims();
+  claim->set_name("c");
+  claim->set_found(true);
+  claim->set_storage_class_name("local");
+  pb::StorageClass* cls = pod.mutable_volumes()->add_classes();
+  cls->set_name("local");
+  cls->set_provisioner("csi.example.com");
+  cls->set_volume_binding_mode("WaitForFirstConsumer");
+  pb::Node n1 = MakeNode().Name("n1").Obj();
+  pb::Node n2 = MakeNode().Name("n2").Obj();
+  const pb::Node* nodes[] = {&n1, &n2};
+  auto decide = [&nodes](absl::string_view config, const pb::Pod& p) {
+    auto set = Build(std::string(config));
+    EXPECT_TRUE(set.ok()) << set.status();
+    CycleState state;
+    EXPECT_TRUE(Only(**set).RunPreFilter(state, p).ok());
+    absl::StatusOr<std::vector<pb::NodeVolumes>> v =
+        Only(**set).DecideVolumes(state, p, nodes);
+    EXPECT_TRUE(v.ok()) << v.status();
+    std::vector<std::string> out;
+    for (const pb::NodeVolumes& n : *v) {
+      std::string node = absl::StrCat(n.node_name(), ":");
+      for (const pb::ClaimDecision& d : n.claims()) {
+        absl::StrAppend(&node, " ", d.claim(), "=", d.volume());
+      }
+      out.push_back(node);
+    }
+    return out;
+  };
+  EXPECT_THAT(decide("", pod), ElementsAre("n1: 0=", "n2: 0="));
+  EXPECT_THAT(decide(R"(
+profiles:
+- plugins:
+    filter:
+      disabled: [{name: VolumeBinding}]
+)",
+                     pod),
+              ::testing::IsEmpty());
+  EXPECT_THAT(decide("", MakePod().Name("p").Obj()), ::testing::IsEmpty());
+  claim->set_volume_name("pv");
+  claim->set_bind_completed(true);
+  EXPECT_THAT(decide("", pod), ::testing::IsEmpty());
 }
 
 TEST(ProfileTest, FilterWithoutPreFilterStateIsInvalidArgument) {

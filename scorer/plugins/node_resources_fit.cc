@@ -14,6 +14,7 @@
 #include "model/saturating.h"
 #include "model/scalar_resources.h"
 #include "model/validation.h"
+#include "scorer/framework/shape_score.h"
 
 namespace kscore::plugins {
 
@@ -390,22 +391,6 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   return model::MulDiv(requested, model::kMaxNodeScore, capacity);
 }
 
-// helper.BuildBrokenLinearFunction over points with scores already scaled to
-// [0, kMaxNodeScore].
-int64_t BrokenLinear(absl::Span<const NodeResourcesFit::ShapePoint> shape,
-                     int64_t p) {
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (p <= shape[i].utilization) {
-      if (i == 0) return shape[0].score;
-      return shape[i - 1].score +
-             (shape[i].score - shape[i - 1].score) *
-                 (p - shape[i - 1].utilization) /
-                 (shape[i].utilization - shape[i - 1].utilization);
-    }
-  }
-  return shape.back().score;
-}
-
 }  // namespace
 
 int64_t NodeResourcesFit::ScoreNode(
@@ -425,7 +410,7 @@ int64_t NodeResourcesFit::ScoreNode(
         score = MostRequestedScore(requested[i], allocatable[i]);
         break;
       case Strategy::kRequestedToCapacityRatio:
-        score = BrokenLinear(
+        score = framework::BrokenLinear(
             shape_, requested[i] > allocatable[i]
                         ? 100
                         : model::MulDiv(requested[i], 100, allocatable[i]));

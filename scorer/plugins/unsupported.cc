@@ -4,11 +4,6 @@
 
 namespace kscore::plugins {
 
-std::string NeedsVolumeBinding(const scorer::v1::Pod& pod) {
-  if (pod.volume_claims().empty()) return "";
-  return "pod uses PersistentVolumeClaims, which kscore does not support yet";
-}
-
 std::string NeedsDynamicResources(const scorer::v1::Pod& pod) {
   if (pod.resource_claims().empty()) return "";
   return "pod uses resourceClaims (DRA), which kscore does not support yet";

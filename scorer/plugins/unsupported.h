@@ -12,8 +12,6 @@ namespace kscore::plugins {
 // one refuses such pods in PreFilter with these words instead of placing
 // them against a requirement it ignores.
 
-// VolumeBinding: volumes backed by PersistentVolumeClaims.
-std::string NeedsVolumeBinding(const scorer::v1::Pod& pod);
 // DynamicResources: resourceClaims.
 std::string NeedsDynamicResources(const scorer::v1::Pod& pod);
 

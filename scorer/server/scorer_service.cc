@@ -251,6 +251,24 @@ struct Cycle {
   CycleState state;
 };
 
+// EvaluateRequest.volume_decisions: how the pod's claims bind on each
+// feasible node (EvaluateResponse.node_volumes).
+absl::Status VolumesTo(const Cycle& c, const pb::EvaluateRequest& req,
+                       const framework::NodeVerdicts& ev,
+                       pb::EvaluateResponse* resp) {
+  if (!req.volume_decisions() || !ev.pre_filter.ok()) return absl::OkStatus();
+  std::vector<const pb::Node*> feasible;
+  feasible.reserve(ev.feasible.size());
+  for (int i : ev.feasible) feasible.push_back(c.nodes[i]);
+  KSCORE_ASSIGN_OR_RETURN(
+      std::vector<pb::NodeVolumes> volumes,
+      c.profile->DecideVolumes(c.state, req.pod(), feasible));
+  for (pb::NodeVolumes& v : volumes) {
+    *resp->add_node_volumes() = std::move(v);
+  }
+  return absl::OkStatus();
+}
+
 // The rest of a call's start, after StartCall: its nodes, its state.
 // With `resolved` (an Evaluate's nodes, content keys resolved), its nodes
 // instead of the request's own.
@@ -775,6 +793,9 @@ absl::Status ScorerService::DoUpdate(const framework::Profile& profile,
     resp->set_session_missing(true);
     return absl::OkStatus();
   }
+  // The update's own feasible nodes only (the slots' nodes are the
+  // caller's).
+  KSCORE_RETURN_IF_ERROR(VolumesTo(c, req, ev, resp));
   resp->set_best_total(best->total);
   resp->mutable_best_slots()->Add(best->slots.begin(), best->slots.end());
   resp->set_feasible_slots(best->feasible);
@@ -831,6 +852,7 @@ absl::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,
     KeepSession(req->keep_session(), *profile, req->pod(), req->cluster(),
                 ev.scores, c.state);
   }
+  KSCORE_RETURN_IF_ERROR(VolumesTo(c, *req, ev, resp));
   if (req->detail() == pb::DETAIL_TOTALS) {
     TotalsTo(ev, mode == framework::EvaluateMode::kFull, req->explain_top(),
              c.nodes, resp);

@@ -309,7 +309,7 @@ TEST(OptionsTest, RefusesTheScorersBadConfigsWithItsMessage) {
     EXPECT_NE(ExitCode(o.status()), 0);
     ++refused;
   }
-  EXPECT_EQ(refused, 32);
+  EXPECT_EQ(refused, 33);
 }
 
 // Plugin args the shim cannot check for want of the plugin: a name that is

@@ -442,6 +442,83 @@ TEST_F(ScorerServerTest, EvaluateIsTheFusedCycle) {
   EXPECT_EQ(resp.cycle_state().at("PreScoreConcentrate"), "web");
 }
 
+// A pod with a bound claim and two claims whose class waits for the first
+// consumer: one volume in zone a, the class provisions anywhere.
+pb::Pod PodWithClaims() {
+  pb::Pod pod = MakePod().Name("db-0").Obj();
+  pb::PodVolumes* v = pod.mutable_volumes();
+  for (const char* name : {"data", "logs", "home"}) {
+    pod.add_volume_claims()->set_claim_name(name);
+    pb::ClaimState* c = v->add_claims();
+    c->set_name(name);
+    c->set_found(true);
+    c->set_storage_class_name("local");
+    c->set_storage_request(10);
+  }
+  v->mutable_claims(2)->set_volume_name("pv-home");
+  v->mutable_claims(2)->set_bind_completed(true);
+  pb::StorageClass* cls = v->add_classes();
+  cls->set_name("local");
+  cls->set_provisioner("csi.example.com");
+  cls->set_volume_binding_mode("WaitForFirstConsumer");
+  for (const char* name : {"pv-home", "pv-a"}) {
+    pb::PersistentVolume* pv = v->add_volumes();
+    pv->set_name(name);
+    pv->set_storage_class_name("local");
+    pv->set_capacity(20);
+    pv->set_phase("Available");
+  }
+  pb::PersistentVolume* home = v->mutable_volumes(0);
+  home->set_phase("Bound");
+  home->set_has_claim_ref(true);
+  home->set_claim_namespace(pod.namespace_());
+  home->set_claim_name("home");
+  pb::PersistentVolume* pv_a = v->mutable_volumes(1);
+  pv_a->set_has_node_affinity(true);
+  pb::NodeSelectorRequirement* r =
+      pv_a->add_node_affinity()->add_match_expressions();
+  r->set_key("zone");
+  r->set_operator_("In");
+  r->add_values("a");
+  return pod;
+}
+
+// EvaluateRequest.volume_decisions: for each feasible node, how the unbound
+// delayed claims bind there (the bound claim never shows).
+TEST_F(ScorerServerTest, EvaluateAnswersVolumeDecisions) {
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  *req.mutable_pod() = PodWithClaims();
+  *req.add_nodes() = MakeNode().Name("n1").Label("zone", "a").Obj();
+  *req.add_nodes() = MakeNode().Name("n2").Label("zone", "b").Obj();
+  *req.add_nodes() = MakeNode().Name("n3").Unschedulable().Obj();
+  pb::EvaluateResponse resp;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+  EXPECT_EQ(resp.node_volumes_size(), 0);  // not asked
+  EXPECT_THAT(resp.plugins(), ::testing::Contains("VolumeBinding"));
+
+  auto decisions = [](const pb::EvaluateResponse& r) {
+    std::vector<std::string> out;
+    for (const pb::NodeVolumes& n : r.node_volumes()) {
+      for (const pb::ClaimDecision& d : n.claims()) {
+        out.push_back(
+            absl::StrCat(n.node_name(), ":", d.claim(), "=", d.volume()));
+      }
+    }
+    return out;
+  };
+  req.set_volume_decisions(true);
+  for (pb::Detail detail : {pb::DETAIL_FULL, pb::DETAIL_TOTALS}) {
+    req.set_detail(detail);
+    ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &resp).ok());
+    // n1: the zone-a volume for the first claim, the second provisioned;
+    // n2: both provisioned; n3 is not feasible.
+    EXPECT_THAT(decisions(resp),
+                ElementsAre("n1:0=pv-a", "n1:1=", "n2:0=", "n2:1="))
+        << detail;
+  }
+}
+
 // DETAIL_TOTALS says the same as DETAIL_FULL, compactly: rejected nodes by
 // index, then the feasible nodes' raw scores and totals in request order.
 TEST_F(ScorerServerTest, EvaluateTotalsSayWhatTheFullAnswerSays) {
