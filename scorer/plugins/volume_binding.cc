@@ -120,12 +120,13 @@ bool VolumeModeMismatch(const pb::ClaimState& claim,
   return mode(claim.volume_mode()) != mode(pv.volume_mode());
 }
 
-// volume.IsVolumeBoundToClaim. The claim's uid is not in ClaimState: the
-// shim leaves out volumes whose claimRef names another incarnation.
+// volume.IsVolumeBoundToClaim: a claimRef with a uid names one incarnation
+// of the claim.
 bool BoundToClaim(const pb::PersistentVolume& pv, const pb::Pod& pod,
                   const pb::ClaimState& claim) {
   return pv.has_claim_ref() && pv.claim_name() == claim.name() &&
-         pv.claim_namespace() == pod.namespace_();
+         pv.claim_namespace() == pod.namespace_() &&
+         (pv.claim_uid().empty() || pv.claim_uid() == claim.uid());
 }
 
 // podHasPVCs: "" when every claim exists, is not lost or being deleted and,
@@ -434,9 +435,22 @@ VolumeBinding::PlanSize VolumeBinding::PlanBytes(const pb::Pod& pod) const {
 }
 
 std::vector<pb::ClusterEvent> VolumeBinding::EventsToRegister() const {
+  using model::action::kAdd;
+  using model::action::kUpdate;
+  // Upstream's registrations; its hints for claims, classes, CSINodes,
+  // CSIDrivers and capacities read objects the hint call does not carry,
+  // so those events move the pod whenever they happen.
   return {
+      model::MakeEvent(pb::EVENT_RESOURCE_STORAGE_CLASS, kAdd | kUpdate),
+      model::MakeEvent(pb::EVENT_RESOURCE_PERSISTENT_VOLUME_CLAIM,
+                       kAdd | kUpdate),
+      model::MakeEvent(pb::EVENT_RESOURCE_PERSISTENT_VOLUME, kAdd | kUpdate),
       model::MakeEvent(pb::EVENT_RESOURCE_NODE,
-                       model::action::kAdd | model::action::kUpdateNodeLabel)};
+                       kAdd | model::action::kUpdateNodeLabel),
+      model::MakeEvent(pb::EVENT_RESOURCE_CSI_NODE, kAdd | kUpdate),
+      model::MakeEvent(pb::EVENT_RESOURCE_CSI_DRIVER, kUpdate),
+      model::MakeEvent(pb::EVENT_RESOURCE_CSI_STORAGE_CAPACITY,
+                       kAdd | kUpdate)};
 }
 
 PluginStatus VolumeBinding::PreFilter(CycleState& state,

@@ -1,5 +1,6 @@
 #include "scorer/plugins/volume_binding.h"
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,10 @@ class ClaimWrapper {
   }
   ClaimWrapper& Phase(std::string p) {
     c_.set_phase(std::move(p));
+    return *this;
+  }
+  ClaimWrapper& Uid(std::string uid) {
+    c_.set_uid(std::move(uid));
     return *this;
   }
   ClaimWrapper& Deleting() {
@@ -140,10 +145,12 @@ class PVWrapper {
     v_.set_has_node_affinity(true);
     return *this;
   }
-  PVWrapper& ClaimRef(std::string name, std::string ns = "ns") {
+  PVWrapper& ClaimRef(std::string name, std::string ns = "ns",
+                      std::string uid = "") {
     v_.set_has_claim_ref(true);
     v_.set_claim_namespace(std::move(ns));
     v_.set_claim_name(std::move(name));
+    v_.set_claim_uid(std::move(uid));
     return *this;
   }
   PVWrapper& Phase(std::string p) {
@@ -470,6 +477,15 @@ std::vector<MatchCase> MatchCases() {
        claim(),
        {PV("taken", "wait", 60).ClaimRef("c", "other"), PV("ok", "wait", 70)},
        "ok"},
+      {"claimRef to another incarnation of the claim",
+       claim().Uid("u2"),
+       {PV("old", "wait", 60).ClaimRef("c", "ns", "u1"), PV("ok", "wait", 70)},
+       "ok"},
+      {"claimRef with this claim's uid wins",
+       claim().Uid("u2"),
+       {PV("small", "wait", 60),
+        PV("mine", "wait", 90).ClaimRef("c", "ns", "u2")},
+       "mine"},
       {"pre-bound to this claim wins",
        claim(),
        {PV("small", "wait", 60),
@@ -827,11 +843,22 @@ TEST(VolumeBindingTest, PlanAndRegistrations) {
   EXPECT_TRUE(plan.node_labels());
   EXPECT_GE(pl.PlanBytes(pod).bytes, static_cast<int64_t>(plan.ByteSizeLong()));
   std::vector<pb::ClusterEvent> events = pl.EventsToRegister();
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].resource(), pb::EVENT_RESOURCE_NODE);
-  EXPECT_EQ(events[0].action_type(),
-            model::action::kAdd | model::action::kUpdateNodeLabel);
-  EXPECT_FALSE(events[0].hinted());
+  std::map<int, uint32_t> by_resource;
+  for (const pb::ClusterEvent& e : events) {
+    EXPECT_FALSE(e.hinted());
+    by_resource[e.resource()] = e.action_type();
+  }
+  const uint32_t add_update = model::action::kAdd | model::action::kUpdate;
+  EXPECT_EQ(by_resource,
+            (std::map<int, uint32_t>{
+                {pb::EVENT_RESOURCE_NODE,
+                 model::action::kAdd | model::action::kUpdateNodeLabel},
+                {pb::EVENT_RESOURCE_PERSISTENT_VOLUME, add_update},
+                {pb::EVENT_RESOURCE_PERSISTENT_VOLUME_CLAIM, add_update},
+                {pb::EVENT_RESOURCE_STORAGE_CLASS, add_update},
+                {pb::EVENT_RESOURCE_CSI_NODE, add_update},
+                {pb::EVENT_RESOURCE_CSI_DRIVER, model::action::kUpdate},
+                {pb::EVENT_RESOURCE_CSI_STORAGE_CAPACITY, add_update}}));
 }
 
 }  // namespace

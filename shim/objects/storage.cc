@@ -144,6 +144,7 @@ absl::StatusOr<ClaimInfo> ClaimFromJson(const json& obj) {
   c.controller_uid = ControllerUid(meta);
   pb::ClaimState& s = c.state;
   s.set_name(c.name);
+  s.set_uid(c.uid);
   s.set_found(true);
   s.set_phase(Str(At(obj, "status"), "phase"));
   s.set_deleting(!At(meta, "deletionTimestamp").is_null());

@@ -8,7 +8,10 @@
 #
 #   tests/oracle/run.sh [--cases N] [--preempt-cases N] [--seed S]
 # Defaults: 2000 cases of each kind (0 skips a kind), a fresh seed (printed,
-# so a failure can be re-run). Fails when either kind has a mismatch.
+# so a failure can be re-run). The filter and score cases carry storage
+# objects (gen --volumes: claims, volumes, classes, CSI drivers and
+# capacities, over the same clusters). Fails when either kind has a
+# mismatch.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cases=2000
@@ -30,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 if [ "$cases" -gt 0 ]; then
   echo "oracle: $cases cases, seed $seed"
-  "$work/oracle" gen --seed "$seed" --cases "$cases" --out "$work/cases.jsonl"
+  "$work/oracle" gen --volumes --seed "$seed" --cases "$cases" --out "$work/cases.jsonl"
   "$driver" --cases "$work/cases.jsonl" --out "$work/got.jsonl"
   "$work/oracle" compare --cases "$work/cases.jsonl" --got "$work/got.jsonl" || status=1
 fi
