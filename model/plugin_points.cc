@@ -59,6 +59,7 @@ const std::map<std::string, Points, std::less<>>& InTreePoints() {
           {"NodeUnschedulable", {P::kFilter}},
           {"PodTopologySpread", kAllFour},
           {"TaintToleration", {P::kFilter, P::kPreScore, P::kScore}},
+          {"VolumeZone", {P::kPreFilter, P::kFilter}},
       };
   return *kPoints;
 }

@@ -41,6 +41,7 @@ const std::map<std::string, ArgsCheck, std::less<>>& RunPlugins() {
           {"NodeUnschedulable", &ExpectNoArgs},
           {"PodTopologySpread", StatusOf(&DecodePodTopologySpreadArgs)},
           {"TaintToleration", &ExpectNoArgs},
+          {"VolumeZone", &ExpectNoArgs},
       };
   return *kPlugins;
 }
@@ -125,11 +126,10 @@ absl::Status ValidateInTreePluginArgs(absl::string_view name,
 
 std::vector<PluginNotRun> InTreePluginsNotRun() {
   std::vector<PluginNotRun> out;
-  for (const char* name :
-       {"SchedulingGates", "PrioritySort", "DefaultBinder",
-        "VolumeRestrictions", "NodeVolumeLimits", "VolumeZone",
-        "GangScheduling", "DeferredPodScheduling", "TopologyPlacementGenerator",
-        "PodGroupPodsCount"}) {
+  for (const char* name : {"SchedulingGates", "PrioritySort", "DefaultBinder",
+                           "VolumeRestrictions", "NodeVolumeLimits",
+                           "GangScheduling", "DeferredPodScheduling",
+                           "TopologyPlacementGenerator", "PodGroupPodsCount"}) {
     out.push_back({name, ""});
   }
   // The two that take args, with kube-scheduler's defaulted args (default

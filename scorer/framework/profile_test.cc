@@ -58,7 +58,7 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                          "PodTopologySpread", "InterPodAffinity",
+                          "VolumeZone", "PodTopologySpread", "InterPodAffinity",
                           "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
@@ -68,10 +68,12 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
                           W{"ImageLocality", 1}));
   // InterPodAffinity reads the labels of the pod's namespace;
   // PodTopologySpread's default constraints select the pod's Services and
-  // controller; ImageLocality reads the images.
-  EXPECT_THAT(p.pod_data(), ElementsAre(pb::POD_DATA_NAMESPACE_LABELS,
-                                        pb::POD_DATA_WORKLOAD_SELECTORS,
-                                        pb::POD_DATA_IMAGES));
+  // controller; ImageLocality reads the images; VolumeZone the claims'
+  // volumes.
+  EXPECT_THAT(p.pod_data(),
+              ElementsAre(pb::POD_DATA_NAMESPACE_LABELS,
+                          pb::POD_DATA_WORKLOAD_SELECTORS, pb::POD_DATA_IMAGES,
+                          pb::POD_DATA_VOLUMES));
   EXPECT_TRUE(p.plans());
 }
 
@@ -750,6 +752,12 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
   preferred.mutable_pod_affinity()->add_preferred()->set_weight(1);
   pb::Pod pvc = MakePod().Name("p").Obj();
   pvc.add_volume_claims()->set_claim_name("c");
+  // Bound to a volume without zone labels, which VolumeZone admits.
+  pb::ClaimState* claim = pvc.mutable_volumes()->add_claims();
+  claim->set_name("c");
+  claim->set_found(true);
+  claim->set_volume_name("pv");
+  pvc.mutable_volumes()->add_volumes()->set_name("pv");
   pb::Pod dra = MakePod().Name("p").Obj();
   dra.add_resource_claims("gpu");
   struct Case {

@@ -17,6 +17,7 @@
 #include "scorer/plugins/pod_topology_spread.h"
 #include "scorer/plugins/taint_toleration.h"
 #include "scorer/plugins/unsupported.h"
+#include "scorer/plugins/volume_zone.h"
 
 namespace kscore::plugins {
 
@@ -39,6 +40,7 @@ framework::Registry DefaultRegistry() {
   r.Register(std::string(NodeUnschedulable::kName), &NodeUnschedulable::New);
   r.Register(std::string(PodTopologySpread::kName), &PodTopologySpread::New);
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
+  r.Register(std::string(VolumeZone::kName), &VolumeZone::New);
   // kube-scheduler v1.37's plugins the scorer does not run, with their
   // default args (the only args accepted for them) and, for two, a gate.
   for (const model::PluginNotRun& p : model::InTreePluginsNotRun()) {
