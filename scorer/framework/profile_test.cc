@@ -58,7 +58,7 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                          "VolumeBinding", "PodTopologySpread",
+                          "VolumeBinding", "VolumeZone", "PodTopologySpread",
                           "InterPodAffinity", "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
@@ -68,7 +68,8 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
                           W{"ImageLocality", 1}));
   // InterPodAffinity reads the labels of the pod's namespace;
   // PodTopologySpread's default constraints select the pod's Services and
-  // controller; ImageLocality reads the images; VolumeBinding the claims.
+  // controller; ImageLocality reads the images; VolumeBinding and
+  // VolumeZone the claims.
   EXPECT_THAT(p.pod_data(),
               ElementsAre(pb::POD_DATA_NAMESPACE_LABELS,
                           pb::POD_DATA_WORKLOAD_SELECTORS, pb::POD_DATA_IMAGES,
@@ -749,11 +750,13 @@ TEST(ProfileTest, GatesOfPluginsNotRunRefuseThePodsThatNeedThem) {
   preferred.mutable_pod_affinity()->add_preferred()->set_weight(1);
   pb::Pod pvc = MakePod().Name("p").Obj();
   pvc.add_volume_claims()->set_claim_name("c");
+  // Bound to a volume without zone labels, which VolumeZone admits.
   pb::ClaimState* claim = pvc.mutable_volumes()->add_claims();
   claim->set_name("c");
   claim->set_found(true);
   claim->set_volume_name("pv");
   claim->set_bind_completed(true);
+  pvc.mutable_volumes()->add_volumes()->set_name("pv");
   pb::Pod dra = MakePod().Name("p").Obj();
   dra.add_resource_claims("gpu");
   struct Case {

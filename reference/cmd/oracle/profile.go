@@ -38,8 +38,9 @@ func (w *yamlWriter) line(indent int, format string, args ...any) {
 // genProfile is the KubeSchedulerConfiguration for one case: the stock
 // profile less the plugins kscore lacks; about half the cases also change
 // plugin weights or args. With vr (the cases of gen --volumes),
-// VolumeBinding stays on and vr draws its weight and args sometimes; r
-// draws what it draws without vr, so the rest of the profile is the same.
+// VolumeBinding and VolumeZone stay on, and vr sometimes draws
+// VolumeBinding's weight and args; r draws what it draws without vr, so the
+// rest of the profile is the same.
 func genProfile(r *rand.Rand, vr *rand.Rand) string {
 	w := &yamlWriter{}
 	w.line(0, "apiVersion: kubescheduler.config.k8s.io/v1")
@@ -66,7 +67,7 @@ func genProfile(r *rand.Rand, vr *rand.Rand) string {
 	}
 	w.line(6, "disabled:")
 	for _, name := range disabledPlugins {
-		if name == "VolumeBinding" && vr != nil {
+		if (name == "VolumeBinding" || name == "VolumeZone") && vr != nil {
 			continue
 		}
 		w.line(6, "- name: %s", name)

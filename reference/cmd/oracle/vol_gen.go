@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -45,7 +46,7 @@ const (
 	classWFFC      classKind = iota // WaitForFirstConsumer, CSI provisioner
 	classLocal                      // WaitForFirstConsumer, no provisioner: static PVs only
 	classImmediate                  // Immediate
-	classUnset                      // volumeBindingMode unset (upstream: PreFilter error)
+	classUnset                      // volumeBindingMode left to the API server's default (Immediate)
 	classOther                      // WaitForFirstConsumer, the other CSI driver
 	classTopo                       // WaitForFirstConsumer, allowedTopologies always
 )
@@ -90,6 +91,7 @@ func addVolumes(r *rand.Rand, in *Input, zones []string) {
 		r: r, in: in, zones: zones, ns: in.Pod.Namespace,
 		classes: map[string]classKind{}, sizes: map[string][]int64{}, claimRefs: map[string]bool{},
 	}
+	g.betaNodeLabels()
 	g.storageClasses()
 	g.drivers()
 	g.capacities()
@@ -140,6 +142,10 @@ func (g *volGen) storageClasses() {
 			sc.VolumeBindingMode = &wffc
 			sc.Provisioner = noProvisioner
 		case classImmediate:
+			sc.VolumeBindingMode = ptr.To(storagev1.VolumeBindingImmediate)
+		case classUnset:
+			// As the API server defaults it: a class without a mode is never
+			// stored (upstream's PreFilter error for one cannot happen).
 			sc.VolumeBindingMode = ptr.To(storagev1.VolumeBindingImmediate)
 		case classOther:
 			sc.VolumeBindingMode = &wffc
@@ -369,8 +375,75 @@ func (g *volGen) pvSized(class string, minGi int64) *v1.PersistentVolume {
 		pv.DeletionGracePeriodSeconds = ptr.To[int64](0)
 		pv.Finalizers = []string{"kubernetes.io/pv-protection"}
 	}
+	g.pvTopology(pv)
 	g.in.PersistentVolumes = append(g.in.PersistentVolumes, pv)
 	return pv
+}
+
+// betaNodeLabels gives some nodes the beta zone and region labels
+// VolumeZone reads first: mostly copies of their GA labels, sometimes
+// another zone (upstream then does not fall back to the GA label).
+func (g *volGen) betaNodeLabels() {
+	r := g.r
+	for _, n := range g.in.Nodes {
+		if !chance(r, 0.3) {
+			continue
+		}
+		zone, hasZone := n.Labels[labelZone]
+		if chance(r, 0.15) || !hasZone {
+			zone = pick(r, g.zones)
+		}
+		n.Labels[v1.LabelFailureDomainBetaZone] = zone
+		if region, ok := n.Labels[labelRegion]; ok && chance(r, 0.8) {
+			n.Labels[v1.LabelFailureDomainBetaRegion] = region
+		}
+	}
+}
+
+// zoneRegion is the region of g.zones[i], as the generator's nodes have it.
+func zoneRegion(i int) string { return fmt.Sprintf("region-%d", 1+i%2) }
+
+// pvTopology gives about 60% of the volumes the zone and region labels
+// VolumeZone reads: GA or beta keys, one zone or several ("zone-a__zone-b",
+// volumehelpers.LabelZonesToSet), mostly the zones the volume's node
+// affinity names, and their regions.
+func (g *volGen) pvTopology(pv *v1.PersistentVolume) {
+	r := g.r
+	if !chance(r, 0.6) {
+		return
+	}
+	idx := r.Perm(len(g.zones))[:1+r.IntN(min(3, len(g.zones)))]
+	if na := pv.Spec.NodeAffinity; na != nil && chance(r, 0.7) {
+		req := na.Required.NodeSelectorTerms[0].MatchExpressions[0]
+		if req.Key == labelZone {
+			idx = idx[:0]
+			for _, z := range req.Values {
+				idx = append(idx, slices.Index(g.zones, z))
+			}
+		}
+	}
+	var zones, regions []string
+	for _, i := range idx {
+		zones = append(zones, g.zones[i])
+		if !slices.Contains(regions, zoneRegion(i)) {
+			regions = append(regions, zoneRegion(i))
+		}
+	}
+	if pv.Labels == nil {
+		pv.Labels = map[string]string{}
+	}
+	key := func(ga, beta string) string {
+		if chance(r, 0.3) {
+			return beta
+		}
+		return ga
+	}
+	if chance(r, 0.85) {
+		pv.Labels[key(labelZone, v1.LabelFailureDomainBetaZone)] = strings.Join(zones, "__")
+	}
+	if chance(r, 0.5) {
+		pv.Labels[key(labelRegion, v1.LabelFailureDomainBetaRegion)] = strings.Join(regions, "__")
+	}
 }
 
 func (g *volGen) pv(class string) *v1.PersistentVolume {

@@ -27,8 +27,8 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// The stock profile with VolumeBinding on, as gen --volumes makes it when
-// it varies nothing.
+// The stock profile with VolumeBinding and VolumeZone on, as gen --volumes
+// makes it when it varies nothing.
 const volumeProfile = `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 profiles:
@@ -38,7 +38,6 @@ profiles:
     multiPoint:
       disabled:
       - name: VolumeRestrictions
-      - name: VolumeZone
       - name: NodeVolumeLimits
       - name: DynamicResources
       - name: DefaultPreemption
@@ -150,6 +149,53 @@ func TestBoundVolumeNodeAffinity(t *testing.T) {
 	}
 	if s, ok := w.Nodes[0].Scores["VolumeBinding"]; !ok || s.Raw != 0 {
 		t.Errorf("n1's VolumeBinding score %+v (present %v), want 0: nothing to provision or bind", s, ok)
+	}
+}
+
+// A claim bound to an unpinned volume labelled with the beta zone key and
+// two zones: VolumeZone passes nodes in either zone (n1 by the GA label,
+// n4 by the beta one), and a node without zone labels (n3); it rejects n2,
+// in another zone, and n5, whose beta label (read first) differs from its
+// GA one. A claim naming a volume that does not exist fails its PreFilter.
+func TestVolumeZone(t *testing.T) {
+	betaZone := func(n *v1.Node, zone string) *v1.Node {
+		n.Labels[v1.LabelFailureDomainBetaZone] = zone
+		return n
+	}
+	in := volumeInput(zoneNode("n1", "zone-a"), zoneNode("n2", "zone-c"),
+		st.MakeNode().Name("n3").Label(labelHostname, "n3").Capacity(capacity).Obj(),
+		betaZone(zoneNode("n4", "zone-c"), "zone-b"), betaZone(zoneNode("n5", "zone-a"), "zone-c"))
+	in.StorageClasses = append(in.StorageClasses, class("fast", csiDriver, storagev1.VolumeBindingWaitForFirstConsumer))
+	pv := volume("pv-1", "fast", "10Gi", nil)
+	pv.Labels = map[string]string{v1.LabelFailureDomainBetaZone: "zone-a__zone-b"}
+	pv.Spec.ClaimRef = &v1.ObjectReference{Namespace: "default", Name: "data", UID: "uid-data"}
+	pv.Status.Phase = v1.VolumeBound
+	c := claim("data", "fast", "5Gi")
+	c.Spec.VolumeName = "pv-1"
+	c.Annotations = map[string]string{annBindCompleted: "yes"}
+	c.Status.Phase = v1.ClaimBound
+	in.PersistentVolumes = append(in.PersistentVolumes, pv)
+	in.PersistentVolumeClaims = append(in.PersistentVolumeClaims, c)
+	in.Pod = claimPod("data")
+
+	w := evaluateT(t, in)
+	if w.PreFilter.Code != "Success" {
+		t.Fatalf("preFilter: %+v", w.PreFilter)
+	}
+	conflict := Status{Code: "UnschedulableAndUnresolvable", Plugin: "VolumeZone",
+		Reasons: []string{"node(s) had no available volume zone"}}
+	for i, want := range []Status{{Code: "Success"}, conflict, {Code: "Success"}, {Code: "Success"}, conflict} {
+		if f := w.Nodes[i].Filter; f.Code != want.Code || f.Plugin != want.Plugin || !equalStrings(f.Reasons, want.Reasons) {
+			t.Errorf("%s: %+v, want %+v", w.Nodes[i].Name, f, want)
+		}
+	}
+
+	c.Spec.VolumeName = "pv-gone"
+	w = evaluateT(t, in)
+	want := Status{Code: "UnschedulableAndUnresolvable", Plugin: "VolumeZone",
+		Reasons: []string{`persistentvolume "pv-gone" not found`}}
+	if f := w.PreFilter; f.Code != want.Code || f.Plugin != want.Plugin || !equalStrings(f.Reasons, want.Reasons) {
+		t.Errorf("claim of a missing volume: preFilter %+v, want %+v", f, want)
 	}
 }
 
@@ -270,6 +316,12 @@ func TestVolumesGenerated(t *testing.T) {
 			t.Fatalf("seed %d with --volumes has a nil list", seed)
 		}
 		see("profile: VolumeBinding on", !strings.Contains(in.Profile, "- name: VolumeBinding\n      -"))
+		see("profile: VolumeZone on", !strings.Contains(in.Profile, "- name: VolumeZone"))
+		for _, n := range in.Nodes {
+			beta, ok := n.Labels[v1.LabelFailureDomainBetaZone]
+			see("node beta zone", ok)
+			see("node beta zone unlike its zone", ok && beta != n.Labels[labelZone])
+		}
 		for _, sc := range in.StorageClasses {
 			mode := "unset"
 			if sc.VolumeBindingMode != nil {
@@ -295,6 +347,10 @@ func TestVolumesGenerated(t *testing.T) {
 			see("pv deleting", pv.DeletionTimestamp != nil)
 			see("pv volumeMode Block", ptr.Deref(pv.Spec.VolumeMode, "") == v1.PersistentVolumeBlock)
 			see("pv labels", len(pv.Labels) > 0)
+			for _, k := range topologyLabels {
+				see("pv label "+k, pv.Labels[k] != "")
+				see("pv multi-zone "+k, strings.Contains(pv.Labels[k], "__"))
+			}
 			if pv.Spec.NodeAffinity != nil {
 				see("pv pinned by "+pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Key, true)
 			}
@@ -320,8 +376,11 @@ func TestVolumesGenerated(t *testing.T) {
 		}
 	}
 	for _, what := range []string{
-		"profile: VolumeBinding on",
-		"class mode Immediate", "class mode WaitForFirstConsumer", "class mode unset",
+		"profile: VolumeBinding on", "profile: VolumeZone on", "node beta zone", "node beta zone unlike its zone",
+		"pv label " + labelZone, "pv label " + labelRegion, "pv label " + v1.LabelFailureDomainBetaZone,
+		"pv label " + v1.LabelFailureDomainBetaRegion, "pv multi-zone " + labelZone,
+		"pv multi-zone " + v1.LabelFailureDomainBetaZone, "pv multi-zone " + labelRegion,
+		"class mode Immediate", "class mode WaitForFirstConsumer",
 		"class provisioner " + noProvisioner, "class provisioner " + csiDriver, "class allowedTopologies",
 		"driver storageCapacity true", "driver storageCapacity false/unset",
 		"capacity nodeTopology", "capacity no nodeTopology", "capacity maximumVolumeSize",
