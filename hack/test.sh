@@ -20,9 +20,7 @@
 # clang-format, the reference's go test, the oracle, each fuzz target for
 # KSCORE_FUZZ_SECONDS (10) s, then the end-to-end tests,
 # KSCORE_E2E_JOBS (2) at a time but for those that time a recovery or a
-# latency (KSCORE_E2E_ALONE). tests/e2e/volumes.sh runs only with
-# KSCORE_E2E_VOLUMES=1 until kscore binds pods with claims
-# (e2e_opted_out in hack/lib/stages.sh).
+# latency (KSCORE_E2E_ALONE).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=hack/lib/deps.sh

@@ -46,30 +46,16 @@ KSCORE_E2E_ALONE="${KSCORE_E2E_ALONE:-faults.sh slowloris.sh}"
 # The longest scripts start first, so the lanes end together: image.sh
 # (the image's build) takes as long as most of the others put together.
 KSCORE_E2E_FIRST="${KSCORE_E2E_FIRST:-image.sh deploy.sh secure.sh shim.sh}"
-# Scripts not in the default run yet, each behind the variable that opts in:
-# volumes.sh waits for kscore's volume support (VolumeBinding, Reserve and
-# PreBind): KSCORE_E2E_VOLUMES=1 runs it. Once kscore binds pods with
-# claims, make its default 1 (or drop its line).
-e2e_opted_out() {  # e2e_opted_out NAME: true when NAME is left out of this run
-  case "$1" in
-    volumes.sh) [ "${KSCORE_E2E_VOLUMES:-0}" != 1 ] ;;
-    *) return 1 ;;
-  esac
-}
 run_e2e() {  # run_e2e ROOT JOBS
   local root="$1" jobs="$2" t name logs
   logs="$(mktemp -d /tmp/kscore-e2e-logs-XXXXXX)"
   local -a lane=() alone=() rest=()
   for name in $KSCORE_E2E_FIRST; do
-    [ -f "$root/tests/e2e/$name" ] && ! e2e_opted_out "$name" && lane+=("$root/tests/e2e/$name")
+    [ -f "$root/tests/e2e/$name" ] && lane+=("$root/tests/e2e/$name")
   done
   for t in "$root"/tests/e2e/*.sh; do
     name="$(basename "$t")"
     [ "$name" = lib.sh ] && continue  # helpers, sourced by the tests
-    if e2e_opted_out "$name"; then
-      echo "=== $name: not in this run (opt-in, see e2e_opted_out)" >&2
-      continue
-    fi
     [[ " $KSCORE_E2E_FIRST " == *" $name "* ]] && continue
     if [[ " $KSCORE_E2E_ALONE " == *" $name "* ]]; then alone+=("$t"); else rest+=("$t"); fi
   done

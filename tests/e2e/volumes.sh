@@ -25,8 +25,7 @@
 #   KSCORE_VOLUMES_SCENARIOS  scenarios to run, all by default
 #   KSCORE_E2E_TIMEOUT        seconds for each wait (60)
 # The kscore side needs build/bin/{scorer,shim} (or KSCORE_BIN_DIR); the
-# default side alone needs neither. hack/test.sh runs this script only with
-# KSCORE_E2E_VOLUMES=1 (hack/lib/stages.sh) until kscore binds such pods.
+# default side alone needs neither.
 set -euo pipefail
 E2E_NAME=volumes
 # shellcheck source=tests/e2e/lib.sh
