@@ -60,6 +60,15 @@ full=json.load(sys.stdin); d=json.loads(sys.argv[1])
 assert \"scores\" not in d and \"filter\" not in d, d
 assert d[\"totals\"] == [s[\"total\"] for s in full[\"scores\"]], (d, full)
 assert len(d[\"raw\"]) == len(d[\"totals\"]) * len(d[\"plugins\"]), d' '$totals_out'"
+# Volumes: the claim takes the smallest volume that fits, and only node-1's
+# does; volume_decisions names it for Reserve.
+vol_out="$(g -d @ "$addr" kscore.scorer.v1.Scorer/Evaluate < examples/grpcurl/evaluate_volumes.json)"
+check "Evaluate with a WaitForFirstConsumer claim binds it to node-1's volume" \
+  python3 -c '
+import json,sys
+d=json.loads(sys.argv[1])
+assert d["filter"][0] == {} and d["filter"][1]["plugin"] == "VolumeBinding", d
+assert d["node_volumes"] == [{"node_name": "node-1", "claims": [{"volume": "local-node-1"}]}], d' "$vol_out"
 # Topology spread: Plan says what to count, Evaluate reads the counts.
 plan_out="$(g -d @ "$addr" kscore.scorer.v1.Scorer/Plan < examples/grpcurl/plan_spread.json)"
 check "Plan asks for the web pods per zone, with the domains" \
