@@ -177,6 +177,9 @@ class VolumeDecisionPlugin : public virtual Plugin {
   virtual PluginStatus DecideVolumes(const CycleState& state,
                                      const pb::Pod& pod, const pb::Node& node,
                                      pb::NodeVolumes& out) const = 0;
+  // How long the caller waits for the bindings it writes to be complete
+  // (pb::Profile::volume_bind_timeout_seconds).
+  virtual int64_t BindTimeoutSeconds() const = 0;
 };
 
 }  // namespace kscore::framework

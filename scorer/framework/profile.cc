@@ -584,6 +584,13 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Create(
   return prof;
 }
 
+int64_t Profile::volume_bind_timeout_seconds() const {
+  int64_t t = 0;
+  for (const VolumeDecisionPlugin* d : volume_deciders_)
+    t = std::max(t, d->BindTimeoutSeconds());
+  return t;
+}
+
 void Profile::FillPlanners(const PointPlugins& plugins) {
   for (const std::vector<Plugin*>* list : plugins.All()) {
     for (const Plugin* p : *list) {

@@ -106,6 +106,9 @@ class Profile {
   bool plans() const { return plans_; }
   // Whether every enabled plugin is Batchable (pb::Profile::batches).
   bool batches() const { return batches_; }
+  // The longest bind timeout of the VolumeDecisionPlugins, 0 without one
+  // (pb::Profile::volume_bind_timeout_seconds).
+  int64_t volume_bind_timeout_seconds() const;
   // The pod's plan: every enabled plugin's queries, in a fixed order.
   pb::PlanResponse Plan(const pb::Pod& pod) const;
   // INVALID_ARGUMENT when the pod's plan would take more than `max_bytes`

@@ -818,6 +818,31 @@ profiles:
 // whose claims are all bound, or that has none (PreFilter skipped the
 // plugin), gets none; a profile without VolumeBinding at Filter decides
 // nothing.
+// The PreBind wait the profile announces: VolumeBinding's bindTimeoutSeconds
+// (600 by default), 0 when nothing decides volumes.
+TEST(ProfileTest, AnnouncesVolumeBindingsBindTimeout) {
+  auto timeout = [](absl::string_view config) -> int64_t {
+    auto set = Build(std::string(config));
+    EXPECT_TRUE(set.ok()) << set.status();
+    return set.ok() ? Only(**set).volume_bind_timeout_seconds() : -1;
+  };
+  EXPECT_EQ(timeout(""), 600);
+  EXPECT_EQ(timeout(R"(
+profiles:
+- pluginConfig:
+  - name: VolumeBinding
+    args: {bindTimeoutSeconds: 30}
+)"),
+            30);
+  EXPECT_EQ(timeout(R"(
+profiles:
+- plugins:
+    filter:
+      disabled: [{name: VolumeBinding}]
+)"),
+            0);
+}
+
 TEST(ProfileTest, DecideVolumesAsksTheVolumeDecisionPlugins) {
   pb::Pod pod = MakePod().Name("p").Obj();
   pod.add_volume_claims()->set_claim_name("c");

@@ -101,6 +101,9 @@ class VolumeBinding : public framework::PreFilterPlugin,
       const framework::CycleState& state, const framework::pb::Pod& pod,
       const framework::pb::Node& node,
       framework::pb::NodeVolumes& out) const override;
+  int64_t BindTimeoutSeconds() const override {
+    return args_.bind_timeout_seconds;
+  }
 
   using Args = model::VolumeBindingArgs;
 

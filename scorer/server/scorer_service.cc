@@ -633,6 +633,7 @@ absl::Status ScorerService::DoListProfiles(const pb::ListProfilesRequest*,
     for (pb::PodData d : profile->pod_data()) p->add_pod_data(d);
     p->set_plans(profile->plans());
     p->set_batches(profile->batches());
+    p->set_volume_bind_timeout_seconds(profile->volume_bind_timeout_seconds());
     for (const Profile::PluginInfo& info : profile->Describe()) {
       pb::PluginInfo* pi = p->add_plugins();
       pi->set_name(info.name);

@@ -124,6 +124,7 @@ std::string Profiles::Adopt(
     }
     info->plans = p.plans();
     info->batches = p.batches();
+    info->volume_bind_timeout = absl::Seconds(p.volume_bind_timeout_seconds());
     info->content_keys = answers.front().content_keys();
     auto events = std::make_shared<queue::PluginEvents>();
     for (const pb::PluginInfo& plugin : p.plugins()) {

@@ -36,6 +36,9 @@ struct ProfileInfo {
   bool plans = false;
   // The scorer batches pods of the same template (pb::Profile::batches).
   bool batches = false;
+  // PreBind's wait for the claims it bound (pb::Profile::
+  // volume_bind_timeout_seconds).
+  absl::Duration volume_bind_timeout = absl::ZeroDuration();
   // The scorer keeps nodes by content key
   // (pb::ListProfilesResponse::content_keys).
   bool content_keys = false;

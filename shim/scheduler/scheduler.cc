@@ -36,7 +36,6 @@ Scheduler::Scheduler(Options options, Profiles* profiles, cache::Cache* cache,
 Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
-  volume_binder_.Start();
   for (int i = 0; i < options_.schedule_workers; ++i) {
     workers_.emplace_back([this] {
       std::mt19937_64 rng(std::random_device{}());  // this worker's
@@ -132,7 +131,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   if (!options_.record_scores) record = nullptr;
   if (reserved.has_value()) {
     PreBindThenBind(std::move(qp), std::move(r.node), start, std::move(record),
-                    *std::move(reserved));
+                    *std::move(reserved), (*profile)->volume_bind_timeout);
     return;
   }
   Bind(std::move(qp), std::move(r.node), start, std::move(record));
@@ -159,7 +158,8 @@ bool Scheduler::ReserveVolumes(
 void Scheduler::PreBindThenBind(queue::SchedulingQueue::QueuedPod qp,
                                 std::string node, absl::Time start,
                                 std::shared_ptr<const Explanation> record,
-                                cache::Volumes::Reservation reserved) {
+                                cache::Volumes::Reservation reserved,
+                                absl::Duration timeout) {
   struct Held {
     queue::SchedulingQueue::QueuedPod qp;
     std::string node;
@@ -171,7 +171,8 @@ void Scheduler::PreBindThenBind(queue::SchedulingQueue::QueuedPod qp,
                                           std::chrono::steady_clock::now()});
   const objects::PodInfo& pod = *held->qp.info;
   volume_binder_.PreBind(
-      pod, std::move(reserved), [this, held, start](const absl::Status& s) {
+      pod, std::move(reserved), timeout,
+      [this, held, start](const absl::Status& s) {
         metrics_->ExtensionPoint(
             "PreBind", s.ok() ? "Success" : "Error",
             held->qp.info->scheduler_name,

@@ -119,7 +119,8 @@ class Scheduler {
   void PreBindThenBind(queue::SchedulingQueue::QueuedPod qp, std::string node,
                        absl::Time start,
                        std::shared_ptr<const Explanation> record,
-                       cache::Volumes::Reservation reserved);
+                       cache::Volumes::Reservation reserved,
+                       absl::Duration timeout);
   // Logs a cycle's explanation (trimmed when it holds every node); returns
   // it whole for record_scores.
   std::shared_ptr<const Explanation> Record(

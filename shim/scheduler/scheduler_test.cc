@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "model/cluster_event.h"
 #include "nlohmann/json.hpp"
+#include "shim/objects/storage.h"
 #include "shim/scheduler/hints.h"
 #include "shim/scheduler/testing/fake_scorer.h"
 #include "shim/scorer_client/scorer_client.h"
@@ -186,6 +187,133 @@ TEST(SchedulerBindTest, BindingsBeyondTheCapWaitAndStopWaitsForThem) {
       client.Others(),
       std::vector<std::string>(
           kPods, "POST /apis/events.k8s.io/v1/namespaces/default/events"));
+}
+
+objects::PodInfo PodWithClaim(const std::string& name,
+                              const std::string& claim) {
+  return *objects::PodFromJson(nlohmann::json{
+      {"metadata",
+       {{"name", name}, {"namespace", "default"}, {"uid", "uid-" + name}}},
+      {"spec",
+       {{"schedulerName", "concentrate-scheduler"},
+        {"containers", {{{"name", "c"}}}},
+        {"volumes",
+         {{{"name", "data"},
+           {"persistentVolumeClaim", {{"claimName", claim}}}}}}}},
+      {"status", {{"phase", "Pending"}}}});
+}
+
+std::shared_ptr<const objects::ClaimInfo> ClaimOf(const std::string& name,
+                                                  const std::string& rv,
+                                                  const std::string& volume) {
+  nlohmann::json c = {
+      {"metadata",
+       {{"namespace", "default"},
+        {"name", name},
+        {"uid", "claim-" + name},
+        {"resourceVersion", rv}}},
+      {"spec",
+       {{"storageClassName", "local"},
+        {"accessModes", {"ReadWriteOnce"}},
+        {"resources", {{"requests", {{"storage", "1Gi"}}}}}}},
+      {"status", {{"phase", volume.empty() ? "Pending" : "Bound"}}}};
+  if (!volume.empty()) {
+    c["spec"]["volumeName"] = volume;
+    c["metadata"]["annotations"] = {{"pv.kubernetes.io/bind-completed", "yes"}};
+  }
+  return std::make_shared<objects::ClaimInfo>(*objects::ClaimFromJson(c));
+}
+
+std::shared_ptr<const objects::VolumeInfo> LocalVolume(
+    const std::string& rv, const std::string& claim) {
+  nlohmann::json v = {
+      {"metadata", {{"name", "pv1"}, {"resourceVersion", rv}}},
+      {"spec",
+       {{"storageClassName", "local"},
+        {"capacity", {{"storage", "2Gi"}}},
+        {"accessModes", {"ReadWriteOnce"}},
+        {"nodeAffinity",
+         {{"required",
+           {{"nodeSelectorTerms",
+             {{{"matchExpressions",
+                {{{"key", "kubernetes.io/hostname"},
+                  {"operator", "In"},
+                  {"values", {"node-2"}}}}}}}}}}}}}},
+      {"status", {{"phase", claim.empty() ? "Available" : "Bound"}}}};
+  if (!claim.empty()) {
+    v["spec"]["claimRef"] = {
+        {"namespace", "default"}, {"name", claim}, {"uid", "claim-" + claim}};
+  }
+  return std::make_shared<objects::VolumeInfo>(*objects::VolumeFromJson(v));
+}
+
+// VolumeBinding's Reserve and PreBind: the chosen node's volume gets its
+// claimRef (a merge patch over the resourceVersion assumed); the pod is
+// bound only once the PV controller has bound its claim; meanwhile another
+// pod whose claim only that volume could take is not promised it.
+TEST(SchedulerVolumeTest, PreBindWritesTheClaimRefThenBindsOnceBound) {
+  auto real = testing::InProcessScorer::Start(kProfile);
+  ASSERT_TRUE(real.ok()) << real.status();
+  auto scorer =
+      *scorer_client::ScorerClient::Create({.target = (*real)->target()});
+  cache::Cache cache;
+  for (const char* name : {"node-1", "node-2"}) {
+    pb::Node node;
+    node.set_name(name);
+    (*node.mutable_labels())["kubernetes.io/hostname"] = name;
+    node.mutable_allocatable()->set_milli_cpu(4000);
+    node.mutable_allocatable()->set_memory(int64_t{16} << 30);
+    node.mutable_allocatable()->set_pods(110);
+    cache.UpsertNode(node);
+  }
+  objects::StorageClassInfo sc;
+  sc.sc.set_name("local");
+  sc.sc.set_provisioner("kubernetes.io/no-provisioner");
+  sc.sc.set_volume_binding_mode("WaitForFirstConsumer");
+  cache.volumes().UpsertClass(std::make_shared<objects::StorageClassInfo>(sc));
+  cache.volumes().UpsertVolume(LocalVolume("1", ""));
+  cache.volumes().UpsertClaim(ClaimOf("c1", "1", ""));
+  cache.volumes().UpsertClaim(ClaimOf("c2", "1", ""));
+  queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
+                                absl::Minutes(5), [] { return absl::Now(); },
+                                nullptr, nullptr});
+  HoldingClient client;
+  Writer writer(&client, Writer::Options());
+  Feedback feedback(&writer, "test-host");
+  Metrics metrics;
+  Profiles::Options profile_options;
+  profile_options.served = {"concentrate-scheduler"};
+  Profiles profiles(profile_options, [&] { return scorer->ListProfiles(); });
+  Scheduler scheduler(Scheduler::Options(), &profiles, &cache, &queue,
+                      scorer.get(), &writer, &feedback, &metrics);
+  for (const auto& [name, claim] : {std::pair{"a", "c1"}, {"b", "c2"}}) {
+    queue.AddOrUpdate(
+        std::make_shared<const objects::PodInfo>(PodWithClaim(name, claim)));
+    auto qp = queue.Pop(absl::Seconds(5));
+    ASSERT_TRUE(qp.has_value());
+    scheduler.ScheduleOne(*std::move(qp));
+  }
+  // a is assumed on node-2 and its volume's claimRef written; b gets none.
+  EXPECT_EQ(cache.NodeOf("default/a"), "node-2");
+  EXPECT_EQ(cache.NodeOf("default/b"), "");
+  std::string patch;
+  for (const std::string& w : client.Written()) {
+    if (absl::StartsWith(w, "PATCH /api/v1/persistentvolumes/pv1 ")) patch = w;
+  }
+  EXPECT_THAT(patch, ::testing::HasSubstr(R"("resourceVersion":"1")"));
+  EXPECT_THAT(patch, ::testing::HasSubstr(R"("uid":"claim-c1")"));
+  EXPECT_EQ(client.Binds(), 0u) << "bound before its claim";
+  // The PV controller binds the claim: then, and only then, the pod.
+  cache.volumes().UpsertVolume(LocalVolume("2", "c1"));
+  cache.volumes().UpsertClaim(ClaimOf("c1", "2", "pv1"));
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (client.Binds() == 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_EQ(client.Binds(), 1u);
+  EXPECT_THAT(client.Body(0), ::testing::HasSubstr("node-2"));
+  client.Answer(0);
+  scheduler.Stop();
 }
 
 // A failed cycle's kind decides the condition's reason and where the pod

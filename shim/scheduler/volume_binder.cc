@@ -58,13 +58,12 @@ VolumeBinder::VolumeBinder(Writer* writer, cache::Volumes* volumes,
 
 VolumeBinder::~VolumeBinder() { Stop(); }
 
-void VolumeBinder::Start() {
-  thread_ = std::thread([this] { Loop(); });
-}
-
 void VolumeBinder::Stop() {
-  if (!stop_.HasBeenNotified()) stop_.Notify();
-  if (thread_.joinable()) thread_.join();
+  {
+    absl::MutexLock lock(&thread_mu_);
+    if (!stop_.HasBeenNotified()) stop_.Notify();
+    if (thread_.joinable()) thread_.join();
+  }
   std::vector<std::shared_ptr<Pending>> left;
   {
     absl::MutexLock lock(&mu_);
@@ -79,12 +78,18 @@ size_t VolumeBinder::waiting() const {
 }
 
 void VolumeBinder::PreBind(const objects::PodInfo& pod,
-                           cache::Volumes::Reservation r, Done done) {
+                           cache::Volumes::Reservation r,
+                           absl::Duration timeout, Done done) {
+  {
+    absl::MutexLock lock(&thread_mu_);
+    if (!thread_.joinable() && !stop_.HasBeenNotified())
+      thread_ = std::thread([this] { Loop(); });
+  }
   auto p = std::make_shared<Pending>();
   p->pod = pod.key;
   p->r = std::move(r);
   p->done = std::move(done);
-  p->deadline = absl::Now() + options_.timeout;
+  p->deadline = absl::Now() + timeout;
   Write(p);
 }
 

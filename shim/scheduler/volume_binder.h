@@ -27,8 +27,6 @@ namespace kscore::scheduler {
 class VolumeBinder {
  public:
   struct Options {
-    // VolumeBindingArgs.bindTimeoutSeconds' default.
-    absl::Duration timeout = absl::Seconds(600);
     absl::Duration poll = absl::Milliseconds(100);
   };
   // OK once every claim is bound; otherwise upstream's error, after which
@@ -40,12 +38,14 @@ class VolumeBinder {
       : VolumeBinder(writer, volumes, Options()) {}
   // Stop()s.
   ~VolumeBinder();
-  void Start();
-  // Ends the waits still running with Cancelled.
+  // Ends the waits still running with Cancelled. The waiting thread starts
+  // with the first PreBind.
   void Stop();
 
+  // Waits at most `timeout` (the profile's volume_bind_timeout) for the PV
+  // controller once the writes are in.
   void PreBind(const objects::PodInfo& pod, cache::Volumes::Reservation r,
-               Done done);
+               absl::Duration timeout, Done done);
   size_t waiting() const;
 
  private:
@@ -71,7 +71,8 @@ class VolumeBinder {
   mutable absl::Mutex mu_;
   std::vector<std::shared_ptr<Pending>> waiting_ ABSL_GUARDED_BY(mu_);
   absl::Notification stop_;
-  std::thread thread_;
+  absl::Mutex thread_mu_;
+  std::thread thread_ ABSL_GUARDED_BY(thread_mu_);
 };
 
 }  // namespace kscore::scheduler
