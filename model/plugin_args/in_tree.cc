@@ -43,6 +43,7 @@ const std::map<std::string, ArgsCheck, std::less<>>& RunPlugins() {
           {"PodTopologySpread", StatusOf(&DecodePodTopologySpreadArgs)},
           {"TaintToleration", &ExpectNoArgs},
           {"VolumeBinding", StatusOf(&DecodeVolumeBindingArgs)},
+          {"VolumeRestrictions", &ExpectNoArgs},
           {"VolumeZone", &ExpectNoArgs},
       };
   return *kPlugins;
@@ -129,7 +130,7 @@ absl::Status ValidateInTreePluginArgs(absl::string_view name,
 std::vector<PluginNotRun> InTreePluginsNotRun() {
   std::vector<PluginNotRun> out;
   for (const char* name : {"SchedulingGates", "PrioritySort", "DefaultBinder",
-                           "VolumeRestrictions", "NodeVolumeLimits",
+                           "NodeVolumeLimits",
                            "GangScheduling", "DeferredPodScheduling",
                            "TopologyPlacementGenerator", "PodGroupPodsCount"}) {
     out.push_back({name, ""});
