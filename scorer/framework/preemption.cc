@@ -11,9 +11,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "model/fit_error.h"
 #include "model/scalar_resources.h"
 #include "scorer/framework/profile.h"
@@ -210,11 +210,10 @@ void DryRunNode::ApplyDisks(const pb::VictimPod& p, int sign) {
       *disks->Add() = d;
       continue;
     }
-    auto it = std::find_if(disks->begin(), disks->end(),
-                           [&d](const pb::InlineDisk& x) {
-                             return google::protobuf::util::
-                                 MessageDifferencer::Equals(x, d);
-                           });
+    auto it = std::find_if(
+        disks->begin(), disks->end(), [&d](const pb::InlineDisk& x) {
+          return google::protobuf::util::MessageDifferencer::Equals(x, d);
+        });
     if (it != disks->end()) disks->erase(it);
   }
 }

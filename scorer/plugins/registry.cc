@@ -43,8 +43,7 @@ framework::Registry DefaultRegistry() {
   r.Register(std::string(PodTopologySpread::kName), &PodTopologySpread::New);
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
   r.Register(std::string(VolumeBinding::kName), &VolumeBinding::New);
-  r.Register(std::string(VolumeRestrictions::kName),
-             &VolumeRestrictions::New);
+  r.Register(std::string(VolumeRestrictions::kName), &VolumeRestrictions::New);
   r.Register(std::string(VolumeZone::kName), &VolumeZone::New);
   // kube-scheduler v1.37's plugins the scorer does not run, with their
   // default args (the only args accepted for them) and, for one, a gate.

@@ -138,7 +138,8 @@ model::QueueingHint VolumeRestrictions::Hint(
       deleted == nullptr) {
     return QueueingHint::kQueue;
   }
-  if (deleted->namespace_() != pod.namespace_()) return QueueingHint::kQueueSkip;
+  if (deleted->namespace_() != pod.namespace_())
+    return QueueingHint::kQueueSkip;
   if (AnyConflict(pod, deleted->inline_disks())) return QueueingHint::kQueue;
   for (const pb::VolumeClaim& d : deleted->volume_claims()) {
     if (d.ephemeral()) continue;

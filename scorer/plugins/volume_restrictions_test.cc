@@ -59,7 +59,7 @@ class ClaimPod {
 
 // PreFilter then, unless it stopped the pod, Filter on `node`.
 PluginStatus RunPlugin(const pb::Pod& pod, const pb::Node& node,
-                 absl::Span<const int64_t> freed = {}) {
+                       absl::Span<const int64_t> freed = {}) {
   VolumeRestrictions pl;
   CycleState state;
   state.BindFreedClaimRefs(freed);
@@ -82,7 +82,8 @@ TEST(VolumeRestrictionsTest, ConflictRules) {
   EXPECT_FALSE(VR::Conflict(Disk(ebs, "v"), Disk(gce, "v")));
   const auto iscsi = pb::DISK_KIND_ISCSI;
   EXPECT_TRUE(VR::Conflict(Disk(iscsi, "iqn"), Disk(iscsi, "iqn", true)));
-  EXPECT_FALSE(VR::Conflict(Disk(iscsi, "iqn", true), Disk(iscsi, "iqn", true)));
+  EXPECT_FALSE(
+      VR::Conflict(Disk(iscsi, "iqn", true), Disk(iscsi, "iqn", true)));
   // RBD: a shared monitor, the same pool and image.
   const auto rbd = pb::DISK_KIND_RBD;
   EXPECT_TRUE(VR::Conflict(Disk(rbd, "img", false, "p", {"m1", "m2"}),
@@ -96,15 +97,15 @@ TEST(VolumeRestrictionsTest, ConflictRules) {
 }
 
 TEST(VolumeRestrictionsTest, DiskConflictOnTheNode) {
-  const pb::Pod pod =
-      ClaimPod().With(Disk(pb::DISK_KIND_GCE_PD, "pd")).Obj();
+  const pb::Pod pod = ClaimPod().With(Disk(pb::DISK_KIND_GCE_PD, "pd")).Obj();
   pb::Node free = MakeNode().Name("n1").Obj();
   EXPECT_TRUE(RunPlugin(pod, free).ok());
   pb::Node used = free;
   *used.add_disks() = Disk(pb::DISK_KIND_GCE_PD, "pd", true);
   PluginStatus s = RunPlugin(pod, used);
   EXPECT_EQ(s.code, Code::kUnschedulable);
-  EXPECT_THAT(s.reasons, ::testing::ElementsAre("node(s) had no available disk"));
+  EXPECT_THAT(s.reasons,
+              ::testing::ElementsAre("node(s) had no available disk"));
 }
 
 TEST(VolumeRestrictionsTest, SkipsWithoutDisksOrClaimsInUse) {
@@ -112,10 +113,10 @@ TEST(VolumeRestrictionsTest, SkipsWithoutDisksOrClaimsInUse) {
             Code::kSkip);
   // A ReadWriteOnce claim in use, or a ReadWriteOncePod one unused.
   EXPECT_EQ(RunPlugin(ClaimPod()
-                    .Claim("a", "ReadWriteOnce", 3)
-                    .Claim("b", "ReadWriteOncePod", 0)
-                    .Obj(),
-                MakeNode().Name("n").Obj())
+                          .Claim("a", "ReadWriteOnce", 3)
+                          .Claim("b", "ReadWriteOncePod", 0)
+                          .Obj(),
+                      MakeNode().Name("n").Obj())
                 .code,
             Code::kSkip);
 }
@@ -124,13 +125,15 @@ TEST(VolumeRestrictionsTest, ReadWriteOncePodInUse) {
   const pb::Pod pod = ClaimPod().Claim("a", "ReadWriteOncePod", 1).Obj();
   PluginStatus s = RunPlugin(pod, MakeNode().Name("n").Obj());
   EXPECT_EQ(s.code, Code::kUnschedulable);
-  EXPECT_THAT(s.reasons,
-              ::testing::ElementsAre(
-                  "node(s) unavailable due to PersistentVolumeClaim with "
-                  "ReadWriteOncePod access mode already in-use by another pod"));
+  EXPECT_THAT(
+      s.reasons,
+      ::testing::ElementsAre(
+          "node(s) unavailable due to PersistentVolumeClaim with "
+          "ReadWriteOncePod access mode already in-use by another pod"));
   // Preemption removed the pod using it.
   const int64_t freed[] = {1};
-  EXPECT_EQ(RunPlugin(pod, MakeNode().Name("n").Obj(), freed).code, Code::kSkip);
+  EXPECT_EQ(RunPlugin(pod, MakeNode().Name("n").Obj(), freed).code,
+            Code::kSkip);
 }
 
 TEST(VolumeRestrictionsTest, ClaimCountsOncePerNameHoweverManyUseIt) {
@@ -138,32 +141,35 @@ TEST(VolumeRestrictionsTest, ClaimCountsOncePerNameHoweverManyUseIt) {
   // removed pod's volume: two users, one removed, and the pod fits.
   const pb::Pod pod = ClaimPod().Claim("a", "ReadWriteOncePod", 2).Obj();
   const int64_t freed[] = {1};
-  EXPECT_EQ(RunPlugin(pod, MakeNode().Name("n").Obj(), freed).code, Code::kSkip);
+  EXPECT_EQ(RunPlugin(pod, MakeNode().Name("n").Obj(), freed).code,
+            Code::kSkip);
   // The same claim twice in the pod counts once.
   const pb::Pod twice = ClaimPod()
                             .Claim("a", "ReadWriteOncePod", 1)
                             .Claim("a", "ReadWriteOncePod", 1)
                             .Obj();
   const int64_t once[] = {1, 0};
-  EXPECT_EQ(RunPlugin(twice, MakeNode().Name("n").Obj(), once).code, Code::kSkip);
+  EXPECT_EQ(RunPlugin(twice, MakeNode().Name("n").Obj(), once).code,
+            Code::kSkip);
 }
 
 TEST(VolumeRestrictionsTest, MissingClaim) {
   PluginStatus s = RunPlugin(ClaimPod()
-                           .Claim("a", "ReadWriteOnce", 0)
-                           .Claim("gone", "", 0, /*found=*/false)
-                           .Obj(),
-                       MakeNode().Name("n").Obj());
+                                 .Claim("a", "ReadWriteOnce", 0)
+                                 .Claim("gone", "", 0, /*found=*/false)
+                                 .Obj(),
+                             MakeNode().Name("n").Obj());
   EXPECT_EQ(s.code, Code::kUnschedulableAndUnresolvable);
   EXPECT_THAT(s.reasons, ::testing::ElementsAre(
                              "persistentvolumeclaim \"gone\" not found"));
   // An ephemeral volume's claim is not read.
-  EXPECT_EQ(RunPlugin(ClaimPod()
+  EXPECT_EQ(
+      RunPlugin(ClaimPod()
                     .Claim("p-eph", "", 0, /*found=*/false, /*ephemeral=*/true)
                     .Obj(),
                 MakeNode().Name("n").Obj())
-                .code,
-            Code::kSkip);
+          .code,
+      Code::kSkip);
 }
 
 TEST(VolumeRestrictionsTest, StateRoundTrips) {
@@ -183,8 +189,8 @@ TEST(VolumeRestrictionsTest, HintOnAssignedPodDelete) {
                           .With(Disk(pb::DISK_KIND_AWS_EBS, "vol"))
                           .Obj();
   model::EventObjects e;
-  e.event = model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD,
-                             model::action::kDelete);
+  e.event =
+      model::MakeEvent(pb::EVENT_RESOURCE_ASSIGNED_POD, model::action::kDelete);
   pb::Pod deleted = MakePod().Name("d").Obj();
   e.old_pod = &deleted;
   EXPECT_EQ(pl.Hint(pod, e), model::QueueingHint::kQueueSkip);

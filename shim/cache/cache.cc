@@ -844,7 +844,8 @@ pb::Pod Cache::PodFor(const objects::PodInfo& pod,
   }
   absl::MutexLock lock(&mu_);
   for (pb::ClaimState& c : *out.mutable_volumes()->mutable_claims()) {
-    if (c.found()) c.set_pod_refs(volume_use_.ClaimRefs(pod.namespace_, c.name()));
+    if (c.found())
+      c.set_pod_refs(volume_use_.ClaimRefs(pod.namespace_, c.name()));
   }
   if (wants(pb::POD_DATA_NAMESPACE_LABELS)) {
     *out.mutable_namespace_labels() = index_.NamespaceLabels(pod.namespace_);

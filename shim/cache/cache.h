@@ -226,7 +226,7 @@ class Cache {
     pb::Resources non_zero;
     std::vector<pb::HostPort> host_ports;
     std::vector<std::pair<std::string, std::string>> labels;
-    ClusterIndex::PodRef ref;  // what the cluster index counted
+    ClusterIndex::PodRef ref;   // what the cluster index counted
     VolumeUse::PodUse volumes;  // what volume_use_ counted
   };
   struct NodeEntry {

@@ -810,11 +810,9 @@ TEST(CacheTest, ClaimRefsAndDisksFollowPods) {
   EXPECT_EQ(m["a"].disks(0).id(), "vol");
   EXPECT_EQ(m["b"].disks_size(), 0);  // another disk
   c.RemovePod("ns/u1");
-  EXPECT_EQ(c.PodFor(incoming, {pb::POD_DATA_VOLUMES})
-                .volumes()
-                .claims(0)
-                .pod_refs(),
-            0);
+  EXPECT_EQ(
+      c.PodFor(incoming, {pb::POD_DATA_VOLUMES}).volumes().claims(0).pod_refs(),
+      0);
   EXPECT_EQ(Candidates(c, incoming)["a"].disks_size(), 0);
 }
 

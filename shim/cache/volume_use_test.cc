@@ -16,8 +16,8 @@ pb::InlineDisk Disk(pb::DiskKind kind, const std::string& id, bool ro) {
   return d;
 }
 
-pb::Pod PodWith(const std::string& ns, const std::string& claim,
-                bool ephemeral, const pb::InlineDisk* disk) {
+pb::Pod PodWith(const std::string& ns, const std::string& claim, bool ephemeral,
+                const pb::InlineDisk* disk) {
   pb::Pod p;
   p.set_namespace_(ns);
   pb::VolumeClaim* c = p.add_volume_claims();
@@ -32,7 +32,8 @@ TEST(VolumeUseTest, CountsClaimRefsAsPodsComeAndGo) {
   const VolumeUse::PodUse a = VolumeUse::Of(PodWith("ns", "c", false, nullptr));
   const VolumeUse::PodUse b = VolumeUse::Of(PodWith("ns", "c", false, nullptr));
   // An ephemeral volume's claim is not counted (upstream's PodPVCKeys).
-  const VolumeUse::PodUse eph = VolumeUse::Of(PodWith("ns", "c", true, nullptr));
+  const VolumeUse::PodUse eph =
+      VolumeUse::Of(PodWith("ns", "c", true, nullptr));
   use.Add(a, "n1");
   use.Add(b, "n2");
   use.Add(eph, "n2");
