@@ -60,6 +60,7 @@ const std::map<std::string, Points, std::less<>>& InTreePoints() {
           {"PodTopologySpread", kAllFour},
           {"TaintToleration", {P::kFilter, P::kPreScore, P::kScore}},
           {"VolumeBinding", kAllFour},
+          {"VolumeRestrictions", {P::kPreFilter, P::kFilter}},
           {"VolumeZone", {P::kPreFilter, P::kFilter}},
       };
   return *kPoints;

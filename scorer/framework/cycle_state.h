@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 
 namespace kscore::framework {
@@ -81,8 +82,15 @@ class CycleState {
     cluster_ = cluster;
     query_bases_ = std::move(query_bases);
   }
+  // In a preemption dry run, per Pod.volume_claims index, the references to
+  // that claim by the pods removed so far (VictimPod.claim_refs): what
+  // upstream's RemovePod takes off VolumeRestrictions' state. Empty
+  // otherwise.
+  absl::Span<const int64_t> freed_claim_refs() const { return freed_; }
+  void BindFreedClaimRefs(absl::Span<const int64_t> freed) { freed_ = freed; }
 
  private:
+  absl::Span<const int64_t> freed_;
   Bytes bytes_;
   const ::kscore::scorer::v1::ClusterData* cluster_ = nullptr;
   absl::flat_hash_map<std::string, int> query_bases_;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "model/fit_error.h"
 #include "model/scalar_resources.h"
 #include "scorer/framework/profile.h"
@@ -68,7 +69,8 @@ void AddResources(pb::Resources* into, const pb::Resources& r, int sign) {
 }
 
 bool Counted(const pb::VictimPod& p) {
-  return !p.matched_queries().empty() || !p.terms().empty();
+  return !p.matched_queries().empty() || !p.terms().empty() ||
+         !p.claim_refs().empty();
 }
 
 int64_t StartOf(const pb::VictimPod& p, absl::Time now) {
@@ -126,7 +128,9 @@ DryRunNode::DryRunNode(const PreemptionInput& in, int index,
       source_(&in.request->nodes(index)),
       node_(source_->node()),
       cluster_(cluster),
-      removed_(static_cast<size_t>(source_->pods_size()), false) {
+      removed_(static_cast<size_t>(source_->pods_size()), false),
+      freed_claim_refs_(
+          static_cast<size_t>(in.request->pod().volume_claims_size()), 0) {
   for (int j = 0; j < node_.term_counts_size(); ++j) {
     term_slot_.emplace(node_.term_counts(j).term(), j);
   }
@@ -194,7 +198,24 @@ void DryRunNode::Apply(int i, int sign) {
     e->set_total(e->total() + sign);
     touched_terms_.push_back(t);
   }
+  for (int32_t c : p.claim_refs()) freed_claim_refs_[c] -= sign;
+  ApplyDisks(p, sign);
   if (Counted(p)) counted_removed_ -= sign;
+}
+
+void DryRunNode::ApplyDisks(const pb::VictimPod& p, int sign) {
+  auto* disks = node_.mutable_disks();
+  for (const pb::InlineDisk& d : p.disks()) {
+    if (sign > 0) {
+      *disks->Add() = d;
+      continue;
+    }
+    auto it = std::find_if(
+        disks->begin(), disks->end(), [&d](const pb::InlineDisk& x) {
+          return google::protobuf::util::MessageDifferencer::Equals(x, d);
+        });
+    if (it != disks->end()) disks->erase(it);
+  }
 }
 
 absl::StatusOr<PluginStatus> DryRunNode::Filter() {
@@ -212,6 +233,7 @@ absl::StatusOr<PluginStatus> DryRunNode::Filter() {
   // extensions keep it as.
   CycleState state;
   state.BindCluster(cluster_, in_.query_bases);
+  state.BindFreedClaimRefs(freed_claim_refs_);
   KSCORE_ASSIGN_OR_RETURN(PluginStatus pre,
                           in_.profile->RunPreFilter(state, pod));
   if (!pre.ok()) return pre;
@@ -388,6 +410,12 @@ absl::Status ValidatePreemptRequest(const pb::PreemptRequest& req) {
     for (int j = 0; j < pn.pods_size(); ++j) {
       KSCORE_RETURN_IF_ERROR(
           CheckVictim(pn.pods(j), req.pod().priority(), j, tally));
+      for (int32_t c : pn.pods(j).claim_refs()) {
+        if (c < 0 || c >= req.pod().volume_claims_size()) {
+          return Invalid("nodes[", i, "].pods[", j, "].claim_refs: ", c,
+                         " is not an index into pod.volume_claims");
+        }
+      }
     }
   }
   for (int k = 0; k < req.pdbs_size(); ++k) {

@@ -95,6 +95,8 @@ class DryRunNode {
 
  private:
   void Apply(int i, int sign);
+  // A pod's in-tree disks off (sign -1) or back on node_.disks.
+  void ApplyDisks(const pb::VictimPod& p, int sign);
 
   const PreemptionInput& in_;
   const int index_;
@@ -108,6 +110,8 @@ class DryRunNode {
   int counted_removed_ = 0;
   std::vector<int32_t> touched_queries_;
   std::vector<int32_t> touched_terms_;
+  // Per pod.volume_claims index, the removed pods' claim_refs to it.
+  std::vector<int64_t> freed_claim_refs_;
 };
 
 // What a preemption plugin decides (upstream's preemption.Interface, less

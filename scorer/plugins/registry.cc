@@ -18,6 +18,7 @@
 #include "scorer/plugins/taint_toleration.h"
 #include "scorer/plugins/unsupported.h"
 #include "scorer/plugins/volume_binding.h"
+#include "scorer/plugins/volume_restrictions.h"
 #include "scorer/plugins/volume_zone.h"
 
 namespace kscore::plugins {
@@ -42,6 +43,7 @@ framework::Registry DefaultRegistry() {
   r.Register(std::string(PodTopologySpread::kName), &PodTopologySpread::New);
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
   r.Register(std::string(VolumeBinding::kName), &VolumeBinding::New);
+  r.Register(std::string(VolumeRestrictions::kName), &VolumeRestrictions::New);
   r.Register(std::string(VolumeZone::kName), &VolumeZone::New);
   // kube-scheduler v1.37's plugins the scorer does not run, with their
   // default args (the only args accepted for them) and, for one, a gate.

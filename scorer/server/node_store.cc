@@ -91,8 +91,8 @@ absl::StatusOr<ResolvedNodes> ResolveNodes(
       return absl::InvalidArgumentError(absl::StrCat(
           "nodes[", i,
           "]: a node without a name stands for its content_key "
-          "and carries only label_counts, query_counts, term_counts and "
-          "images"));
+          "and carries only label_counts, query_counts, term_counts, "
+          "images and disks"));
     }
     std::shared_ptr<const pb::Node> kept = store.Find(n.content_key());
     if (kept == nullptr) {
@@ -107,6 +107,7 @@ absl::StatusOr<ResolvedNodes> ResolveNodes(
       *m.mutable_query_counts() = n.query_counts();
       *m.mutable_term_counts() = n.term_counts();
       *m.mutable_images() = n.images();
+      *m.mutable_disks() = n.disks();
       r.nodes.push_back(&m);
     }
     r.held.push_back(std::move(kept));

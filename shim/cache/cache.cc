@@ -246,6 +246,7 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
   n.requested.Add(entry.requests);
   n.non_zero.Add(entry.non_zero);
   for (const pb::HostPort& p : entry.host_ports) n.used_ports.push_back(p);
+  volume_use_.Add(entry.volumes, entry.node);
   if (entry.countable) {
     for (const auto& [k, v] : entry.labels)
       label_counts_[CountKey(entry.namespace_, k, v)][&n]++;
@@ -259,6 +260,7 @@ void Cache::SubtractLocked(const std::string& key) {
   if (it == pods_.end()) return;
   const PodEntry& entry = it->second;
   index_.RemovePod(entry.ref);
+  volume_use_.Remove(entry.volumes, entry.node);
   auto nit = nodes_.find(entry.node);
   if (nit != nodes_.end()) {
     NodeEntry& n = *nit->second;
@@ -316,6 +318,7 @@ Entry MakeEntry(const objects::PodInfo& pod, const std::string& node,
     e.host_ports = pod.host_ports;
   }
   for (const auto& [k, v] : pod.pod.labels()) e.labels.emplace_back(k, v);
+  e.volumes = VolumeUse::Of(pod.pod);
   return e;
 }
 }  // namespace
@@ -528,6 +531,10 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
   if (prepared != nullptr && !prepared->empty()) {
     index_.NodeParts(*prepared, std::string(name), &extra);
   }
+  if (incoming.pod.inline_disks_size() > 0) {
+    volume_use_.DisksOn(std::string(name), incoming.pod.inline_disks(),
+                        extra.mutable_disks());
+  }
   // A key goes alone only to a replica it went to whole.
   if (sent != nullptr) {
     uint64_t mask = 0;
@@ -650,6 +657,10 @@ void Cache::VictimLocked(const PodEntry& e, const pb::Pod* pod,
   v->set_terminating(e.deleting);
   if (prepared != nullptr && pod != nullptr && plan != nullptr) {
     index_.PodParts(*pod, *plan, *prepared, e.ref, v);
+  }
+  if (pod != nullptr) {
+    VolumeUse::ClaimRefsInto(e.volumes, *pod, v->mutable_claim_refs());
+    VolumeUse::Matching(e.volumes, pod->inline_disks(), v->mutable_disks());
   }
 }
 
@@ -826,11 +837,16 @@ pb::Pod Cache::PodFor(const objects::PodInfo& pod,
   }
   if (wants(pb::POD_DATA_VOLUMES) && out.volume_claims_size() > 0)
     *out.mutable_volumes() = volumes_.For(out);
-  if (!wants(pb::POD_DATA_NAMESPACE_LABELS) &&
+  const bool refs = out.volumes().claims_size() > 0;
+  if (!refs && !wants(pb::POD_DATA_NAMESPACE_LABELS) &&
       !wants(pb::POD_DATA_WORKLOAD_SELECTORS)) {
     return out;
   }
   absl::MutexLock lock(&mu_);
+  for (pb::ClaimState& c : *out.mutable_volumes()->mutable_claims()) {
+    if (c.found())
+      c.set_pod_refs(volume_use_.ClaimRefs(pod.namespace_, c.name()));
+  }
   if (wants(pb::POD_DATA_NAMESPACE_LABELS)) {
     *out.mutable_namespace_labels() = index_.NamespaceLabels(pod.namespace_);
   }

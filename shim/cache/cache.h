@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/resource_sum.h"
+#include "shim/cache/volume_use.h"
 #include "shim/cache/volumes.h"
 #include "shim/objects/objects.h"
 
@@ -138,7 +139,8 @@ class Cache {
   // instead of building and encoding hundreds of messages.
   //
   // With `prepared`, each node also carries its part of the answers to the
-  // pod's plan (query_counts, term_counts, images).
+  // pod's plan (query_counts, term_counts, images). For a pod with in-tree
+  // disks, each node carries those of its pods' that may conflict (disks).
   //
   // `form` says whether nodes go whole, whole with their content key, or
   // by their key; a node with nominated pods the incoming pod yields to
@@ -224,7 +226,8 @@ class Cache {
     pb::Resources non_zero;
     std::vector<pb::HostPort> host_ports;
     std::vector<std::pair<std::string, std::string>> labels;
-    ClusterIndex::PodRef ref;  // what the cluster index counted
+    ClusterIndex::PodRef ref;   // what the cluster index counted
+    VolumeUse::PodUse volumes;  // what volume_use_ counted
   };
   struct NodeEntry {
     bool present = false;  // a Node object exists (pods may arrive first)
@@ -342,6 +345,7 @@ class Cache {
   mutable std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
   ClusterIndex index_ ABSL_GUARDED_BY(mu_);
+  VolumeUse volume_use_ ABSL_GUARDED_BY(mu_);
   Volumes volumes_;  // its own lock
   // A budget, and whether its selector can protect any pod (decided once).
   struct PdbEntry {

@@ -767,3 +767,54 @@ TEST(CacheTest, DisruptionBudgetsInTheVictimsNamespacesGoToPreempt) {
 
 }  // namespace
 }  // namespace kscore::cache
+
+namespace kscore::cache {
+namespace {
+
+objects::PodInfo WithVolumes(objects::PodInfo p, const std::string& claim,
+                             const std::string& disk) {
+  if (!claim.empty()) {
+    pb::VolumeClaim* v = p.pod.add_volume_claims();
+    v->set_volume("data");
+    v->set_claim_name(claim);
+  }
+  if (!disk.empty()) {
+    pb::InlineDisk* d = p.pod.add_inline_disks();
+    d->set_kind(pb::DISK_KIND_AWS_EBS);
+    d->set_id(disk);
+  }
+  return p;
+}
+
+// VolumeRestrictions' data: the volumes naming each claim in the pod's
+// message, and a cycle part of the node's disks the pod may conflict with.
+TEST(CacheTest, ClaimRefsAndDisksFollowPods) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertNode(Node("b"));
+  auto claim = std::make_shared<objects::ClaimInfo>();
+  claim->namespace_ = "ns";
+  claim->name = "c";
+  claim->state.set_name("c");
+  claim->state.set_found(true);
+  c.volumes().UpsertClaim(claim);
+  c.UpsertAssignedPod(WithVolumes(Pod("ns", "u1", "", "a"), "c", "vol"));
+  c.UpsertAssignedPod(WithVolumes(Pod("other", "u2", "", "b"), "c", "x"));
+  const objects::PodInfo incoming =
+      WithVolumes(Pod("ns", "in", "", ""), "c", "vol");
+  pb::Pod pod = c.PodFor(incoming, {pb::POD_DATA_VOLUMES});
+  ASSERT_EQ(pod.volumes().claims_size(), 1);
+  EXPECT_EQ(pod.volumes().claims(0).pod_refs(), 1);  // not other/c
+  auto m = Candidates(c, incoming);
+  ASSERT_EQ(m["a"].disks_size(), 1);
+  EXPECT_EQ(m["a"].disks(0).id(), "vol");
+  EXPECT_EQ(m["b"].disks_size(), 0);  // another disk
+  c.RemovePod("ns/u1");
+  EXPECT_EQ(
+      c.PodFor(incoming, {pb::POD_DATA_VOLUMES}).volumes().claims(0).pod_refs(),
+      0);
+  EXPECT_EQ(Candidates(c, incoming)["a"].disks_size(), 0);
+}
+
+}  // namespace
+}  // namespace kscore::cache

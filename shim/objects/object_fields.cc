@@ -241,6 +241,15 @@ void AddVolume(absl::string_view name, bool claim, absl::string_view claim_name,
   c->set_ephemeral(ephemeral);
 }
 
+pb::InlineDisk* AddInlineDisk(pb::DiskKind kind, absl::string_view id,
+                              bool read_only, pb::Pod* out) {
+  pb::InlineDisk* d = out->add_inline_disks();
+  d->set_kind(kind);
+  d->set_id(std::string(id));
+  d->set_read_only(read_only);
+  return d;
+}
+
 void AddResourceClaim(absl::string_view name, pb::Pod* out) {
   out->add_resource_claims(std::string(name));
 }

@@ -114,6 +114,11 @@ void AddImageVolume(absl::string_view reference, pb::Pod* out);
 void AddVolume(absl::string_view name, bool claim, absl::string_view claim_name,
                bool ephemeral, pb::Pod* out);
 
+// spec.volumes[] of the in-tree kinds VolumeRestrictions checks
+// (pb::Pod::inline_disks); the caller sets the monitors of an RBD one.
+pb::InlineDisk* AddInlineDisk(pb::DiskKind kind, absl::string_view id,
+                              bool read_only, pb::Pod* out);
+
 void AddResourceClaim(absl::string_view name, pb::Pod* out);
 
 // Once a decoder has read the metadata, spec and status into p: defaults,

@@ -212,6 +212,33 @@ void Images(const json& spec, pb::Pod* pod) {
   }
 }
 
+bool Bool(const json& j, const char* key) {
+  const json& b = At(j, key);
+  return b.is_boolean() && b.get<bool>();
+}
+
+// A volume's in-tree disks (pb::Pod::inline_disks).
+void InlineDisks(const json& v, pb::Pod* pod) {
+  if (const json& d = At(v, "gcePersistentDisk"); d.is_object()) {
+    fields::AddInlineDisk(pb::DISK_KIND_GCE_PD, Str(d, "pdName"),
+                          Bool(d, "readOnly"), pod);
+  }
+  if (const json& d = At(v, "awsElasticBlockStore"); d.is_object()) {
+    fields::AddInlineDisk(pb::DISK_KIND_AWS_EBS, Str(d, "volumeID"),
+                          Bool(d, "readOnly"), pod);
+  }
+  if (const json& d = At(v, "iscsi"); d.is_object()) {
+    fields::AddInlineDisk(pb::DISK_KIND_ISCSI, Str(d, "iqn"),
+                          Bool(d, "readOnly"), pod);
+  }
+  if (const json& d = At(v, "rbd"); d.is_object()) {
+    pb::InlineDisk* r = fields::AddInlineDisk(
+        pb::DISK_KIND_RBD, Str(d, "image"), Bool(d, "readOnly"), pod);
+    r->set_pool(Str(d, "pool"));
+    Strings(At(d, "monitors"), r->mutable_monitors());
+  }
+}
+
 // What the scorer reads of the pod's inter-pod affinity, spread constraints,
 // images, claimed volumes and resource claims (its plugins, or its gates for
 // the plugins it does not run, decide what they mean).
@@ -227,6 +254,7 @@ void Requirements(const json& spec, pb::Pod* pod) {
     const json& pvc = At(v, "persistentVolumeClaim");
     fields::AddVolume(Str(v, "name"), !pvc.is_null(), Str(pvc, "claimName"),
                       !At(v, "ephemeral").is_null(), pod);
+    InlineDisks(v, pod);
   }
   for (const json& c : At(spec, "resourceClaims"))
     fields::AddResourceClaim(Str(c, "name"), pod);

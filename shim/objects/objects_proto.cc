@@ -220,6 +220,31 @@ void Images(const k8s::PodSpec& spec, pb::Pod* pod) {
   }
 }
 
+// A volume's in-tree disks (pb::Pod::inline_disks).
+void InlineDisks(const k8s::VolumeSource& v, pb::Pod* pod) {
+  if (v.has_gce_persistent_disk()) {
+    fields::AddInlineDisk(pb::DISK_KIND_GCE_PD,
+                          v.gce_persistent_disk().pd_name(),
+                          v.gce_persistent_disk().read_only(), pod);
+  }
+  if (v.has_aws_elastic_block_store()) {
+    fields::AddInlineDisk(pb::DISK_KIND_AWS_EBS,
+                          v.aws_elastic_block_store().volume_id(),
+                          v.aws_elastic_block_store().read_only(), pod);
+  }
+  if (v.has_iscsi()) {
+    fields::AddInlineDisk(pb::DISK_KIND_ISCSI, v.iscsi().iqn(),
+                          v.iscsi().read_only(), pod);
+  }
+  if (v.has_rbd()) {
+    pb::InlineDisk* r = fields::AddInlineDisk(
+        pb::DISK_KIND_RBD, v.rbd().image(), v.rbd().read_only(), pod);
+    r->set_pool(v.rbd().pool());
+    r->mutable_monitors()->Add(v.rbd().monitors().begin(),
+                               v.rbd().monitors().end());
+  }
+}
+
 // Inter-pod affinity, spread constraints, images, claimed volumes and
 // resource claims, as the JSON decoder reads them.
 void Requirements(const k8s::PodSpec& spec, pb::Pod* pod) {
@@ -236,6 +261,7 @@ void Requirements(const k8s::PodSpec& spec, pb::Pod* pod) {
     fields::AddVolume(v.name(), source.has_persistent_volume_claim(),
                       source.persistent_volume_claim().claim_name(),
                       source.has_ephemeral(), pod);
+    InlineDisks(source, pod);
   }
   for (const k8s::PodResourceClaim& c : spec.resource_claims())
     fields::AddResourceClaim(c.name(), pod);

@@ -447,7 +447,12 @@ const std::vector<Case>& PodCases() {
        R"({"metadata": {"namespace": "ns", "name": "p"}, "spec": {"volumes": [
              {"name": "tmp", "emptyDir": {}},
              {"name": "d", "persistentVolumeClaim": {"claimName": "c"}},
-             {"name": "e", "ephemeral": {}}],
+             {"name": "e", "ephemeral": {}},
+             {"name": "g", "gcePersistentDisk": {"pdName": "pd", "readOnly": true}},
+             {"name": "a", "awsElasticBlockStore": {"volumeID": "vol"}},
+             {"name": "i", "iscsi": {"iqn": "iqn.x", "readOnly": false}},
+             {"name": "r", "rbd": {"monitors": ["m1", "m2"], "image": "img",
+                                   "pool": "rbd", "readOnly": true}}],
              "resourceClaims": [{"name": "gpu"}, {"name": "nic"}]}})",
        R"pb(metadata { namespace: "ns" name: "p" }
             spec {
@@ -459,6 +464,32 @@ const std::vector<Case>& PodCases() {
               volumes {
                 name: "e"
                 volume_source { ephemeral: "" }
+              }
+              volumes {
+                name: "g"
+                volume_source {
+                  gce_persistent_disk { pd_name: "pd" read_only: true }
+                }
+              }
+              volumes {
+                name: "a"
+                volume_source { aws_elastic_block_store { volume_id: "vol" } }
+              }
+              volumes {
+                name: "i"
+                volume_source { iscsi { iqn: "iqn.x" read_only: false } }
+              }
+              volumes {
+                name: "r"
+                volume_source {
+                  rbd {
+                    monitors: "m1"
+                    monitors: "m2"
+                    image: "img"
+                    pool: "rbd"
+                    read_only: true
+                  }
+                }
               }
               resource_claims { name: "gpu" }
               resource_claims { name: "nic" }
@@ -618,6 +649,22 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
   EXPECT_EQ(claims.volume_claims(0).claim_name(), "c");
   EXPECT_TRUE(claims.volume_claims(1).ephemeral());
   EXPECT_EQ(claims.resource_claims_size(), 2);
+  // The in-tree disks, in spec order.
+  ASSERT_EQ(claims.inline_disks_size(), 4);
+  EXPECT_EQ(claims.inline_disks(0).kind(), pb::DISK_KIND_GCE_PD);
+  EXPECT_EQ(claims.inline_disks(0).id(), "pd");
+  EXPECT_TRUE(claims.inline_disks(0).read_only());
+  EXPECT_EQ(claims.inline_disks(1).kind(), pb::DISK_KIND_AWS_EBS);
+  EXPECT_EQ(claims.inline_disks(1).id(), "vol");
+  EXPECT_EQ(claims.inline_disks(2).kind(), pb::DISK_KIND_ISCSI);
+  EXPECT_EQ(claims.inline_disks(2).id(), "iqn.x");
+  EXPECT_FALSE(claims.inline_disks(2).read_only());
+  const pb::InlineDisk& rbd = claims.inline_disks(3);
+  EXPECT_EQ(rbd.kind(), pb::DISK_KIND_RBD);
+  EXPECT_EQ(rbd.id(), "img");
+  EXPECT_EQ(rbd.pool(), "rbd");
+  EXPECT_THAT(rbd.monitors(), ::testing::ElementsAre("m1", "m2"));
+  EXPECT_TRUE(rbd.read_only());
   absl::StatusOr<PodInfo> resized =
       PodFromProto(Bytes<k8s::Pod>(PodCases()[2].proto_text));
   ASSERT_TRUE(resized.ok()) << resized.status();

@@ -147,6 +147,7 @@ func generate(seed uint64, volumes bool) *Input {
 	g.in.Pod = g.incoming(names[len(names)-1])
 	if volumes {
 		addVolumes(vr, g.in, g.zones)
+		addRestrictions(vr, g.in)
 	}
 	return g.in
 }

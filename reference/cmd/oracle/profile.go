@@ -38,7 +38,7 @@ func (w *yamlWriter) line(indent int, format string, args ...any) {
 // genProfile is the KubeSchedulerConfiguration for one case: the stock
 // profile less the plugins kscore lacks; about half the cases also change
 // plugin weights or args. With vr (the cases of gen --volumes),
-// VolumeBinding and VolumeZone stay on, and vr sometimes draws
+// VolumeBinding, VolumeZone and VolumeRestrictions stay on, and vr sometimes draws
 // VolumeBinding's weight and args; r draws what it draws without vr, so the
 // rest of the profile is the same.
 func genProfile(r *rand.Rand, vr *rand.Rand) string {
@@ -67,7 +67,7 @@ func genProfile(r *rand.Rand, vr *rand.Rand) string {
 	}
 	w.line(6, "disabled:")
 	for _, name := range disabledPlugins {
-		if (name == "VolumeBinding" || name == "VolumeZone") && vr != nil {
+		if (name == "VolumeBinding" || name == "VolumeZone" || name == "VolumeRestrictions") && vr != nil {
 			continue
 		}
 		w.line(6, "- name: %s", name)
