@@ -40,6 +40,7 @@ const std::map<std::string, ArgsCheck, std::less<>>& RunPlugins() {
            StatusOf(&DecodeNodeResourcesBalancedAllocationArgs)},
           {"NodeResourcesFit", StatusOf(&DecodeNodeResourcesFitArgs)},
           {"NodeUnschedulable", &ExpectNoArgs},
+          {"NodeVolumeLimits", &ExpectNoArgs},
           {"PodTopologySpread", StatusOf(&DecodePodTopologySpreadArgs)},
           {"TaintToleration", &ExpectNoArgs},
           {"VolumeBinding", StatusOf(&DecodeVolumeBindingArgs)},
@@ -128,10 +129,10 @@ absl::Status ValidateInTreePluginArgs(absl::string_view name,
 
 std::vector<PluginNotRun> InTreePluginsNotRun() {
   std::vector<PluginNotRun> out;
-  for (const char* name : {"SchedulingGates", "PrioritySort", "DefaultBinder",
-                           "VolumeRestrictions", "NodeVolumeLimits",
-                           "GangScheduling", "DeferredPodScheduling",
-                           "TopologyPlacementGenerator", "PodGroupPodsCount"}) {
+  for (const char* name :
+       {"SchedulingGates", "PrioritySort", "DefaultBinder",
+        "VolumeRestrictions", "GangScheduling", "DeferredPodScheduling",
+        "TopologyPlacementGenerator", "PodGroupPodsCount"}) {
     out.push_back({name, ""});
   }
   // The one that takes args, with kube-scheduler's defaulted args (default
