@@ -116,7 +116,8 @@ PluginStatus NodeVolumeLimits::Filter(const CycleState& /*state*/,
   const auto& attachable = pod.volumes().attachable();
   if (attachable.empty()) return PluginStatus::Success();
   // VolumeLimitScaling (beta, on in v1.37): a driver whose CSIDriver asks
-  // for it must be among the node's CSINode drivers.
+  // for it must be among the node's CSINode drivers. With two such drivers
+  // missing, upstream names either (map order); here the pod's first.
   for (const pb::AttachableVolume& v : attachable) {
     if (v.required_on_node() && FindDriver(node, v.driver()) == nullptr) {
       return PluginStatus::Unschedulable(

@@ -18,9 +18,13 @@ import (
 // counts decide. In-tree volumes (CSI migration) are left out.
 func (g *volGen) volumeLimits() {
 	r := g.r
+	// At most one driver says true: with two missing on a node, upstream
+	// names whichever its map gives first.
+	prevent := false
 	for _, d := range g.in.CSIDrivers {
 		if chance(r, 0.3) {
-			d.Spec.PreventPodSchedulingIfMissing = ptr.To(chance(r, 0.8))
+			d.Spec.PreventPodSchedulingIfMissing = ptr.To(!prevent && chance(r, 0.8))
+			prevent = prevent || *d.Spec.PreventPodSchedulingIfMissing
 		}
 	}
 	for _, n := range g.in.Nodes {
