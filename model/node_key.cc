@@ -13,12 +13,13 @@ void ClearCycleParts(pb::Node& node) {
   node.clear_term_counts();
   node.clear_images();
   node.clear_disks();
+  node.clear_volumes_in_use();
 }
 
 bool HasCycleParts(const pb::Node& node) {
   return node.label_counts_size() > 0 || node.query_counts_size() > 0 ||
          node.term_counts_size() > 0 || node.images_size() > 0 ||
-         node.disks_size() > 0;
+         node.disks_size() > 0 || node.volumes_in_use_size() > 0;
 }
 
 std::string NodeContentKey(const pb::Node& node) {

@@ -57,6 +57,7 @@ const std::map<std::string, Points, std::less<>>& InTreePoints() {
           {"NodeResourcesBalancedAllocation", {P::kPreScore, P::kScore}},
           {"NodeResourcesFit", kAllFour},
           {"NodeUnschedulable", {P::kFilter}},
+          {"NodeVolumeLimits", {P::kPreFilter, P::kFilter}},
           {"PodTopologySpread", kAllFour},
           {"TaintToleration", {P::kFilter, P::kPreScore, P::kScore}},
           {"VolumeBinding", kAllFour},

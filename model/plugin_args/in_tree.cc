@@ -40,6 +40,7 @@ const std::map<std::string, ArgsCheck, std::less<>>& RunPlugins() {
            StatusOf(&DecodeNodeResourcesBalancedAllocationArgs)},
           {"NodeResourcesFit", StatusOf(&DecodeNodeResourcesFitArgs)},
           {"NodeUnschedulable", &ExpectNoArgs},
+          {"NodeVolumeLimits", &ExpectNoArgs},
           {"PodTopologySpread", StatusOf(&DecodePodTopologySpreadArgs)},
           {"TaintToleration", &ExpectNoArgs},
           {"VolumeBinding", StatusOf(&DecodeVolumeBindingArgs)},
@@ -130,8 +131,8 @@ absl::Status ValidateInTreePluginArgs(absl::string_view name,
 std::vector<PluginNotRun> InTreePluginsNotRun() {
   std::vector<PluginNotRun> out;
   for (const char* name :
-       {"SchedulingGates", "PrioritySort", "DefaultBinder", "NodeVolumeLimits",
-        "GangScheduling", "DeferredPodScheduling", "TopologyPlacementGenerator",
+       {"SchedulingGates", "PrioritySort", "DefaultBinder", "GangScheduling",
+        "DeferredPodScheduling", "TopologyPlacementGenerator",
         "PodGroupPodsCount"}) {
     out.push_back({name, ""});
   }

@@ -58,9 +58,9 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
   EXPECT_THAT(ProfilePeer::PluginNames(p, model::ExtensionPoint::kFilter),
               ElementsAre("NodeName", "NodeUnschedulable", "TaintToleration",
                           "NodeAffinity", "NodePorts", "NodeResourcesFit",
-                          "VolumeRestrictions", "VolumeBinding", "VolumeZone",
-                          "PodTopologySpread", "InterPodAffinity",
-                          "NodeDeclaredFeatures"));
+                          "VolumeRestrictions", "NodeVolumeLimits",
+                          "VolumeBinding", "VolumeZone", "PodTopologySpread",
+                          "InterPodAffinity", "NodeDeclaredFeatures"));
   EXPECT_THAT(Weights(p),
               ElementsAre(W{"TaintToleration", 3}, W{"NodeAffinity", 2},
                           W{"NodeResourcesFit", 1}, W{"VolumeBinding", 1},
@@ -69,8 +69,8 @@ TEST(ProfileTest, DefaultProfileHasKubeSchedulersPluginsAndWeights) {
                           W{"ImageLocality", 1}));
   // InterPodAffinity reads the labels of the pod's namespace;
   // PodTopologySpread's default constraints select the pod's Services and
-  // controller; ImageLocality reads the images; VolumeBinding, VolumeZone
-  // and VolumeRestrictions the claims.
+  // controller; ImageLocality reads the images; the volume plugins the
+  // claims.
   EXPECT_THAT(p.pod_data(),
               ElementsAre(pb::POD_DATA_NAMESPACE_LABELS,
                           pb::POD_DATA_WORKLOAD_SELECTORS, pb::POD_DATA_IMAGES,

@@ -14,6 +14,7 @@
 #include "scorer/plugins/node_resources_balanced_allocation.h"
 #include "scorer/plugins/node_resources_fit.h"
 #include "scorer/plugins/node_unschedulable.h"
+#include "scorer/plugins/node_volume_limits.h"
 #include "scorer/plugins/pod_topology_spread.h"
 #include "scorer/plugins/taint_toleration.h"
 #include "scorer/plugins/unsupported.h"
@@ -40,6 +41,7 @@ framework::Registry DefaultRegistry() {
              &NodeResourcesBalancedAllocation::New);
   r.Register(std::string(NodeResourcesFit::kName), &NodeResourcesFit::New);
   r.Register(std::string(NodeUnschedulable::kName), &NodeUnschedulable::New);
+  r.Register(std::string(NodeVolumeLimits::kName), &NodeVolumeLimits::New);
   r.Register(std::string(PodTopologySpread::kName), &PodTopologySpread::New);
   r.Register(std::string(TaintToleration::kName), &TaintToleration::New);
   r.Register(std::string(VolumeBinding::kName), &VolumeBinding::New);

@@ -48,7 +48,8 @@ bool OnlyCycleParts(const pb::Node& n) {
   return n.name().empty() && n.labels().empty() && n.taints().empty() &&
          !n.unschedulable() && !n.has_allocatable() && !n.has_requested() &&
          !n.has_non_zero_requested() && n.pod_count() == 0 &&
-         n.used_ports().empty() && n.declared_features().empty();
+         n.used_ports().empty() && n.declared_features().empty() &&
+         n.csi_drivers().empty();
 }
 
 // Keeps a node sent in full under its key, when the key is its content's.
@@ -92,7 +93,7 @@ absl::StatusOr<ResolvedNodes> ResolveNodes(
           "nodes[", i,
           "]: a node without a name stands for its content_key "
           "and carries only label_counts, query_counts, term_counts, "
-          "images and disks"));
+          "images, disks and volumes_in_use"));
     }
     std::shared_ptr<const pb::Node> kept = store.Find(n.content_key());
     if (kept == nullptr) {
@@ -108,6 +109,7 @@ absl::StatusOr<ResolvedNodes> ResolveNodes(
       *m.mutable_term_counts() = n.term_counts();
       *m.mutable_images() = n.images();
       *m.mutable_disks() = n.disks();
+      *m.mutable_volumes_in_use() = n.volumes_in_use();
       r.nodes.push_back(&m);
     }
     r.held.push_back(std::move(kept));

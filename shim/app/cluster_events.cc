@@ -338,4 +338,35 @@ kube::EventHandlers<objects::CapacityInfo> ClusterEvents::CapacityHandlers(
       std::move(on_synced));
 }
 
+kube::EventHandlers<objects::CsiNodeInfo> ClusterEvents::CsiNodeHandlers(
+    std::function<void()> on_synced) {
+  cache::Cache* c = cache_;
+  return StorageHandlers<objects::CsiNodeInfo>(
+      this, pb::EVENT_RESOURCE_CSI_NODE,
+      [c](const kube::Ptr<objects::CsiNodeInfo>& o) { c->UpsertCsiNode(*o); },
+      [c](const objects::CsiNodeInfo& o) { c->RemoveCsiNode(o.name); },
+      std::move(on_synced));
+}
+
+kube::EventHandlers<objects::AttachmentInfo> ClusterEvents::AttachmentHandlers(
+    std::function<void()> on_synced) {
+  cache::Cache* c = cache_;
+  kube::EventHandlers<objects::AttachmentInfo> h;
+  h.on_add = [c](const kube::Ptr<objects::AttachmentInfo>& o) {
+    c->UpsertAttachment(*o);
+  };
+  h.on_update = [c](const kube::Ptr<objects::AttachmentInfo>&,
+                    const kube::Ptr<objects::AttachmentInfo>& o) {
+    c->UpsertAttachment(*o);
+  };
+  // Only a deletion frees a volume slot (upstream registers only it).
+  h.on_delete = [this, c](const kube::Ptr<objects::AttachmentInfo>& o) {
+    c->RemoveAttachment(o->name);
+    queue_->MoveAllToActiveOrBackoff(model::MakeEvent(
+        pb::EVENT_RESOURCE_VOLUME_ATTACHMENT, model::action::kDelete));
+  };
+  h.on_synced = std::move(on_synced);
+  return h;
+}
+
 }  // namespace kscore::app

@@ -95,6 +95,12 @@ class ClusterEvents {
       std::function<void()> on_synced);
   kube::EventHandlers<objects::CapacityInfo> CapacityHandlers(
       std::function<void()> on_synced);
+  // NodeVolumeLimits': CSINodes (adds and updates move pods) and
+  // VolumeAttachments (deletes do), kept in the cache's nodes.
+  kube::EventHandlers<objects::CsiNodeInfo> CsiNodeHandlers(
+      std::function<void()> on_synced);
+  kube::EventHandlers<objects::AttachmentInfo> AttachmentHandlers(
+      std::function<void()> on_synced);
 
   // Pending pods of served profiles held back by scheduling gates
   // (scheduler_pending_pods{queue="gated"}).

@@ -129,8 +129,8 @@ constexpr objects::WorkloadKind kWorkloadKinds[] = {
     objects::WorkloadKind::kStatefulSet,
     objects::WorkloadKind::kReplicationController};
 // Pods, nodes, namespaces, PodDisruptionBudgets, the workloads and the
-// five storage kinds.
-constexpr int kInformers = 9 + static_cast<int>(std::size(kWorkloadKinds));
+// seven storage kinds.
+constexpr int kInformers = 11 + static_cast<int>(std::size(kWorkloadKinds));
 
 class Shim {
  public:
@@ -187,6 +187,9 @@ class Shim {
   kube::Informer<objects::StorageClassInfo> storage_classes_;
   kube::Informer<objects::CsiDriverInfo> csi_drivers_;
   kube::Informer<objects::CapacityInfo> capacities_;
+  // What NodeVolumeLimits reads (kept in the cache's nodes).
+  kube::Informer<objects::CsiNodeInfo> csi_nodes_;
+  kube::Informer<objects::AttachmentInfo> attachments_;
   std::unique_ptr<kube::Client> authn_client_;
   std::unique_ptr<kube::Client> authz_client_;
   std::unique_ptr<DelegatedAuth> auth_;
@@ -298,6 +301,14 @@ Shim::Shim(const Options& o, std::unique_ptr<kube::Client> client,
                   {objects::kCapacityPath, "", "",
                    events_.CapacityHandlers([this] { gate_.Synced(); }),
                    objects::CapacityCodec()}),
+      csi_nodes_(client_.get(),
+                 {objects::kCsiNodePath, "", "",
+                  events_.CsiNodeHandlers([this] { gate_.Synced(); }),
+                  objects::CsiNodeCodec()}),
+      attachments_(client_.get(),
+                   {objects::kAttachmentPath, "", "",
+                    events_.AttachmentHandlers([this] { gate_.Synced(); }),
+                    objects::AttachmentCodec()}),
       authn_client_(std::move(authn)),
       authz_client_(std::move(authz)) {
   for (objects::WorkloadKind kind : kWorkloadKinds) {
@@ -321,6 +332,8 @@ Shim::~Shim() {
   stop_flusher_.Notify();
   if (flusher_.joinable()) flusher_.join();
   status_.reset();
+  attachments_.Stop();
+  csi_nodes_.Stop();
   capacities_.Stop();
   csi_drivers_.Stop();
   storage_classes_.Stop();
@@ -473,7 +486,8 @@ absl::Status Shim::ServeStatus() {
                   namespaces_.HasSynced() && pdbs_.HasSynced() &&
                   claims_.HasSynced() && volumes_.HasSynced() &&
                   storage_classes_.HasSynced() && csi_drivers_.HasSynced() &&
-                  capacities_.HasSynced();
+                  capacities_.HasSynced() && csi_nodes_.HasSynced() &&
+                  attachments_.HasSynced();
     for (const auto& w : workloads_) synced = synced && w->HasSynced();
     return synced ? "" : "informers not synced";
   };
@@ -514,6 +528,8 @@ void Shim::Run() {
   storage_classes_.Start();
   csi_drivers_.Start();
   capacities_.Start();
+  csi_nodes_.Start();
+  attachments_.Start();
 }
 
 absl::Status Shim::Start() {

@@ -66,6 +66,13 @@ std::string Cache::EncodeAggregates(const NodeEntry& n,
     *d.mutable_requested() = requested.ToProto();
     for (const pb::HostPort& p : nominated->ports) *d.add_used_ports() = p;
   }
+  for (const objects::CsiNodeInfo::Driver& driver : n.csi_node) {
+    pb::CsiDriverUse* u = d.add_csi_drivers();
+    u->set_name(driver.name);
+    if (driver.limit.has_value()) u->set_limit(*driver.limit);
+    auto it = n.csi_attached.find(driver.name);
+    if (it != n.csi_attached.end()) u->set_attached(it->second);
+  }
   return d.SerializeAsString();
 }
 
@@ -178,12 +185,10 @@ void Cache::RemoveNode(const std::string& name) {
   index_.RemoveNode(name);
   StructureChangedLocked();
   UnplaceLocked(it->second.get());
-  if (it->second->pod_count == 0) {
-    nodes_.erase(it);
-  } else {
-    // Pods still point at it; keep their aggregates until they go.
-    it->second->present = false;
-  }
+  it->second->present = false;
+  // Pods, or its CSINode or attachments, may still point at it; keep their
+  // aggregates until they go.
+  if (it->second->Unused()) nodes_.erase(it);
 }
 
 std::string Cache::ZoneKey(
@@ -251,6 +256,7 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
     for (const auto& [k, v] : entry.labels)
       label_counts_[CountKey(entry.namespace_, k, v)][&n]++;
   }
+  CountCsiLocked(key, entry, &n, +1);
   Encode(&n);
   pods_[key] = std::move(entry);
 }
@@ -262,6 +268,8 @@ void Cache::SubtractLocked(const std::string& key) {
   index_.RemovePod(entry.ref);
   volume_use_.Remove(entry.volumes, entry.node);
   auto nit = nodes_.find(entry.node);
+  CountCsiLocked(key, entry, nit == nodes_.end() ? nullptr : nit->second.get(),
+                 -1);
   if (nit != nodes_.end()) {
     NodeEntry& n = *nit->second;
     n.pod_count--;
@@ -285,11 +293,7 @@ void Cache::SubtractLocked(const std::string& key) {
         }
       }
     }
-    if (!n.present && n.pod_count == 0) {
-      nodes_.erase(nit);
-    } else {
-      Encode(&n);
-    }
+    SettleLocked(nit);
   }
   pods_.erase(it);
 }
@@ -319,6 +323,14 @@ Entry MakeEntry(const objects::PodInfo& pod, const std::string& node,
   }
   for (const auto& [k, v] : pod.pod.labels()) e.labels.emplace_back(k, v);
   e.volumes = VolumeUse::Of(pod.pod);
+  if (!pod.terminated() && !pod.pod.volume_claims().empty()) {
+    auto claims = std::make_shared<pb::Pod>();
+    claims->set_namespace_(pod.pod.namespace_());
+    claims->set_name(pod.pod.name());
+    claims->set_uid(pod.pod.uid());
+    *claims->mutable_volume_claims() = pod.pod.volume_claims();
+    e.claims = std::move(claims);
+  }
   return e;
 }
 }  // namespace
@@ -329,6 +341,7 @@ void Cache::UpsertAssignedPod(const objects::PodInfo& pod) {
   SubtractLocked(pod.key);
   PodEntry e = MakeEntry<PodEntry>(pod, pod.node_name, false);
   e.ref = index_.AddPod(pod, pod.node_name);
+  ResolveCsiLocked(&e);
   AddLocked(pod.key, std::move(e));
 }
 
@@ -346,6 +359,7 @@ bool Cache::AssumePod(const objects::PodInfo& pod, const std::string& node) {
   DropNominationLocked(pod.key);
   PodEntry e = MakeEntry<PodEntry>(pod, node, true);
   e.ref = index_.AddPod(pod, node);
+  ResolveCsiLocked(&e);
   AddLocked(pod.key, std::move(e));
   return true;
 }
@@ -506,6 +520,7 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
                             const objects::PodInfo& incoming, bool with_labels,
                             const std::vector<Wanted>& wanted,
                             const ClusterIndex::Prepared* prepared,
+                            const std::vector<std::string>& in_use,
                             uint32_t tag, std::string* out,
                             std::vector<std::string>* names) const {
   using google::protobuf::io::CodedOutputStream;
@@ -535,6 +550,7 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
     volume_use_.DisksOn(std::string(name), incoming.pod.inline_disks(),
                         extra.mutable_disks());
   }
+  if (!in_use.empty()) AddInUse(*entry, in_use, &extra);
   // A key goes alone only to a replica it went to whole.
   if (sent != nullptr) {
     uint64_t mask = 0;
@@ -574,6 +590,7 @@ size_t Cache::AppendCandidates(const objects::PodInfo& incoming,
   if (n == 0) return 0;
   count = std::min(count, n);
   const std::vector<Wanted> wanted = WantedLocked(incoming, label_keys);
+  const std::vector<std::string> in_use = InUseNamesLocked(incoming);
   const uint32_t tag =
       static_cast<uint32_t>(field_number) << 3 | 2;  // length-delimited
   constexpr size_t kAhead = 8;  // entries fetched ahead when they are read
@@ -603,8 +620,8 @@ size_t Cache::AppendCandidates(const objects::PodInfo& incoming,
       sent = reinterpret_cast<char*>(&order_[at]->sent[variant]);
     }
     AppendOneLocked(order_[at], fixed, key, form, bit != 0 ? sent : nullptr,
-                    bit, incoming, with_labels, wanted, prepared, tag, out,
-                    names);
+                    bit, incoming, with_labels, wanted, prepared, in_use, tag,
+                    out, names);
   }
   return count;
 }
@@ -620,6 +637,7 @@ size_t Cache::AppendNamed(const objects::PodInfo& incoming,
   RebuildOrderLocked();
   const uint64_t bit = ReplicaBit(replica);
   const std::vector<Wanted> wanted = WantedLocked(incoming, label_keys);
+  const std::vector<std::string> in_use = InUseNamesLocked(incoming);
   const uint32_t tag = static_cast<uint32_t>(field_number) << 3 | 2;
   size_t appended = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -633,7 +651,7 @@ size_t Cache::AppendNamed(const objects::PodInfo& incoming,
     const NodeEntry& e = *it->second;
     AppendOneLocked(&e, e.wire[variant], e.key[variant], f,
                     bit != 0 ? SentLocked(e, variant) : nullptr, bit, incoming,
-                    with_labels, wanted, prepared, tag, out, names);
+                    with_labels, wanted, prepared, in_use, tag, out, names);
     ++appended;
   }
   return appended;
@@ -673,6 +691,7 @@ size_t Cache::AppendPreemptionNodes(
     google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const {
   absl::MutexLock lock(&mu_);
   const std::vector<Wanted> wanted = WantedLocked(preemptor, label_keys);
+  const std::vector<std::string> in_use = InUseNamesLocked(preemptor);
   const uint32_t tag = pb::PreemptionNode::kNodeFieldNumber << 3 | 2;
   size_t added = 0, victims = 0;
   std::vector<const PodEntry*> lower;
@@ -689,8 +708,8 @@ size_t Cache::AppendPreemptionNodes(
     victims += lower.size();
     std::string bytes;
     AppendOneLocked(&n, n.wire[with_labels ? 1 : 0], {}, NodeForm::kFull,
-                    nullptr, 0, preemptor, with_labels, wanted, prepared, tag,
-                    &bytes, nullptr);
+                    nullptr, 0, preemptor, with_labels, wanted, prepared,
+                    in_use, tag, &bytes, nullptr);
     pb::PreemptionNode* pn = out->Add();
     pn->MergeFromString(bytes);
     for (const PodEntry* e : lower) {

@@ -11,6 +11,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shim/cache/cluster_index.h"
@@ -18,6 +19,7 @@
 #include "shim/cache/volume_use.h"
 #include "shim/cache/volumes.h"
 #include "shim/objects/objects.h"
+#include "shim/objects/storage.h"
 
 namespace kscore::cache {
 
@@ -32,6 +34,10 @@ enum class NodeForm { kFull, kFullWithKey, kKey };
 // Thread-safe.
 class Cache {
  public:
+  Cache();
+  Cache(const Cache&) = delete;
+  Cache& operator=(const Cache&) = delete;
+
   void UpsertNode(pb::Node node, std::vector<objects::NodeImage> images = {});
   void RemoveNode(const std::string& name);
 
@@ -103,6 +109,15 @@ class Cache {
   // no pod there (selector.Empty() is skipped).
   std::vector<std::shared_ptr<const objects::PdbInfo>> PdbsCovering(
       const objects::PodInfo& pod) const;
+
+  // NodeVolumeLimits' objects: a node's CSINode (known by the node's name)
+  // and VolumeAttachments. With the pods' claims resolved through volumes()
+  // (kept current as claims, volumes and classes change), they make each
+  // node's pb::Node::csi_drivers.
+  void UpsertCsiNode(const objects::CsiNodeInfo& n);
+  void RemoveCsiNode(const std::string& name);
+  void UpsertAttachment(const objects::AttachmentInfo& a);
+  void RemoveAttachment(const std::string& name);
 
   // The storage objects (their informers feed them) and what Reserve
   // assumed of them.
@@ -228,6 +243,12 @@ class Cache {
     std::vector<std::pair<std::string, std::string>> labels;
     ClusterIndex::PodRef ref;   // what the cluster index counted
     VolumeUse::PodUse volumes;  // what volume_use_ counted
+    // NodeVolumeLimits: for a running pod with claims, its namespace, name,
+    // uid and claims (to resolve them again), the CSI volumes they resolved
+    // to (counted on the node) and the storage objects read (Volumes::Dep).
+    std::shared_ptr<const pb::Pod> claims;
+    std::vector<Volumes::Attachable> csi;
+    std::vector<std::string> csi_deps;
   };
   struct NodeEntry {
     bool present = false;  // a Node object exists (pods may arrive first)
@@ -254,6 +275,23 @@ class Cache {
     // slot when the node fits one).
     std::string key[2];
     mutable uint64_t sent[2] = {0, 0};
+    // NodeVolumeLimits. The CSINode's drivers (none without one); per
+    // distinct CSI volume in use here (by unique name), who uses it; and per
+    // driver the distinct volumes counted (CsiDriverUse::attached).
+    std::vector<objects::CsiNodeInfo::Driver> csi_node;
+    struct CsiVolume {
+      std::string driver;    // the pods'
+      int32_t pods = 0;      // pods here using it
+      std::string attacher;  // a VolumeAttachment's
+      int32_t attachments = 0;
+    };
+    absl::flat_hash_map<std::string, CsiVolume> csi_volumes;
+    absl::flat_hash_map<std::string, int32_t> csi_attached;
+    // Nothing but a pod, CSINode or VolumeAttachment keeps it here.
+    bool Unused() const {
+      return !present && pod_count == 0 && csi_node.empty() &&
+             csi_volumes.empty();
+    }
   };
 
   // A pending pod's nomination and what it would hold on the node.
@@ -301,6 +339,34 @@ class Cache {
                     pb::VictimPod* out) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SubtractLocked(const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // NodeVolumeLimits' bookkeeping (csi_usage.cc).
+  // Resolves a new entry's claims (CSI volumes and the objects read).
+  void ResolveCsiLocked(PodEntry* e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts (+1) or uncounts (-1) a pod's volumes on `n` and keeps deps_.
+  void CountCsiLocked(const std::string& key, const PodEntry& e, NodeEntry* n,
+                      int sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds `delta` pods (or attachments, with `attacher`) to one volume.
+  static void UseCsiVolume(NodeEntry* n, const std::string& unique,
+                           const std::string& driver, int32_t delta,
+                           bool attacher);
+  // A claim, volume or class changed (Volumes::SetOnChange).
+  void StorageChanged(const std::string& dep);
+  void ResolvePodLocked(const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ResolveAttachmentLocked(const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DropAttachmentLocked(const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The incoming pod's attachable volumes' unique names (volumes_in_use).
+  std::vector<std::string> InUseNamesLocked(const objects::PodInfo& incoming)
+      const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static void AddInUse(const NodeEntry& n, const std::vector<std::string>& in,
+                       pb::Node* extra);
+  // Erases `it` when nothing keeps it (NodeEntry::Unused), else re-encodes.
+  void SettleLocked(
+      absl::flat_hash_map<std::string, std::unique_ptr<NodeEntry>>::iterator it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
@@ -364,7 +430,8 @@ class Cache {
                        absl::string_view key, NodeForm form, char* sent,
                        uint64_t replica_bit, const objects::PodInfo& incoming,
                        bool with_labels, const std::vector<Wanted>& wanted,
-                       const ClusterIndex::Prepared* prepared, uint32_t tag,
+                       const ClusterIndex::Prepared* prepared,
+                       const std::vector<std::string>& in_use, uint32_t tag,
                        std::string* out, std::vector<std::string>* names) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Wanted> WantedLocked(const objects::PodInfo& incoming,
@@ -382,6 +449,17 @@ class Cache {
   absl::flat_hash_map<std::string, Nomination> nominations_
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::vector<std::string>> nominated_on_
+      ABSL_GUARDED_BY(mu_);
+  // VolumeAttachments by name: the node, and the unique name and attacher
+  // counted there ("" when it names no CSI volume).
+  struct Attachment {
+    objects::AttachmentInfo info;
+    std::string unique;
+  };
+  absl::flat_hash_map<std::string, Attachment> attachments_
+      ABSL_GUARDED_BY(mu_);
+  // Volumes::DepKey -> who read it: "p" + pod key, "a" + attachment name.
+  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> deps_
       ABSL_GUARDED_BY(mu_);
 };
 

@@ -22,57 +22,84 @@ std::string ClaimName(const pb::Pod& pod, const pb::VolumeClaim& c) {
 }
 
 void Volumes::UpsertClaim(std::shared_ptr<const objects::ClaimInfo> c) {
-  absl::MutexLock lock(&mu_);
-  ClaimEntry& e = claims_[kube::KeyOf(c->namespace_, c->name)];
-  // A newer version than the one assumed over replaces the assumption.
-  if (e.info == nullptr || e.info->resource_version != c->resource_version)
-    e.assumed = false;
-  e.info = std::move(c);
+  const std::string key = kube::KeyOf(c->namespace_, c->name);
+  {
+    absl::MutexLock lock(&mu_);
+    ClaimEntry& e = claims_[key];
+    // A newer version than the one assumed over replaces the assumption.
+    if (e.info == nullptr || e.info->resource_version != c->resource_version)
+      e.assumed = false;
+    e.info = std::move(c);
+  }
+  Changed(Dep::kClaim, key);
 }
 
 void Volumes::RemoveClaim(const std::string& ns, const std::string& name) {
-  absl::MutexLock lock(&mu_);
-  claims_.erase(kube::KeyOf(ns, name));
+  const std::string key = kube::KeyOf(ns, name);
+  {
+    absl::MutexLock lock(&mu_);
+    claims_.erase(key);
+  }
+  Changed(Dep::kClaim, key);
 }
 
 void Volumes::UpsertVolume(std::shared_ptr<const objects::VolumeInfo> v) {
-  absl::MutexLock lock(&mu_);
   const std::string name = v->pv.name();
-  VolumeEntry& e = volumes_[name];
-  if (e.info != nullptr) {
-    by_class_[e.info->pv.storage_class_name()].erase(name);
-    if (e.info->resource_version != v->resource_version) e.assumed = false;
+  {
+    absl::MutexLock lock(&mu_);
+    VolumeEntry& e = volumes_[name];
+    if (e.info != nullptr) {
+      by_class_[e.info->pv.storage_class_name()].erase(name);
+      if (e.info->resource_version != v->resource_version) e.assumed = false;
+    }
+    by_class_[v->pv.storage_class_name()].insert(name);
+    e.info = std::move(v);
   }
-  by_class_[v->pv.storage_class_name()].insert(name);
-  e.info = std::move(v);
+  Changed(Dep::kVolume, name);
 }
 
 void Volumes::RemoveVolume(const std::string& name) {
-  absl::MutexLock lock(&mu_);
-  auto it = volumes_.find(name);
-  if (it == volumes_.end()) return;
-  by_class_[it->second.info->pv.storage_class_name()].erase(name);
-  volumes_.erase(it);
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = volumes_.find(name);
+    if (it == volumes_.end()) return;
+    by_class_[it->second.info->pv.storage_class_name()].erase(name);
+    volumes_.erase(it);
+  }
+  Changed(Dep::kVolume, name);
 }
 
 void Volumes::UpsertClass(std::shared_ptr<const objects::StorageClassInfo> c) {
-  absl::MutexLock lock(&mu_);
-  classes_[c->sc.name()] = std::move(c);
+  const std::string name = c->sc.name();
+  {
+    absl::MutexLock lock(&mu_);
+    classes_[name] = std::move(c);
+  }
+  Changed(Dep::kClass, name);
 }
 
 void Volumes::RemoveClass(const std::string& name) {
-  absl::MutexLock lock(&mu_);
-  classes_.erase(name);
+  {
+    absl::MutexLock lock(&mu_);
+    classes_.erase(name);
+  }
+  Changed(Dep::kClass, name);
 }
 
 void Volumes::UpsertDriver(std::shared_ptr<const objects::CsiDriverInfo> d) {
   absl::MutexLock lock(&mu_);
   drivers_[d->name] = d->storage_capacity;
+  if (d->prevent_if_missing) {
+    required_drivers_.insert(d->name);
+  } else {
+    required_drivers_.erase(d->name);
+  }
 }
 
 void Volumes::RemoveDriver(const std::string& name) {
   absl::MutexLock lock(&mu_);
   drivers_.erase(name);
+  required_drivers_.erase(name);
 }
 
 void Volumes::UpsertCapacity(std::shared_ptr<const objects::CapacityInfo> c) {
@@ -120,6 +147,11 @@ pb::PodVolumes Volumes::For(const pb::Pod& pod) const {
   }
   AddCandidates(pod, out, &out);
   AddClasses(out, &out);
+  for (const Attachable& a : AttachableLocked(pod, nullptr)) {
+    pb::AttachableVolume* v = out.add_attachable();
+    v->set_driver(a.driver);
+    v->set_required_on_node(required_drivers_.contains(a.driver));
+  }
   return out;
 }
 

@@ -1,8 +1,10 @@
 #ifndef KSCORE_SHIM_CACHE_VOLUMES_H_
 #define KSCORE_SHIM_CACHE_VOLUMES_H_
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -82,6 +84,35 @@ class Volumes {
   size_t ClaimCount() const;
   size_t VolumeCount() const;
 
+  // NodeVolumeLimits: a CSI volume a pod attaches, by upstream's unique
+  // name (driver/handle) and its driver.
+  struct Attachable {
+    std::string unique;
+    std::string driver;
+    bool operator==(const Attachable&) const = default;
+  };
+  // Upstream's filterAttachableVolumes without CSI migration, from the
+  // informers' objects (not what Reserve assumed): per claim of `pod` that
+  // exists (and, for an ephemeral one, is controlled by the pod), the CSI
+  // source of its volume, or when it names none or a missing one, its
+  // class's provisioner with a handle of the claim's own; each once, in
+  // order. `deps`, when set, gets the keys (DepKey) of the claims, volumes
+  // and classes read.
+  std::vector<Attachable> AttachableOf(const pb::Pod& pod,
+                                       std::vector<std::string>* deps) const;
+  // The unique name of the volume a VolumeAttachment with `attacher` names,
+  // when it is a CSI one ("" otherwise).
+  std::string AttachedName(const std::string& attacher,
+                           const std::string& volume) const;
+  // What an object change is known by to those who read it.
+  enum class Dep : char { kClaim = 'c', kVolume = 'v', kClass = 's' };
+  static std::string DepKey(Dep kind, const std::string& key);
+  // Called after each change of a claim, volume or class (outside the lock)
+  // with its DepKey. Set once, before any change.
+  void SetOnChange(std::function<void(const std::string&)> f) {
+    on_change_ = std::move(f);
+  }
+
  private:
   struct VolumeEntry {
     std::shared_ptr<const objects::VolumeInfo> info;
@@ -106,6 +137,18 @@ class Volumes {
                          const std::string& node, Reservation* r)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetLocked(const Reservation& r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<Attachable> AttachableLocked(const pb::Pod& pod,
+                                           std::vector<std::string>* deps) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // getCSIDriverInfoFromSC: the class's provisioner and the claim's handle.
+  std::optional<Attachable> FromClass(const objects::ClaimInfo& claim,
+                                      std::vector<std::string>* deps) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Changed(Dep kind, const std::string& key) const {
+    if (on_change_) on_change_(DepKey(kind, key));
+  }
+
+  std::function<void(const std::string&)> on_change_;
 
   mutable absl::Mutex mu_;
   std::map<std::string, ClaimEntry> claims_ ABSL_GUARDED_BY(mu_);  // ns/name
@@ -115,6 +158,8 @@ class Volumes {
   std::map<std::string, std::shared_ptr<const objects::StorageClassInfo>>
       classes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, bool> drivers_ ABSL_GUARDED_BY(mu_);  // capacity?
+  // CSIDrivers with preventPodSchedulingIfMissing.
+  std::set<std::string> required_drivers_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<const objects::CapacityInfo>>
       capacities_ ABSL_GUARDED_BY(mu_);  // ns/name
 };

@@ -145,6 +145,24 @@ kube::ObjectCodec<CapacityInfo> CapacityCodec() {
   return codec;
 }
 
+kube::ObjectCodec<CsiNodeInfo> CsiNodeCodec() {
+  kube::ObjectCodec<CsiNodeInfo> codec;
+  codec.from_json = CsiNodeFromJson;
+  codec.identity = [](const CsiNodeInfo& n) {
+    return kube::Identity{n.name, "", n.resource_version};
+  };
+  return codec;
+}
+
+kube::ObjectCodec<AttachmentInfo> AttachmentCodec() {
+  kube::ObjectCodec<AttachmentInfo> codec;
+  codec.from_json = AttachmentFromJson;
+  codec.identity = [](const AttachmentInfo& a) {
+    return kube::Identity{a.name, "", a.resource_version};
+  };
+  return codec;
+}
+
 const char* WorkloadPath(WorkloadKind kind) {
   switch (kind) {
     case WorkloadKind::kService:

@@ -38,6 +38,12 @@ kube::ObjectCodec<VolumeInfo> VolumeCodec();
 kube::ObjectCodec<StorageClassInfo> StorageClassCodec();
 kube::ObjectCodec<CsiDriverInfo> CsiDriverCodec();
 kube::ObjectCodec<CapacityInfo> CapacityCodec();
+// And those NodeVolumeLimits reads.
+kube::ObjectCodec<CsiNodeInfo> CsiNodeCodec();
+kube::ObjectCodec<AttachmentInfo> AttachmentCodec();
+inline constexpr char kCsiNodePath[] = "/apis/storage.k8s.io/v1/csinodes";
+inline constexpr char kAttachmentPath[] =
+    "/apis/storage.k8s.io/v1/volumeattachments";
 inline constexpr char kClaimPath[] = "/api/v1/persistentvolumeclaims";
 inline constexpr char kVolumePath[] = "/api/v1/persistentvolumes";
 inline constexpr char kStorageClassPath[] =

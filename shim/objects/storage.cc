@@ -54,13 +54,16 @@ constexpr Field kNodeSelector[] = {{"nodeSelectorTerms", T::kArray, kTerm}};
 constexpr Field kVolumeAffinity[] = {{"required", T::kObject, kNodeSelector}};
 constexpr Field kClaimRef[] = {
     {"namespace", T::kString}, {"name", T::kString}, {"uid", T::kString}};
+constexpr Field kCsiSource[] = {{"driver", T::kString},
+                                {"volumeHandle", T::kString}};
 constexpr Field kVolumeSpec[] = {{"capacity", T::kObject},
                                  {"accessModes", T::kStrings},
                                  {"volumeMode", T::kString},
                                  {"storageClassName", T::kString},
                                  {"nodeAffinity", T::kObject, kVolumeAffinity},
                                  {"claimRef", T::kObject, kClaimRef},
-                                 {"volumeAttributesClassName", T::kString}};
+                                 {"volumeAttributesClassName", T::kString},
+                                 {"csi", T::kObject, kCsiSource}};
 constexpr Field kVolume[] = {{"metadata", T::kObject, kMeta},
                              {"spec", T::kObject, kVolumeSpec},
                              {"status", T::kObject, kPhase}};
@@ -73,7 +76,8 @@ constexpr Field kStorageClass[] = {
     {"provisioner", T::kString},
     {"volumeBindingMode", T::kString},
     {"allowedTopologies", T::kArray, kTopologyTerm}};
-constexpr Field kDriverSpec[] = {{"storageCapacity", T::kBool}};
+constexpr Field kDriverSpec[] = {{"storageCapacity", T::kBool},
+                                 {"preventPodSchedulingIfMissing", T::kBool}};
 constexpr Field kDriver[] = {{"metadata", T::kObject, kMeta},
                              {"spec", T::kObject, kDriverSpec}};
 constexpr Field kCapacity[] = {{"metadata", T::kObject, kMeta},
@@ -81,6 +85,19 @@ constexpr Field kCapacity[] = {{"metadata", T::kObject, kMeta},
                                {"nodeTopology", T::kObject, kSelector},
                                {"capacity", T::kString},
                                {"maximumVolumeSize", T::kString}};
+
+constexpr Field kAllocatable[] = {{"count", T::kInt32}};
+constexpr Field kCsiNodeDriver[] = {{"name", T::kString},
+                                    {"allocatable", T::kObject, kAllocatable}};
+constexpr Field kCsiNodeSpec[] = {{"drivers", T::kArray, kCsiNodeDriver}};
+constexpr Field kCsiNode[] = {{"metadata", T::kObject, kMeta},
+                              {"spec", T::kObject, kCsiNodeSpec}};
+constexpr Field kAttachSource[] = {{"persistentVolumeName", T::kString}};
+constexpr Field kAttachSpec[] = {{"attacher", T::kString},
+                                 {"nodeName", T::kString},
+                                 {"source", T::kObject, kAttachSource}};
+constexpr Field kAttachment[] = {{"metadata", T::kObject, kMeta},
+                                 {"spec", T::kObject, kAttachSpec}};
 
 // A quantity of bytes at `path`, rounded up; nullopt when absent.
 absl::StatusOr<std::optional<int64_t>> Bytes(const json& q,
@@ -190,6 +207,8 @@ absl::StatusOr<VolumeInfo> VolumeFromJson(const json& obj) {
   }
   pv.set_phase(Str(At(obj, "status"), "phase"));
   pv.set_volume_attributes_class_name(Str(spec, "volumeAttributesClassName"));
+  v.csi_driver = Str(At(spec, "csi"), "driver");
+  v.csi_handle = Str(At(spec, "csi"), "volumeHandle");
   if (pv.name().empty())
     return absl::InvalidArgumentError("volume without metadata.name");
   return v;
@@ -225,6 +244,8 @@ absl::StatusOr<CsiDriverInfo> CsiDriverFromJson(const json& obj) {
   d.resource_version = Str(meta, "resourceVersion");
   const json& cap = At(At(obj, "spec"), "storageCapacity");
   d.storage_capacity = cap.is_boolean() && cap.get<bool>();
+  const json& prevent = At(At(obj, "spec"), "preventPodSchedulingIfMissing");
+  d.prevent_if_missing = prevent.is_boolean() && prevent.get<bool>();
   if (d.name.empty())
     return absl::InvalidArgumentError("CSIDriver without metadata.name");
   return d;
@@ -257,6 +278,38 @@ absl::StatusOr<CapacityInfo> CapacityFromJson(const json& obj) {
     return absl::InvalidArgumentError(
         "CSIStorageCapacity without metadata.name");
   return c;
+}
+
+absl::StatusOr<CsiNodeInfo> CsiNodeFromJson(const json& obj) {
+  KSCORE_RETURN_IF_ERROR(shape::Check(obj, kCsiNode));
+  const json& meta = At(obj, "metadata");
+  CsiNodeInfo n;
+  n.name = Str(meta, "name");
+  n.resource_version = Str(meta, "resourceVersion");
+  for (const json& d : At(At(obj, "spec"), "drivers")) {
+    CsiNodeInfo::Driver& driver = n.drivers.emplace_back();
+    driver.name = Str(d, "name");
+    const json& count = At(At(d, "allocatable"), "count");
+    if (count.is_number_integer()) driver.limit = count.get<int64_t>();
+  }
+  if (n.name.empty())
+    return absl::InvalidArgumentError("CSINode without metadata.name");
+  return n;
+}
+
+absl::StatusOr<AttachmentInfo> AttachmentFromJson(const json& obj) {
+  KSCORE_RETURN_IF_ERROR(shape::Check(obj, kAttachment));
+  const json& meta = At(obj, "metadata");
+  const json& spec = At(obj, "spec");
+  AttachmentInfo a;
+  a.name = Str(meta, "name");
+  a.resource_version = Str(meta, "resourceVersion");
+  a.attacher = Str(spec, "attacher");
+  a.node = Str(spec, "nodeName");
+  a.volume_name = Str(At(spec, "source"), "persistentVolumeName");
+  if (a.name.empty())
+    return absl::InvalidArgumentError("VolumeAttachment without metadata.name");
+  return a;
 }
 
 }  // namespace kscore::objects

@@ -1,16 +1,20 @@
 #ifndef KSCORE_SHIM_OBJECTS_STORAGE_H_
 #define KSCORE_SHIM_OBJECTS_STORAGE_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 #include "nlohmann/json.hpp"
 
 // What the shim keeps of the storage objects the volume plugins read:
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSIDrivers and
-// CSIStorageCapacities, decoded from JSON into the scorer's messages
-// (pb::PodVolumes' parts) plus the identity the informers diff on.
+// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSIDrivers,
+// CSIStorageCapacities, CSINodes and VolumeAttachments, decoded from JSON into
+// the scorer's messages (pb::PodVolumes' parts) plus the identity the informers
+// diff on.
 namespace kscore::objects {
 
 namespace pb = ::kscore::scorer::v1;
@@ -38,6 +42,10 @@ struct VolumeInfo {
   std::string resource_version;
   bool deleting = false;  // metadata.deletionTimestamp is set
   pb::PersistentVolume pv;
+  // spec.csi.driver and spec.csi.volumeHandle (NodeVolumeLimits), empty
+  // for a volume of another source.
+  std::string csi_driver;
+  std::string csi_handle;
 };
 
 struct StorageClassInfo {
@@ -49,6 +57,28 @@ struct CsiDriverInfo {
   std::string name;
   std::string resource_version;
   bool storage_capacity = false;  // spec.storageCapacity
+  // spec.preventPodSchedulingIfMissing (NodeVolumeLimits).
+  bool prevent_if_missing = false;
+};
+
+// A CSINode: per driver of spec.drivers, its name and allocatable.count.
+struct CsiNodeInfo {
+  std::string name;  // the node's
+  std::string resource_version;
+  struct Driver {
+    std::string name;
+    std::optional<int64_t> limit;
+  };
+  std::vector<Driver> drivers;
+};
+
+// A VolumeAttachment: what NodeVolumeLimits counts of it.
+struct AttachmentInfo {
+  std::string name;
+  std::string resource_version;
+  std::string attacher;     // spec.attacher
+  std::string node;         // spec.nodeName
+  std::string volume_name;  // spec.source.persistentVolumeName, if set
 };
 
 struct CapacityInfo {
@@ -64,6 +94,8 @@ absl::StatusOr<StorageClassInfo> StorageClassFromJson(
     const nlohmann::json& obj);
 absl::StatusOr<CsiDriverInfo> CsiDriverFromJson(const nlohmann::json& obj);
 absl::StatusOr<CapacityInfo> CapacityFromJson(const nlohmann::json& obj);
+absl::StatusOr<CsiNodeInfo> CsiNodeFromJson(const nlohmann::json& obj);
+absl::StatusOr<AttachmentInfo> AttachmentFromJson(const nlohmann::json& obj);
 
 }  // namespace kscore::objects
 

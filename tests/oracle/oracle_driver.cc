@@ -235,6 +235,15 @@ absl::Status Load(const json& input, cache::Cache& c) {
                        info->has_selector, info->selector);
     }
   }
+  // NodeVolumeLimits' objects, before the volumes they name: the cache
+  // resolves its attachments and pods again as those arrive.
+  absl::Status s = LoadList(input, "csiNodes", objects::CsiNodeFromJson,
+                            [&c](const auto& o) { c.UpsertCsiNode(*o); });
+  if (s.ok()) {
+    s = LoadList(input, "volumeAttachments", objects::AttachmentFromJson,
+                 [&c](const auto& o) { c.UpsertAttachment(*o); });
+  }
+  if (!s.ok()) return s;
   return LoadStorage(input, c.volumes());
 }
 

@@ -67,7 +67,7 @@ func genProfile(r *rand.Rand, vr *rand.Rand) string {
 	}
 	w.line(6, "disabled:")
 	for _, name := range disabledPlugins {
-		if (name == "VolumeBinding" || name == "VolumeZone" || name == "VolumeRestrictions") && vr != nil {
+		if (name == "VolumeBinding" || name == "VolumeZone" || name == "VolumeRestrictions" || name == "NodeVolumeLimits") && vr != nil {
 			continue
 		}
 		w.line(6, "- name: %s", name)

@@ -24,7 +24,10 @@ type Input struct {
 	CSIStorageCapacities   []*storagev1.CSIStorageCapacity `json:"csiStorageCapacities,omitzero"`
 	PersistentVolumes      []*v1.PersistentVolume          `json:"persistentVolumes,omitzero"`
 	PersistentVolumeClaims []*v1.PersistentVolumeClaim     `json:"persistentVolumeClaims,omitzero"`
-	Pod                    *v1.Pod                         `json:"pod"`
+	// And those NodeVolumeLimits reads.
+	CSINodes          []*storagev1.CSINode          `json:"csiNodes,omitzero"`
+	VolumeAttachments []*storagev1.VolumeAttachment `json:"volumeAttachments,omitzero"`
+	Pod               *v1.Pod                       `json:"pod"`
 	// Profile is a KubeSchedulerConfiguration (YAML) with one profile.
 	Profile string `json:"profile"`
 }

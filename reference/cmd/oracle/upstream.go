@@ -19,6 +19,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
@@ -107,6 +108,18 @@ func newInformerFactory(in *Input) (informers.SharedInformerFactory, error) {
 	}
 	for _, o := range in.PersistentVolumeClaims {
 		if err := add(f.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	// NodeVolumeLimits': its VolumeAttachment index is added to what the
+	// indexer holds when the plugin is built.
+	for _, o := range in.CSINodes {
+		if err := add(f.Storage().V1().CSINodes().Informer().GetIndexer(), o); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range in.VolumeAttachments {
+		if err := add(f.Storage().V1().VolumeAttachments().Informer().GetIndexer(), o); err != nil {
 			return nil, err
 		}
 	}
@@ -227,6 +240,7 @@ func evaluate(ctx context.Context, in *Input) (*Want, error) {
 		frameworkruntime.WithInformerFactory(factory),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithParallelism(int(cfg.Parallelism)),
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)

@@ -83,6 +83,8 @@ func addVolumes(r *rand.Rand, in *Input, zones []string) {
 	in.CSIStorageCapacities = []*storagev1.CSIStorageCapacity{}
 	in.PersistentVolumes = []*v1.PersistentVolume{}
 	in.PersistentVolumeClaims = []*v1.PersistentVolumeClaim{}
+	in.CSINodes = []*storagev1.CSINode{}
+	in.VolumeAttachments = []*storagev1.VolumeAttachment{}
 	x := r.Float64()
 	if x < 0.15 {
 		return
@@ -95,6 +97,7 @@ func addVolumes(r *rand.Rand, in *Input, zones []string) {
 	g.storageClasses()
 	g.drivers()
 	g.capacities()
+	defer g.volumeLimits()
 	if x < 0.25 {
 		for range r.IntN(4) {
 			g.pv(g.anyClass())

@@ -1,0 +1,227 @@
+// The cache's NodeVolumeLimits bookkeeping: Node.csi_drivers and
+// volumes_in_use as pods, claims, volumes, classes, CSINodes and
+// VolumeAttachments change, in any order.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "shim/cache/cache.h"
+#include "shim/cache/testing/candidates.h"
+#include "shim/objects/storage.h"
+
+namespace kscore::cache {
+namespace {
+
+using nlohmann::json;
+using ::testing::ElementsAre;
+
+constexpr char kEbs[] = "ebs.csi.aws.com";
+
+std::shared_ptr<const objects::ClaimInfo> Claim(const std::string& name,
+                                                const std::string& volume,
+                                                const std::string& cls = "") {
+  json spec = {{"volumeName", volume}};
+  if (!cls.empty()) spec["storageClassName"] = cls;
+  auto c = objects::ClaimFromJson(
+      {{"metadata", {{"namespace", "ns"}, {"name", name}, {"uid", name}}},
+       {"spec", spec}});
+  EXPECT_TRUE(c.ok()) << c.status();
+  return std::make_shared<objects::ClaimInfo>(*c);
+}
+
+std::shared_ptr<const objects::VolumeInfo> Csi(const std::string& name,
+                                               const std::string& driver) {
+  auto v = objects::VolumeFromJson(
+      {{"metadata", {{"name", name}}},
+       {"spec",
+        {{"csi", {{"driver", driver}, {"volumeHandle", "h-" + name}}}}}});
+  EXPECT_TRUE(v.ok()) << v.status();
+  return std::make_shared<objects::VolumeInfo>(*v);
+}
+
+std::shared_ptr<const objects::StorageClassInfo> Class(
+    const std::string& name, const std::string& provisioner) {
+  auto c = objects::StorageClassFromJson(
+      {{"metadata", {{"name", name}}}, {"provisioner", provisioner}});
+  EXPECT_TRUE(c.ok()) << c.status();
+  return std::make_shared<objects::StorageClassInfo>(*c);
+}
+
+objects::CsiNodeInfo CsiNode(const std::string& node, int64_t limit) {
+  auto n = objects::CsiNodeFromJson(
+      {{"metadata", {{"name", node}}},
+       {"spec",
+        {{"drivers",
+          {{{"name", kEbs}, {"allocatable", {{"count", limit}}}},
+           {{"name", "other"}}}}}}});
+  EXPECT_TRUE(n.ok()) << n.status();
+  return *n;
+}
+
+objects::AttachmentInfo Attachment(const std::string& name,
+                                   const std::string& node,
+                                   const std::string& volume) {
+  auto a = objects::AttachmentFromJson(
+      {{"metadata", {{"name", name}}},
+       {"spec",
+        {{"attacher", kEbs},
+         {"nodeName", node},
+         {"source", {{"persistentVolumeName", volume}}}}}});
+  EXPECT_TRUE(a.ok()) << a.status();
+  return *a;
+}
+
+objects::PodInfo Pod(const std::string& name, const std::string& node,
+                     const std::vector<std::string>& claims) {
+  objects::PodInfo p;
+  p.namespace_ = "ns";
+  p.name = name;
+  p.key = "ns/" + name;
+  p.uid = name;
+  p.node_name = node;
+  p.phase = "Running";
+  p.pod.set_namespace_("ns");
+  p.pod.set_name(name);
+  p.pod.set_uid(name);
+  for (const std::string& c : claims) {
+    pb::VolumeClaim* vc = p.pod.add_volume_claims();
+    vc->set_volume(c);
+    vc->set_claim_name(c);
+  }
+  return p;
+}
+
+pb::Node Node(const std::string& name) {
+  pb::Node n;
+  n.set_name(name);
+  return n;
+}
+
+// The node `name` as a candidate for `incoming`.
+pb::Node Candidate(const Cache& c, const objects::PodInfo& incoming) {
+  google::protobuf::RepeatedPtrField<pb::Node> out;
+  testing::FillCandidates(c, incoming, {}, 0, 100, &out);
+  EXPECT_EQ(out.size(), 1);
+  return out.empty() ? pb::Node() : out[0];
+}
+
+int32_t Attached(const pb::Node& n) {
+  for (const pb::CsiDriverUse& d : n.csi_drivers()) {
+    if (d.name() == kEbs) return d.attached();
+  }
+  return -1;
+}
+
+TEST(CsiUsageTest, CountsDistinctVolumesOfPodsAndAttachments) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  c.UpsertCsiNode(CsiNode("n1", 3));
+  c.volumes().UpsertVolume(Csi("pv1", kEbs));
+  c.volumes().UpsertVolume(Csi("pv2", kEbs));
+  c.volumes().UpsertVolume(Csi("pv3", kEbs));
+  c.volumes().UpsertClaim(Claim("c1", "pv1"));
+  c.volumes().UpsertClaim(Claim("c2", "pv2"));
+  const objects::PodInfo incoming = Pod("new", "", {"c2", "c1"});
+  pb::Node n = Candidate(c, incoming);
+  ASSERT_EQ(n.csi_drivers_size(), 2);
+  EXPECT_EQ(n.csi_drivers(0).limit(), 3);
+  EXPECT_FALSE(n.csi_drivers(1).has_limit());
+  EXPECT_EQ(Attached(n), 0);
+
+  c.UpsertAssignedPod(Pod("a", "n1", {"c1"}));
+  c.UpsertAssignedPod(Pod("b", "n1", {"c1", "c2"}));
+  n = Candidate(c, incoming);
+  EXPECT_EQ(Attached(n), 2);  // c1 once
+  // The pod's claims resolve in order: c2 is index 0, c1 index 1.
+  EXPECT_THAT(n.volumes_in_use(), ElementsAre(0, 1));
+  // An attachment of a volume pods use counts once; another adds one.
+  c.UpsertAttachment(Attachment("va2", "n1", "pv2"));
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 2);
+  c.UpsertAttachment(Attachment("va3", "n1", "pv3"));
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 3);
+
+  c.RemovePod("ns/b");  // c2 stays attached (va2), no longer in use by pods
+  n = Candidate(c, incoming);
+  EXPECT_EQ(Attached(n), 3);
+  EXPECT_THAT(n.volumes_in_use(), ElementsAre(1));
+  c.RemoveAttachment("va2");
+  c.RemoveAttachment("va3");
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 1);
+  c.RemoveCsiNode("n1");
+  EXPECT_EQ(Candidate(c, incoming).csi_drivers_size(), 0);
+}
+
+TEST(CsiUsageTest, FollowsClaimsVolumesAndClassesInAnyOrder) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  c.UpsertCsiNode(CsiNode("n1", 5));
+  // The attachment and pod come before what they name.
+  c.UpsertAttachment(Attachment("va", "n1", "pv9"));
+  c.UpsertAssignedPod(Pod("a", "n1", {"c1"}));
+  const objects::PodInfo incoming = Pod("new", "", {});
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 0);
+  c.volumes().UpsertVolume(Csi("pv9", kEbs));
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 1);
+  // A claim without its volume counts by its class's provisioner.
+  c.volumes().UpsertClass(Class("fast", kEbs));
+  c.volumes().UpsertClaim(Claim("c1", "pv1", "fast"));
+  const std::string before = Candidate(c, incoming).SerializeAsString();
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 2);
+  c.volumes().UpsertVolume(Csi("pv1", kEbs));
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 2);
+  c.volumes().UpsertVolume(Csi("pv1", "other"));
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 1);
+  c.volumes().RemoveVolume("pv1");
+  EXPECT_EQ(Candidate(c, incoming).SerializeAsString(), before);
+  c.volumes().RemoveClass("fast");
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 1);
+  c.volumes().RemoveVolume("pv9");
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 0);
+}
+
+TEST(CsiUsageTest, ContentKeyFollowsTheCounts) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  c.UpsertCsiNode(CsiNode("n1", 5));
+  c.volumes().UpsertVolume(Csi("pv1", kEbs));
+  const objects::PodInfo incoming = Pod("new", "", {});
+  std::string wire;
+  c.AppendCandidates(incoming, {}, 0, 1, false, 4, &wire, nullptr, nullptr,
+                     NodeForm::kFullWithKey);
+  pb::FilterRequest first;
+  ASSERT_TRUE(first.ParseFromString(wire));
+  c.UpsertAttachment(Attachment("va", "n1", "pv1"));
+  wire.clear();
+  c.AppendCandidates(incoming, {}, 0, 1, false, 4, &wire, nullptr, nullptr,
+                     NodeForm::kFullWithKey);
+  pb::FilterRequest second;
+  ASSERT_TRUE(second.ParseFromString(wire));
+  EXPECT_NE(first.nodes(0).content_key(), second.nodes(0).content_key());
+}
+
+TEST(CsiUsageTest, PodVolumesListTheAttachableOnes) {
+  Cache c;
+  c.volumes().UpsertVolume(Csi("pv1", kEbs));
+  c.volumes().UpsertClaim(Claim("c1", "pv1"));
+  c.volumes().UpsertClaim(Claim("c2", "", "fast"));
+  c.volumes().UpsertClass(Class("fast", "other"));
+  auto driver = objects::CsiDriverFromJson(
+      {{"metadata", {{"name", "other"}}},
+       {"spec", {{"preventPodSchedulingIfMissing", true}}}});
+  ASSERT_TRUE(driver.ok());
+  c.volumes().UpsertDriver(std::make_shared<objects::CsiDriverInfo>(*driver));
+  const pb::Pod pod = c.PodFor(Pod("new", "", {"c1", "c2", "c1", "gone"}),
+                               {pb::POD_DATA_VOLUMES});
+  ASSERT_EQ(pod.volumes().attachable_size(), 2);
+  EXPECT_EQ(pod.volumes().attachable(0).driver(), kEbs);
+  EXPECT_FALSE(pod.volumes().attachable(0).required_on_node());
+  EXPECT_EQ(pod.volumes().attachable(1).driver(), "other");
+  EXPECT_TRUE(pod.volumes().attachable(1).required_on_node());
+}
+
+}  // namespace
+}  // namespace kscore::cache
