@@ -130,10 +130,9 @@ absl::Status ValidateInTreePluginArgs(absl::string_view name,
 
 std::vector<PluginNotRun> InTreePluginsNotRun() {
   std::vector<PluginNotRun> out;
-  for (const char* name :
-       {"SchedulingGates", "PrioritySort", "DefaultBinder", "GangScheduling",
-        "DeferredPodScheduling", "TopologyPlacementGenerator",
-        "PodGroupPodsCount"}) {
+  for (const char* name : {"SchedulingGates", "PrioritySort", "DefaultBinder",
+                           "GangScheduling", "DeferredPodScheduling",
+                           "TopologyPlacementGenerator", "PodGroupPodsCount"}) {
     out.push_back({name, ""});
   }
   // The one that takes args, with kube-scheduler's defaulted args (default
