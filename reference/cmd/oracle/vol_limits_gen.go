@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -138,7 +139,14 @@ func (g *volGen) existingVolume(p *v1.Pod, i int) {
 	default:
 		name = p.Name + "-" + vol.Name
 		claim.Name = name
-		vol.Ephemeral = &v1.EphemeralVolumeSource{VolumeClaimTemplate: &v1.PersistentVolumeClaimTemplate{}}
+		// A template the API server accepts (access modes, a storage request).
+		vol.Ephemeral = &v1.EphemeralVolumeSource{VolumeClaimTemplate: &v1.PersistentVolumeClaimTemplate{
+			Spec: v1.PersistentVolumeClaimSpec{
+				AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+				Resources: v1.VolumeResourceRequirements{Requests: v1.ResourceList{
+					v1.ResourceStorage: resource.MustParse("1Gi")}},
+			},
+		}}
 		pv := g.csiPV(csiDriver, p.Namespace, name)
 		claim.Spec.VolumeName = pv.Name
 		claim.OwnerReferences = []metav1.OwnerReference{{
