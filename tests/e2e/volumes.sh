@@ -49,7 +49,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
 SIDES="${KSCORE_VOLUMES_SIDES:-default kscore}"
-SCENARIOS="${KSCORE_VOLUMES_SCENARIOS:-wffc_local immediate_unbound missing_claim zonal_pv shim_killed_mid_bind}"
+SCENARIOS="${KSCORE_VOLUMES_SCENARIOS:-wffc_local immediate_unbound missing_claim zonal_pv rwop csi_limit shim_killed_mid_bind}"
 KSCORE_SCHEDULER=kscore  # the kscore profile's schedulerName
 for side in $SIDES; do
   case "$side" in
@@ -371,6 +371,114 @@ pods_bound() {
   for ((i = 0; i < $3; i++)); do
     [[ -n "$(node_of "$1" "$2-$i")" ]] || return 1
   done
+}
+
+# ----------------------------------------------------------- ReadWriteOncePod
+# A ReadWriteOncePod claim (pre-bound PV/PVC pair): the first pod using it is
+# placed, a second stays Pending with VolumeRestrictions' words.
+scenario_rwop() {
+  local side="$1" ns
+  ns="$(ns_of "$side")"
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $side-rwop-0}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOncePod]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ""
+  hostPath: {path: /mnt/kscore-e2e/$side-rwop-0}
+  claimRef: {namespace: $ns, name: rwop-0}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: rwop-0, namespace: $ns}
+spec:
+  accessModes: [ReadWriteOncePod]
+  storageClassName: ""
+  resources: {requests: {storage: 1Gi}}
+YAML
+  if ! poll "$TIMEOUT" claims_bound "$ns" rwop 1; then
+    fail "[$side] claim $ns/rwop-0: not Bound within ${TIMEOUT}s: $(pvc_state "$ns" rwop-0)"
+    return 0
+  fi
+  pending_pod "$side" rwop-0 rwop-0
+  if ! poll "$TIMEOUT" pods_bound "$ns" rwop 1; then
+    fail "[$side] $ns/rwop-0 (the claim's first user) not bound within ${TIMEOUT}s: $(why "$ns" rwop-0)"
+    return 0
+  fi
+  pass "[$side] $ns/rwop-0, the ReadWriteOncePod claim's first user, is bound"
+  pending_pod "$side" rwop-second rwop-0
+  expect_pending "$side" rwop-second \
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
+}
+
+# ------------------------------------------------------------- CSINode limit
+# Every node's CSINode allows no volume of the e2e driver but the last
+# node's, which allows two (one per side: both sides' pods share the nodes):
+# a pod whose pre-bound claim is such a volume goes to the last node
+# (NodeVolumeLimits skips the nodes at their limit).
+CSI_DRIVER=e2e.csi.kscore.example
+csinodes() {  # one CSINode per node: limit 0, the last node 2
+  local nodes n last limit
+  nodes="$(k get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | sort)"
+  last="$(tail -n1 <<<"$nodes")"
+  for n in $nodes; do
+    limit=0
+    [[ "$n" == "$last" ]] && limit=2
+    k apply -f - >/dev/null <<YAML
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: $n}
+spec:
+  drivers:
+  - name: $CSI_DRIVER
+    nodeID: $n
+    allocatable: {count: $limit}
+YAML
+  done
+  echo "$last"
+}
+scenario_csi_limit() {
+  local side="$1" ns last node
+  ns="$(ns_of "$side")"
+  last="$(csinodes)"
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $side-csi-0}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ""
+  csi: {driver: $CSI_DRIVER, volumeHandle: $side-csi-0}
+  claimRef: {namespace: $ns, name: csi-0}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: csi-0, namespace: $ns}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: ""
+  resources: {requests: {storage: 1Gi}}
+YAML
+  if ! poll "$TIMEOUT" claims_bound "$ns" csi 1; then
+    fail "[$side] claim $ns/csi-0: not Bound within ${TIMEOUT}s: $(pvc_state "$ns" csi-0)"
+    return 0
+  fi
+  pending_pod "$side" csi-0 csi-0
+  if ! poll "$TIMEOUT" pods_bound "$ns" csi 1; then
+    fail "[$side] $ns/csi-0 not bound within ${TIMEOUT}s: $(why "$ns" csi-0)"
+    return 0
+  fi
+  node="$(node_of "$ns" csi-0)"
+  if [[ "$node" == "$last" ]]; then
+    pass "[$side] $ns/csi-0 on $node, the only node whose CSINode allows a volume of $CSI_DRIVER"
+  else
+    fail "[$side] $ns/csi-0 on $node, a node whose CSINode allows no volume of $CSI_DRIVER (want $last)"
+  fi
 }
 
 # ------------------------------------------------------------ the PV binder
