@@ -40,11 +40,24 @@
 #                 run upstream's scheduler-config-no-topology.yaml (PodTopologySpread without
 #                 default constraints), with which kube-scheduler's opportunistic batching signs
 #                 these pods; no init pods.
-# For all three, the init pods are created and scheduled first by the scheduler under test (as
+#   csipvs        upstream's volumes/SchedulingCSIPVs: nodes without a zone label whose
+#                 allocatable has attachable-volumes-csi-ebs.csi.aws.com 39 and whose CSINode
+#                 allows 39 volumes of ebs.csi.aws.com; I init pods (namespace-1) then the M
+#                 measured pods (namespace-2), pod-default.yaml each with its own claim
+#                 (pvc.yaml: ReadOnlyMany 1Gi) pre-bound to its own PV (pv-csi.yaml: CSI driver
+#                 ebs.csi.aws.com), as runners.go's CreatePodWithPersistentVolume makes them.
+#                 The PV/PVC pairs are created before each batch of pods and are not timed
+#                 (upstream creates them inside the op, so its figure includes them). Upstream's
+#                 5000Nodes: 5000 init, 1000 measured; defaults here I = N, M = 1000. The
+#                 measured run checks that every claim is still Bound to its own PV and that no
+#                 node exceeds its CSINode limit.
+#   intreepvs     upstream's SchedulingInTreePVs: the same with pv-aws.yaml (in-tree
+#                 awsElasticBlockStore) and plain nodes (no CSINode, no attach limit).
+# For all of these, the init pods are created and scheduled first by the scheduler under test (as
 # upstream's unmeasured createPods op), then the control plane settles, then the M measured
 # pods are timed; --init I defaults to upstream's ratio to the node count (spread I = N,
-# antiaffinity I = N/5, preemption I = 4N), --nodes and --pods are taken as given (defaults
-# 1000/2000; preemption M = N). The profile is kube-scheduler's stock default one on both
+# antiaffinity I = N/5, preemption I = 4N, csipvs and intreepvs I = N), --nodes and --pods
+# are taken as given (defaults 1000/2000; preemption M = N; csipvs and intreepvs M = 1000). The profile is kube-scheduler's stock default one on both
 # sides: (a) as always, (c)/(d) the shim and scorers with a profile named kscore-default and
 # nothing else in it; (b) (Concentrate on kube-scheduler) is skipped, and for preemption (e)
 # and (f) too (a trivial binder cannot preempt). The measured run reads the placement back
@@ -53,6 +66,7 @@
 # far, their latencies; for preemption the victims so far). Example:
 #   hack/bench.sh --shape spread --nodes 5000 --pods 2000 --runs a,c --repeat 1
 #   hack/bench.sh --shape preemption --nodes 1000 --runs a,c --repeat 1
+#   hack/bench.sh --shape csipvs --nodes 5000 --runs a,c,e --repeat 1
 #
 # Runs (one after the other, each on a fresh control plane with the same N nodes, so that
 # no run pays for the previous one's leftovers: deleted pods, events, a grown etcd):
@@ -120,7 +134,7 @@ die() { echo "bench: ERROR: $*" >&2; exit 1; }
 # Workload shape (see the header): node labels, init pods, profile.
 NODE_FLAGS=()
 case "${SHAPE}" in
-  basic) [[ -z "${INIT}" ]] || die "--init is for --shape spread|antiaffinity|preemption" ;;
+  basic) [[ -z "${INIT}" ]] || die "--init is for --shape spread|antiaffinity|preemption|csipvs|intreepvs" ;;
   spread) NODE_FLAGS=(--zones moon-1,moon-2,moon-3 --memory 32Gi); : "${INIT:=${NODES}}" ;;
   antiaffinity) NODE_FLAGS=(--zones "" --memory 32Gi); : "${INIT:=$((NODES / 5))}"; : "${PODS:=2000}"
     ((INIT + PODS <= NODES)) || die "antiaffinity places one pod per node: --init ${INIT} + --pods ${PODS} exceeds --nodes ${NODES}" ;;
@@ -128,9 +142,15 @@ case "${SHAPE}" in
     ((INIT <= 4 * NODES)) || die "preemption: four 900m init pods fill a 4-CPU node: --init ${INIT} exceeds 4 x --nodes ${NODES}"
     ((PODS <= NODES)) || die "preemption: one 3970m high-priority pod per 4-CPU node: --pods ${PODS} exceeds --nodes ${NODES}" ;;
   hostport) NODE_FLAGS=(--zones "" --memory 32Gi); : "${PODS:=${NODES}}"
-    [[ -z "${INIT}" ]] || die "--init is for --shape spread|antiaffinity|preemption"
+    [[ -z "${INIT}" ]] || die "--init is for --shape spread|antiaffinity|preemption|csipvs|intreepvs"
     ((PODS <= NODES)) || die "hostport: one pod with host port 80 per node: --pods ${PODS} exceeds --nodes ${NODES}" ;;
-  *) die "--shape takes basic, spread, antiaffinity, preemption or hostport, not '${SHAPE}'" ;;
+  csipvs|intreepvs) NODE_FLAGS=(--zones "" --memory 32Gi)
+    [[ "${SHAPE}" == csipvs ]] && NODE_FLAGS+=(--csi-limit 39)
+    # kbench writes each PV/PVC pair bound, as runners.go does; scheduler_perf runs no PV
+    # controller, and this cluster's would rebind or mark Lost pairs it did not bind itself.
+    export KSCORE_CONTROLLERS_OFF=persistentvolume-binder-controller
+    : "${INIT:=${NODES}}"; : "${PODS:=1000}" ;;
+  *) die "--shape takes basic, spread, antiaffinity, preemption, hostport, csipvs or intreepvs, not '${SHAPE}'" ;;
 esac
 : "${PODS:=2000}"
 [[ "${PODS}" =~ ^[1-9][0-9]*$ ]] || die "--pods takes a count, not '${PODS}'"

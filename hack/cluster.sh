@@ -339,6 +339,11 @@ cmd_up() {
   if [[ "${KSCORE_NO_KWOK:-0}" == 1 || ! -x "${bin}/kwok" || ! -f "${bin}/kwok-stages.yaml" ]]; then
     controllers="*,-node-lifecycle-controller"
   fi
+  # KSCORE_CONTROLLERS_OFF: more controllers to leave off (comma separated), e.g.
+  # hack/bench.sh's volume shapes turn off persistentvolume-binder-controller, as scheduler_perf
+  # runs without it.
+  local off offs="${KSCORE_CONTROLLERS_OFF:-}"
+  for off in ${offs//,/ }; do controllers+=",-${off}"; done
   record_exe kube-controller-manager "${bin}/kube-controller-manager"
   start kube-controller-manager "${bin}/kube-controller-manager" \
     --kubeconfig="${STATE}/controller-manager.kubeconfig" \

@@ -2,14 +2,17 @@
 //
 //	kbench nodes --kubeconfig K --from A --to B     create Ready, untainted Nodes bench-node-A..B-1
 //	             [--zones V1,V2,..] [--memory Q]    (zone label values dealt round robin, "" for none;
-//	                                                memory capacity, default 16Gi)
+//	             [--csi-limit N]                    memory capacity, default 16Gi; --csi-limit: upstream's
+//	                                                nodeAllocatableStrategy for ebs.csi.aws.com, an
+//	                                                allocatable count and a CSINode allowing N volumes)
 //	kbench run   --kubeconfig K --pods M --scheduler S --out F
 //	                                                watch pods, then create M pods (groups of 10 sharing
 //	                                                an app label) in parallel; wait until all are bound;
 //	                                                write throughput, latencies and placements as JSON
-//	             [--shape spread|antiaffinity|preemption|hostport] [--init]
+//	             [--shape spread|antiaffinity|preemption|hostport|csipvs|intreepvs] [--init]
 //	                                                instead: upstream scheduler_perf's TopologySpreading,
-//	                                                SchedulingPodAntiAffinity or PreemptionBasic pods
+//	                                                SchedulingPodAntiAffinity, PreemptionBasic,
+//	                                                HostPortConflict, SchedulingCSIPVs or SchedulingInTreePVs pods
 //	                                                (--init: that workload's unmeasured init pods), in
 //	                                                upstream's namespaces; the measured run checks the
 //	                                                constraint (preemption: and counts the victims)
@@ -37,6 +40,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,6 +61,9 @@ const (
 	// highPriorityClass carries the preemption shape's measured pods' priority (see
 	// highPriorityPod).
 	highPriorityClass = "kbench-high"
+	// csipvs: upstream's pv-csi.yaml driver and SchedulingCSIPVs' nodeAllocatable key.
+	csiDriver      = "ebs.csi.aws.com"
+	csiAllocatable = v1.ResourceName("attachable-volumes-csi-" + csiDriver)
 )
 
 func die(format string, a ...any) {
@@ -117,6 +124,8 @@ func cmdNodes(args []string) {
 		"round robin (node i gets value i mod count, as upstream's labelNodePrepareStrategy deals them); "+
 		"empty: no zone label")
 	memory := fs.String("memory", "16Gi", "memory capacity (= allocatable) of every node")
+	csiLimit := fs.Int("csi-limit", 0, "if > 0: allocatable "+string(csiAllocatable)+" and a CSINode whose driver "+
+		csiDriver+" allows this many volumes (scheduler_perf's SchedulingCSIPVs nodes)")
 	fs.Parse(args)
 	cs := client(*kc)
 	ctx := context.Background()
@@ -127,6 +136,9 @@ func cmdNodes(args []string) {
 	q := func(s string) resource.Quantity { return resource.MustParse(s) }
 	alloc := v1.ResourceList{v1.ResourceCPU: q("4"), v1.ResourceMemory: q(*memory), v1.ResourcePods: q("110"),
 		v1.ResourceEphemeralStorage: q("100Gi")}
+	if *csiLimit > 0 {
+		alloc[csiAllocatable] = *resource.NewQuantity(int64(*csiLimit), resource.DecimalSI)
+	}
 	t0 := time.Now()
 	err := parallel(*to-*from, *workers, func(k int) error {
 		i := *from + k
@@ -172,12 +184,29 @@ func cmdNodes(args []string) {
 				}
 			}
 		}
+		if *csiLimit > 0 {
+			return createCSINode(ctx, cs, name, int32(*csiLimit))
+		}
 		return nil
 	})
 	if err != nil {
 		die("%v", err)
 	}
 	fmt.Fprintf(os.Stderr, "kbench: %d node(s) in %.1fs\n", *to-*from, time.Since(t0).Seconds())
+}
+
+// createCSINode: runners.go's NodeAllocatableStrategy.createCSINode for SchedulingCSIPVs'
+// csiNodeAllocatable (one driver, ebs.csi.aws.com, count N; no migrated plugins).
+func createCSINode(ctx context.Context, cs *kubernetes.Clientset, node string, count int32) error {
+	_, err := cs.StorageV1().CSINodes().Create(ctx, &storagev1.CSINode{
+		ObjectMeta: metav1.ObjectMeta{Name: node, Annotations: map[string]string{v1.MigratedPluginsAnnotationKey: ""}},
+		Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: csiDriver, NodeID: node,
+			Allocatable: &storagev1.VolumeNodeResources{Count: &count}}}},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create CSINode %s: %w", node, err)
+	}
+	return nil
 }
 
 // ------------------------------------------------------------------ run
@@ -253,6 +282,9 @@ type shape struct {
 	initNS, measureNS string
 	// decorate adds the template's labels and constraints to upstreamPod's pod-default.yaml.
 	initPod, measurePod func(*v1.Pod)
+	// csipvs, intreepvs: every pod (init and measured) gets its own pre-bound PV and PVC
+	// (pvFromTemplate), created before the pods.
+	pv func(name string) *v1.PersistentVolume
 }
 
 var shapes = map[string]shape{
@@ -269,6 +301,90 @@ var shapes = map[string]shape{
 	// batching/HostPortConflict: one createPods op (op 1), no init pods.
 	"hostport": {initNS: "namespace-1", measureNS: "namespace-1",
 		initPod: hostPortPod, measurePod: hostPortPod},
+	// volumes/SchedulingCSIPVs and SchedulingInTreePVs: createPods ops 1 and 2 with
+	// pod-default.yaml, each pod with a pre-bound PV (pv-csi.yaml, pv-aws.yaml) and PVC (pvc.yaml).
+	"csipvs": {initNS: "namespace-1", measureNS: "namespace-2",
+		initPod: func(*v1.Pod) {}, measurePod: func(*v1.Pod) {}, pv: csiPV},
+	"intreepvs": {initNS: "namespace-1", measureNS: "namespace-2",
+		initPod: func(*v1.Pod) {}, measurePod: func(*v1.Pod) {}, pv: awsPV},
+}
+
+// pvTemplate: what templates/pv-csi.yaml and pv-aws.yaml share (ReadOnlyMany, 1Gi, Retain).
+func pvTemplate(name string, src v1.PersistentVolumeSource) *v1.PersistentVolume {
+	return &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1.PersistentVolumeSpec{
+			AccessModes:                   []v1.PersistentVolumeAccessMode{v1.ReadOnlyMany},
+			Capacity:                      v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
+			PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource:        src,
+		},
+	}
+}
+
+// csiPV: templates/pv-csi.yaml; the volume handle is the PV's name, as runners.go sets it.
+func csiPV(name string) *v1.PersistentVolume {
+	return pvTemplate(name, v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: csiDriver,
+		VolumeHandle: name}})
+}
+
+// awsPV: templates/pv-aws.yaml; executor.go's volume factory sets the volume ID to vol-<index>,
+// which is the PV's name before runners.go prefixes the namespace.
+func awsPV(name string) *v1.PersistentVolume {
+	id := name[strings.LastIndex(name, "vol-"):]
+	return pvTemplate(name, v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{
+		VolumeID: id}})
+}
+
+// claimNames: runners.go's CreatePodWithPersistentVolume names pod i's claim pvc-<i> and its PV
+// <namespace>-vol-<i>.
+func claimNames(ns string, i int) (pvc, pv string) {
+	return fmt.Sprintf("pvc-%d", i), fmt.Sprintf("%s-vol-%d", ns, i)
+}
+
+// createBoundPair creates pod i's claim and volume bound to each other, as runners.go's
+// CreatePodWithPersistentVolume with bindVolume: the claim (pvc.yaml: ReadOnlyMany 1Gi,
+// pv.kubernetes.io/bind-completed) names the volume, the volume's claimRef names the claim,
+// and both statuses are then set to Bound (create resets them). The claimRef also carries the
+// claim's UID, as the PV controller would write it. hack/bench.sh runs these shapes without
+// the PV controller, as scheduler_perf does: it would rebind or mark Lost what it did not bind.
+func createBoundPair(ctx context.Context, cs *kubernetes.Clientset, sh shape, ns string, i int) error {
+	pvcName, pvName := claimNames(ns, i)
+	pvc, err := cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: pvcName, Namespace: ns,
+			Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "true"}},
+		Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadOnlyMany},
+			Resources: v1.VolumeResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
+			VolumeName: pvName,
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("create PVC %s/%s: %w", ns, pvcName, err)
+	}
+	pvc.Status.Phase = v1.ClaimBound
+	if _, err = cs.CoreV1().PersistentVolumeClaims(ns).UpdateStatus(ctx, pvc, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("PVC %s/%s status: %w", ns, pvcName, err)
+	}
+	pv := sh.pv(pvName)
+	pv.Spec.ClaimRef = &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ns,
+		Name: pvcName, UID: pvc.UID}
+	if pv, err = cs.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create PV %s: %w", pvName, err)
+	}
+	pv.Status.Phase = v1.VolumeBound
+	if _, err = cs.CoreV1().PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("PV %s status: %w", pvName, err)
+	}
+	return nil
+}
+
+// withClaim gives pod i the volume "vol" on its claim pvc-<i>, as runners.go does.
+func withClaim(p *v1.Pod, i int) {
+	pvc, _ := claimNames(p.Namespace, i)
+	p.Spec.Volumes = []v1.Volume{{Name: "vol", VolumeSource: v1.VolumeSource{
+		PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: pvc}}}}
 }
 
 // hostPortPod: templates/pod-hostport-80.yaml (pause 3.10.1, 100m / 100Mi, container and
@@ -475,6 +591,8 @@ func checkShape(ctx context.Context, cs *kubernetes.Clientset, name string, sh s
 		ok = shared == 0
 		r.Check = fmt.Sprintf("%d pods with host port 80 on %d nodes: %d nodes hold more than one",
 			len(pods.Items), len(per), shared)
+	case "csipvs", "intreepvs":
+		ok = checkClaims(ctx, cs, sh, nodes, r)
 	case "preemption":
 		alloc := map[string]int64{} // node → allocatable CPU, millicores
 		for _, n := range nodes {
@@ -524,6 +642,69 @@ func checkShape(ctx context.Context, cs *kubernetes.Clientset, name string, sh s
 	r.CheckOK = &ok
 }
 
+// checkClaims: every measured pod bound with its claim, every claim (init and measured) still
+// Bound to its own PV and that PV's claimRef naming it, and (csipvs) no node holding more
+// volumes of the driver than its CSINode allows.
+func checkClaims(ctx context.Context, cs *kubernetes.Clientset, sh shape, nodes []v1.Node, r *result) bool {
+	limit := map[string]int64{}
+	for _, n := range nodes {
+		if q, has := n.Status.Allocatable[csiAllocatable]; has {
+			limit[n.Name] = q.Value()
+		}
+	}
+	pvs, err := cs.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		die("list PVs: %v", err)
+	}
+	pvByName := map[string]*v1.PersistentVolume{}
+	for i := range pvs.Items {
+		pvByName[pvs.Items[i].Name] = &pvs.Items[i]
+	}
+	claims, wrong, unbound, over := 0, 0, 0, 0
+	perNode := map[string]int64{}
+	for _, ns := range []string{sh.initNS, sh.measureNS} {
+		pvcs, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			die("list PVCs: %v", err)
+		}
+		for _, c := range pvcs.Items {
+			claims++
+			pv := pvByName[c.Spec.VolumeName]
+			own := ns + "-vol-" + strings.TrimPrefix(c.Name, "pvc-")
+			if c.Status.Phase != v1.ClaimBound || c.Spec.VolumeName != own || pv == nil ||
+				pv.Status.Phase != v1.VolumeBound || pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.UID != c.UID {
+				wrong++
+			}
+		}
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			die("list pods: %v", err)
+		}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" {
+				if ns == sh.measureNS {
+					unbound++
+				}
+				continue
+			}
+			if len(p.Spec.Volumes) != 1 || p.Spec.Volumes[0].PersistentVolumeClaim == nil {
+				wrong++
+			}
+			perNode[p.Spec.NodeName]++
+		}
+	}
+	most := int64(0)
+	for n, c := range perNode {
+		most = max(most, c)
+		if l, has := limit[n]; has && c > l {
+			over++
+		}
+	}
+	r.Check = fmt.Sprintf("%d claims (init and measured): %d not Bound to their own PV; %d measured pods unbound; "+
+		"at most %d volumes on a node, %d nodes over their CSINode limit", claims, wrong, unbound, most, over)
+	return wrong == 0 && unbound == 0 && over == 0
+}
+
 func sortedMap(m map[string]int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -562,8 +743,9 @@ func cmdRun(args []string) {
 	timeout := fs.Duration("timeout", 10*time.Minute, "")
 	out := fs.String("out", "", "JSON result file")
 	runID := fs.String("run", "r", "run id (label value)")
-	shapeName := fs.String("shape", "basic", "basic | spread | antiaffinity | preemption | hostport (see shapes)")
-	initPhase := fs.Bool("init", false, "spread, antiaffinity, preemption: create the shape's init pods "+
+	shapeName := fs.String("shape", "basic", "basic | spread | antiaffinity | preemption | hostport | csipvs | "+
+		"intreepvs (see shapes)")
+	initPhase := fs.Bool("init", false, "spread, antiaffinity, preemption, csipvs, intreepvs: create the shape's init pods "+
 		"(upstream's unmeasured createPods op) instead of the measured ones")
 	fs.Parse(args)
 	cs := client(*kc)
@@ -571,10 +753,10 @@ func cmdRun(args []string) {
 	defer cancel()
 	sh, shaped := shapes[*shapeName]
 	if !shaped && *shapeName != "basic" {
-		die("unknown shape %q (basic, spread, antiaffinity, preemption, hostport)", *shapeName)
+		die("unknown shape %q (basic, spread, antiaffinity, preemption, hostport, csipvs, intreepvs)", *shapeName)
 	}
 	if *initPhase && !shaped {
-		die("--init needs --shape spread, antiaffinity or preemption")
+		die("--init needs a --shape other than basic")
 	}
 	preempt := *shapeName == "preemption" && !*initPhase
 	if preempt {
@@ -590,11 +772,22 @@ func cmdRun(args []string) {
 			*ns, decorate = sh.initNS, sh.initPod
 		}
 		ensureNamespace(ctx, cs, *ns)
-		makePod = func(_ int, name string) *v1.Pod {
+		makePod = func(i int, name string) *v1.Pod {
 			p := upstreamPod(name, *ns, *sched, *runID)
 			decorate(p)
+			if sh.pv != nil {
+				withClaim(p, i)
+			}
 			return p
 		}
+	}
+	if sh.pv != nil { // the claims exist before their pods, as upstream creates them
+		t0 := time.Now()
+		if err := parallel(*pods, *workers, func(i int) error { return createBoundPair(ctx, cs, sh, *ns, i) }); err != nil {
+			die("%v", err)
+		}
+		fmt.Fprintf(os.Stderr, "kbench: %d bound PV/PVC pairs in %.1fs (not measured)\n", *pods,
+			time.Since(t0).Seconds())
 	}
 
 	names := make([]string, *pods)
