@@ -130,7 +130,8 @@ DryRunNode::DryRunNode(const PreemptionInput& in, int index,
       cluster_(cluster),
       removed_(static_cast<size_t>(source_->pods_size()), false),
       freed_claim_refs_(
-          static_cast<size_t>(in.request->pod().volume_claims_size()), 0) {
+          static_cast<size_t>(in.request->pod().volume_claims_size()), 0),
+      csi_removed_(static_cast<size_t>(source_->csi_volumes_size()), 0) {
   for (int j = 0; j < node_.term_counts_size(); ++j) {
     term_slot_.emplace(node_.term_counts(j).term(), j);
   }
@@ -200,6 +201,7 @@ void DryRunNode::Apply(int i, int sign) {
   }
   for (int32_t c : p.claim_refs()) freed_claim_refs_[c] -= sign;
   ApplyDisks(p, sign);
+  for (int32_t k : p.csi_volumes()) ApplyCsiVolume(k, sign);
   if (Counted(p)) counted_removed_ -= sign;
 }
 
@@ -215,6 +217,33 @@ void DryRunNode::ApplyDisks(const pb::VictimPod& p, int sign) {
           return google::protobuf::util::MessageDifferencer::Equals(x, d);
         });
     if (it != disks->end()) disks->erase(it);
+  }
+}
+
+void DryRunNode::ApplyCsiVolume(int32_t k, int sign) {
+  const pb::CandidateCsiVolume& v = source_->csi_volumes(k);
+  const bool was_free = csi_removed_[k] == v.pods();
+  csi_removed_[k] -= sign;
+  const bool free = csi_removed_[k] == v.pods();
+  if (was_free == free) return;
+  // A volume no pod uses counts under the attacher of a VolumeAttachment
+  // naming it, or not at all.
+  const int delta = free ? -1 : 1;
+  AddAttached(v.driver(), delta);
+  if (v.has_attacher()) AddAttached(v.attacher(), -delta);
+  if (!v.has_preemptor_volume()) return;
+  auto* in_use = node_.mutable_volumes_in_use();
+  if (free) {
+    auto it = std::find(in_use->begin(), in_use->end(), v.preemptor_volume());
+    if (it != in_use->end()) in_use->erase(it);
+  } else {
+    in_use->Add(v.preemptor_volume());
+  }
+}
+
+void DryRunNode::AddAttached(const std::string& driver, int delta) {
+  for (pb::CsiDriverUse& d : *node_.mutable_csi_drivers()) {
+    if (d.name() == driver) d.set_attached(std::max(d.attached() + delta, 0));
   }
 }
 
@@ -402,6 +431,44 @@ absl::Status CheckVictim(const pb::VictimPod& p, int32_t priority, int j,
 
 }  // namespace
 
+namespace {
+
+// PreemptionNode.csi_volumes and the victims' indices into them: each
+// volume used by at most `pods` of the node's lower-priority pods, each
+// pod naming a volume once.
+absl::Status CheckCsiVolumes(const pb::PreemptRequest& req, int i) {
+  const pb::PreemptionNode& pn = req.nodes(i);
+  std::vector<int32_t> users(static_cast<size_t>(pn.csi_volumes_size()), 0);
+  for (int j = 0; j < pn.pods_size(); ++j) {
+    absl::flat_hash_set<int32_t> seen;
+    for (int32_t k : pn.pods(j).csi_volumes()) {
+      if (k < 0 || k >= pn.csi_volumes_size() || !seen.insert(k).second) {
+        return Invalid("nodes[", i, "].pods[", j, "].csi_volumes: ", k,
+                       " is not an index into nodes[", i,
+                       "].csi_volumes, or is there twice");
+      }
+      ++users[k];
+    }
+  }
+  const int attachable = req.pod().volumes().attachable_size();
+  for (int k = 0; k < pn.csi_volumes_size(); ++k) {
+    const pb::CandidateCsiVolume& v = pn.csi_volumes(k);
+    if (v.pods() < users[k]) {
+      return Invalid("nodes[", i, "].csi_volumes[", k, "].pods: ", v.pods(),
+                     " is fewer than the ", users[k], " pods using it");
+    }
+    if (v.has_preemptor_volume() &&
+        (v.preemptor_volume() < 0 || v.preemptor_volume() >= attachable)) {
+      return Invalid("nodes[", i, "].csi_volumes[", k,
+                     "].preemptor_volume: ", v.preemptor_volume(),
+                     " is not an index into pod.volumes.attachable");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidatePreemptRequest(const pb::PreemptRequest& req) {
   KSCORE_RETURN_IF_ERROR(CheckNodeCounts(req));
   for (int i = 0; i < req.nodes_size(); ++i) {
@@ -417,6 +484,7 @@ absl::Status ValidatePreemptRequest(const pb::PreemptRequest& req) {
         }
       }
     }
+    KSCORE_RETURN_IF_ERROR(CheckCsiVolumes(req, i));
   }
   for (int k = 0; k < req.pdbs_size(); ++k) {
     if (req.pdbs(k).disruptions_allowed() < 0) {

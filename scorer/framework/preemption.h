@@ -97,6 +97,12 @@ class DryRunNode {
   void Apply(int i, int sign);
   // A pod's in-tree disks off (sign -1) or back on node_.disks.
   void ApplyDisks(const pb::VictimPod& p, int sign);
+  // One more (sign -1) or one fewer of the users of the node's CSI volume
+  // `k` removed: once all are, it stops counting in node_.csi_drivers and
+  // node_.volumes_in_use (what upstream's NodeVolumeLimits counts from the
+  // node's pods and VolumeAttachments).
+  void ApplyCsiVolume(int32_t k, int sign);
+  void AddAttached(const std::string& driver, int delta);
 
   const PreemptionInput& in_;
   const int index_;
@@ -112,6 +118,8 @@ class DryRunNode {
   std::vector<int32_t> touched_terms_;
   // Per pod.volume_claims index, the removed pods' claim_refs to it.
   std::vector<int64_t> freed_claim_refs_;
+  // Per source_->csi_volumes index, how many of its users are removed.
+  std::vector<int32_t> csi_removed_;
 };
 
 // What a preemption plugin decides (upstream's preemption.Interface, less

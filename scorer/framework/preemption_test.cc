@@ -133,5 +133,87 @@ TEST(ValidatePreemptRequestTest, CountsMustCoverThePods) {
               ::testing::HasSubstr("nodes[0].pods[1].matched_queries[0]"));
 }
 
+// n1's CSINode takes 3 volumes of csi.example.com, 3 counted: v0 used by
+// victims a and b, v1 by victim a and a pod of higher priority, v2 by victim
+// b with a VolumeAttachment naming it; v0 is the preemptor's own volume 0.
+pb::PreemptRequest CsiRequest() {
+  pb::PreemptRequest req;
+  req.mutable_pod()->set_priority(100);
+  req.mutable_pod()->mutable_volumes()->add_attachable()->set_driver(
+      "csi.example.com");
+  req.set_num_nodes(1);
+  req.set_num_potential_nodes(1);
+  pb::PreemptionNode* n = req.add_nodes();
+  *n->mutable_node() = MakeNode().Name("n1").PodCount(3).Obj();
+  pb::CsiDriverUse* d = n->mutable_node()->add_csi_drivers();
+  d->set_name("csi.example.com");
+  d->set_limit(3);
+  d->set_attached(3);
+  n->mutable_node()->add_volumes_in_use(0);
+  const auto volume = [n](int32_t pods) {
+    pb::CandidateCsiVolume* v = n->add_csi_volumes();
+    v->set_driver("csi.example.com");
+    v->set_pods(pods);
+    return v;
+  };
+  volume(2)->set_preemptor_volume(0);
+  volume(2);
+  volume(1)->set_attacher("csi.example.com");
+  pb::VictimPod* a = n->add_pods();
+  a->set_name("a");
+  a->add_csi_volumes(0);
+  a->add_csi_volumes(1);
+  pb::VictimPod* b = n->add_pods();
+  b->set_name("b");
+  b->add_csi_volumes(0);
+  b->add_csi_volumes(2);
+  return req;
+}
+
+TEST(DryRunNodeTest, CsiVolumeStopsCountingWhenAllItsPodsAreRemoved) {
+  const pb::PreemptRequest req = CsiRequest();
+  ASSERT_TRUE(ValidatePreemptRequest(req).ok()) << ValidatePreemptRequest(req);
+  PreemptionInput in;
+  in.request = &req;
+  DryRunNode node(in, 0, nullptr);
+  const pb::Node& n = node.node();
+  // v0 still has b, v1 its pod of higher priority.
+  node.Remove(0);
+  EXPECT_EQ(n.csi_drivers(0).attached(), 3);
+  EXPECT_THAT(n.volumes_in_use(), ElementsAre(0));
+  // v0 is free (and no longer in use for the preemptor); v2 moves under
+  // its attacher, which is the same driver here.
+  node.Remove(1);
+  EXPECT_EQ(n.csi_drivers(0).attached(), 2);
+  EXPECT_TRUE(n.volumes_in_use().empty());
+  node.Add(0);
+  EXPECT_EQ(n.csi_drivers(0).attached(), 3);
+  EXPECT_THAT(n.volumes_in_use(), ElementsAre(0));
+  node.Add(1);
+  EXPECT_EQ(n.csi_drivers(0).attached(), 3);
+}
+
+TEST(ValidatePreemptRequestTest, CsiVolumesMustBeIndicesAndCoverTheirPods) {
+  pb::PreemptRequest req = CsiRequest();
+  req.mutable_nodes(0)->mutable_pods(1)->add_csi_volumes(3);
+  absl::Status s = ValidatePreemptRequest(req);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::HasSubstr("nodes[0].pods[1].csi_volumes: 3 is not "
+                                   "an index into nodes[0].csi_volumes"));
+  req = CsiRequest();
+  req.mutable_nodes(0)->mutable_csi_volumes(0)->set_pods(1);
+  s = ValidatePreemptRequest(req);
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::HasSubstr("nodes[0].csi_volumes[0].pods: 1 is fewer "
+                                   "than the 2 pods using it"));
+  req = CsiRequest();
+  req.mutable_nodes(0)->mutable_csi_volumes(1)->set_preemptor_volume(1);
+  s = ValidatePreemptRequest(req);
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::HasSubstr("csi_volumes[1].preemptor_volume: 1 is "
+                                   "not an index into pod.volumes.attachable"));
+}
+
 }  // namespace
 }  // namespace kscore::framework

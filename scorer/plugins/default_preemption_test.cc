@@ -457,6 +457,50 @@ TEST_F(PreemptTest, HostPortsAreFreedWithTheirPods) {
   EXPECT_EQ(Chosen(req, *r).second, std::vector<std::string>{"holder"});
 }
 
+// NodeVolumeLimits: a node at its CSI limit is a candidate once the pods
+// using a volume there are all removed, unless a VolumeAttachment still
+// names the volume.
+TEST_F(PreemptTest, AttachSlotsAreFreedWithTheirPods) {
+  const auto request = [this](bool attached) {
+    pb::PreemptionNode n =
+        Node("n1", 4000,
+             {Victim("holder", 1, 100, 1), Victim("bystander", 2, 100, 1)});
+    pb::CsiDriverUse* d = n.mutable_node()->add_csi_drivers();
+    d->set_name("csi.example.com");
+    d->set_limit(1);
+    d->set_attached(1);
+    pb::CandidateCsiVolume* v = n.add_csi_volumes();
+    v->set_driver("csi.example.com");
+    v->set_pods(1);
+    if (attached) v->set_attacher("csi.example.com");
+    n.mutable_pods(0)->add_csi_volumes(0);
+    pb::PreemptRequest req = Request(100, {n});
+    pb::Pod* pod = req.mutable_pod();
+    pod->set_namespace_("default");
+    pod->add_volume_claims()->set_claim_name("data");
+    pb::ClaimState* c = pod->mutable_volumes()->add_claims();
+    c->set_name("data");
+    c->set_found(true);
+    c->set_phase("Bound");
+    c->set_volume_name("pv-data");
+    c->set_bind_completed(true);
+    pod->mutable_volumes()->add_volumes()->set_name("pv-data");
+    pod->mutable_volumes()->add_attachable()->set_driver("csi.example.com");
+    return req;
+  };
+  pb::PreemptRequest req = request(false);
+  absl::StatusOr<PostFilterResult> r = Run(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Chosen(req, *r).second, std::vector<std::string>{"holder"});
+
+  req = request(true);
+  r = Run(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->chosen, -1);
+  EXPECT_THAT(r->status.reasons,
+              ElementsAre(::testing::HasSubstr("max volume count")));
+}
+
 pb::PodAffinityTerm WebOnHostname() {
   pb::PodAffinityTerm t;
   t.set_topology_key("kubernetes.io/hostname");

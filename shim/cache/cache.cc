@@ -715,6 +715,7 @@ size_t Cache::AppendPreemptionNodes(
     for (const PodEntry* e : lower) {
       VictimLocked(*e, &pod, &plan, prepared, pn->add_pods());
     }
+    CandidateCsiVolumesLocked(n, lower, in_use, pn);
     ++added;
   }
   return added;

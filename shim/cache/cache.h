@@ -199,6 +199,12 @@ class Cache {
       const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
       size_t max_victims,
       google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const;
+  // NodeVolumeLimits' part of a PreemptionNode whose pods (the victims) are
+  // filled in: the CSI volumes they use on `node` (pn->csi_volumes) and each
+  // victim's indices into them. `preemptor` is the pod preempting (its
+  // volumes are matched against those).
+  void AddCandidateCsiVolumes(const std::string& node, const pb::Pod& preemptor,
+                              pb::PreemptionNode* pn) const;
   // A node's pods of lower priority than `priority`, for
   // PreemptRequest.nominated_node_pods: identity and priority, and as
   // `terminating` upstream's PodTerminatingByPreemption (being deleted
@@ -344,6 +350,14 @@ class Cache {
   // NodeVolumeLimits' bookkeeping (csi_usage.cc).
   // Resolves a new entry's claims (CSI volumes and the objects read).
   void ResolveCsiLocked(PodEntry* e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // AddCandidateCsiVolumes with the victims' entries, one per pn->pods,
+  // in order (null for a pod not here), and the preemptor's volumes'
+  // unique names (InUseNamesLocked).
+  void CandidateCsiVolumesLocked(const NodeEntry& n,
+                                 const std::vector<const PodEntry*>& victims,
+                                 const std::vector<std::string>& in_use,
+                                 pb::PreemptionNode* pn) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Counts (+1) or uncounts (-1) a pod's volumes on `n` and keeps deps_.
   void CountCsiLocked(const std::string& key, const PodEntry& e, NodeEntry* n,
                       int sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -3,8 +3,11 @@
 // volumes, classes and attachments change (each change re-resolves only the
 // pods and attachments that read the object).
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "shim/cache/cache.h"
 
 namespace kscore::cache {
@@ -191,6 +194,55 @@ std::vector<std::string> Cache::InUseNamesLocked(
   for (Volumes::Attachable& a : volumes_.AttachableOf(incoming.pod, nullptr))
     names.push_back(std::move(a.unique));
   return names;
+}
+
+void Cache::AddCandidateCsiVolumes(const std::string& node,
+                                   const pb::Pod& preemptor,
+                                   pb::PreemptionNode* pn) const {
+  absl::MutexLock lock(&mu_);
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return;
+  std::vector<const PodEntry*> victims;
+  for (const pb::VictimPod& v : pn->pods()) {
+    const PodEntry* found = nullptr;
+    for (const std::string& key : it->second->pods) {
+      const PodEntry& e = pods_.at(key);
+      if (e.namespace_ == v.namespace_() && e.name == v.name()) found = &e;
+    }
+    victims.push_back(found);
+  }
+  std::vector<std::string> in_use;
+  if (!preemptor.volume_claims().empty()) {
+    for (Volumes::Attachable& a : volumes_.AttachableOf(preemptor, nullptr))
+      in_use.push_back(std::move(a.unique));
+  }
+  CandidateCsiVolumesLocked(*it->second, victims, in_use, pn);
+}
+
+void Cache::CandidateCsiVolumesLocked(
+    const NodeEntry& n, const std::vector<const PodEntry*>& victims,
+    const std::vector<std::string>& in_use, pb::PreemptionNode* pn) const {
+  if (n.csi_volumes.empty()) return;
+  absl::flat_hash_map<std::string, int32_t> index;  // by unique name
+  for (size_t j = 0; j < victims.size(); ++j) {
+    if (victims[j] == nullptr) continue;
+    pb::VictimPod* v = pn->mutable_pods(static_cast<int>(j));
+    for (const Volumes::Attachable& a : victims[j]->csi) {
+      auto cv = n.csi_volumes.find(a.unique);
+      if (cv == n.csi_volumes.end() || cv->second.pods <= 0) continue;
+      auto [slot, added] = index.try_emplace(a.unique, pn->csi_volumes_size());
+      if (added) {
+        pb::CandidateCsiVolume* c = pn->add_csi_volumes();
+        c->set_driver(cv->second.driver);
+        c->set_pods(cv->second.pods);
+        if (cv->second.attachments > 0) c->set_attacher(cv->second.attacher);
+        auto p = std::find(in_use.begin(), in_use.end(), a.unique);
+        if (p != in_use.end())
+          c->set_preemptor_volume(static_cast<int32_t>(p - in_use.begin()));
+      }
+      v->add_csi_volumes(slot->second);
+    }
+  }
 }
 
 void Cache::AddInUse(const NodeEntry& n, const std::vector<std::string>& in,

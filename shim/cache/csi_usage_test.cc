@@ -223,5 +223,58 @@ TEST(CsiUsageTest, PodVolumesListTheAttachableOnes) {
   EXPECT_TRUE(pod.volumes().attachable(1).required_on_node());
 }
 
+// Preemption: the CSI volumes the lower-priority pods use, how many pods
+// use each, a VolumeAttachment naming one, and the preemptor's own.
+TEST(CsiUsageTest, PreemptionNodesCarryTheVictimsVolumes) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  c.UpsertCsiNode(CsiNode("n1", 3));
+  for (const char* v : {"pv1", "pv2", "pv3"}) {
+    c.volumes().UpsertVolume(Csi(v, kEbs));
+    c.volumes().UpsertClaim(Claim(std::string("c") + v, v));
+  }
+  c.UpsertAttachment(Attachment("va3", "n1", "pv3"));
+  objects::PodInfo low = Pod("low", "n1", {"cpv1", "cpv2"});
+  low.priority = 1;
+  objects::PodInfo low2 = Pod("low2", "n1", {"cpv3", "cpv1"});
+  low2.priority = 1;
+  objects::PodInfo high = Pod("high", "n1", {"cpv2"});
+  high.priority = 1000;
+  for (const objects::PodInfo& p : {low, low2, high}) c.UpsertAssignedPod(p);
+  objects::PodInfo preemptor = Pod("new", "", {"cpv1"});
+  preemptor.priority = 100;
+  preemptor.pod = c.PodFor(preemptor, {pb::POD_DATA_VOLUMES});
+
+  google::protobuf::RepeatedPtrField<pb::PreemptionNode> out;
+  ASSERT_EQ(c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"n1"}, false,
+                                    pb::PlanResponse(), nullptr, 100, &out),
+            1u);
+  const pb::PreemptionNode& pn = out[0];
+  ASSERT_EQ(pn.pods_size(), 2);
+  ASSERT_EQ(pn.csi_volumes_size(), 3);
+  // In the order the victims name them: pv1, pv2 (low), pv3 (low2).
+  const pb::CandidateCsiVolume& v1 = pn.csi_volumes(0);
+  EXPECT_EQ(v1.driver(), kEbs);
+  EXPECT_EQ(v1.pods(), 2);
+  EXPECT_FALSE(v1.has_attacher());
+  EXPECT_EQ(v1.preemptor_volume(), 0);
+  EXPECT_EQ(pn.csi_volumes(1).pods(), 2);  // high uses pv2 too
+  EXPECT_FALSE(pn.csi_volumes(1).has_preemptor_volume());
+  EXPECT_EQ(pn.csi_volumes(2).pods(), 1);
+  EXPECT_EQ(pn.csi_volumes(2).attacher(), kEbs);
+  ASSERT_EQ(pn.pods(0).name(), "low");  // the node's pods in order
+  EXPECT_THAT(pn.pods(0).csi_volumes(), ElementsAre(0, 1));
+  EXPECT_THAT(pn.pods(1).csi_volumes(), ElementsAre(2, 0));
+
+  // The same from the victims alone (the oracle driver's way).
+  pb::PreemptionNode again;
+  *again.mutable_pods() = pn.pods();
+  for (pb::VictimPod& v : *again.mutable_pods()) v.clear_csi_volumes();
+  c.AddCandidateCsiVolumes("n1", preemptor.pod, &again);
+  EXPECT_EQ(again.csi_volumes_size(), 3);
+  EXPECT_THAT(again.pods(1).csi_volumes(), ElementsAre(2, 0));
+  EXPECT_EQ(again.csi_volumes(0).preemptor_volume(), 0);
+}
+
 }  // namespace
 }  // namespace kscore::cache

@@ -109,4 +109,15 @@ std::string ErrorBodyText(absl::string_view body) {
   return JsonText(StatusJson(status));
 }
 
+std::string ErrorMessage(absl::string_view body) {
+  std::string text = ErrorBodyText(body);
+  const json status = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (status.is_object()) {
+    auto m = status.find("message");
+    if (m != status.end() && m->is_string() && !m->get<std::string>().empty())
+      return m->get<std::string>();
+  }
+  return text;
+}
+
 }  // namespace kscore::kube

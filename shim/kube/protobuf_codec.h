@@ -66,6 +66,9 @@ absl::StatusOr<std::string> ResourceVersionOf(absl::string_view raw);
 // An error response body as text: the message of a protobuf Status, or the
 // body itself (JSON or anything else).
 std::string ErrorBodyText(absl::string_view body);
+// What client-go's error says for such a body: a Status's message (JSON or
+// protobuf), else ErrorBodyText.
+std::string ErrorMessage(absl::string_view body);
 
 }  // namespace kscore::kube
 

@@ -133,6 +133,20 @@ TEST(ProtobufCodecTest, ErrorBodiesReadAsText) {
   EXPECT_EQ(ErrorBodyText("plain text"), "plain text");
 }
 
+// As client-go's error text: the Status's message alone.
+TEST(ProtobufCodecTest, ErrorMessagesAreTheStatusMessage) {
+  k8s::Status status;
+  status.set_code(409);
+  status.set_message("the object has been modified");
+  EXPECT_EQ(ErrorMessage(Envelope(status.SerializeAsString(), "Status")),
+            "the object has been modified");
+  EXPECT_EQ(ErrorMessage(R"({"kind":"Status","code":409,"message":"gone"})"),
+            "gone");
+  EXPECT_EQ(ErrorMessage(R"({"kind":"Status","code":500})"),
+            R"({"kind":"Status","code":500})");
+  EXPECT_EQ(ErrorMessage("plain text"), "plain text");
+}
+
 // Found by fuzz_watch_frame: proto2 strings are not checked for UTF-8, and
 // the Status's JSON text threw on a byte that is not, ending the reflector's
 // thread (and the shim). Each such byte reads as U+FFFD, as in Go. The

@@ -33,7 +33,15 @@ class HoldingClient : public kube::Client {
                                     absl::string_view) override {
     absl::MutexLock lock(&mu_);
     written_.push_back(absl::StrCat(method, " ", path, " ", body));
+    if (!refused_.empty() && absl::StartsWith(path, refused_)) return refusal_;
     return kube::Response{201, "{}"};
+  }
+  // Answers the requests (other than bindings) to paths under `prefix`
+  // with `response` from now on.
+  void Refuse(std::string prefix, kube::Response response) {
+    absl::MutexLock lock(&mu_);
+    refused_ = std::move(prefix);
+    refusal_ = std::move(response);
   }
   absl::Status Stream(absl::string_view,
                       const std::function<bool(absl::string_view)>&,
@@ -96,6 +104,8 @@ class HoldingClient : public kube::Client {
   std::vector<std::string> bodies_;
   std::vector<std::string> others_;  // requests other than bindings
   std::vector<std::string> written_;
+  std::string refused_;
+  kube::Response refusal_;
 };
 
 constexpr char kProfile[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
@@ -247,73 +257,165 @@ std::shared_ptr<const objects::VolumeInfo> LocalVolume(
   return std::make_shared<objects::VolumeInfo>(*objects::VolumeFromJson(v));
 }
 
+// Two nodes, a WaitForFirstConsumer class and one local volume, pv1 on
+// node-2, that either claim (c1, c2) could take; a scheduler in front of
+// a real in-process scorer running `profile`, writing through `client_`.
+class SchedulerVolumeTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& profile) {
+    auto real = testing::InProcessScorer::Start(profile);
+    ASSERT_TRUE(real.ok()) << real.status();
+    real_ = *std::move(real);
+    scorer_ = *scorer_client::ScorerClient::Create({.target = real_->target()});
+    for (const char* name : {"node-1", "node-2"}) {
+      pb::Node node;
+      node.set_name(name);
+      (*node.mutable_labels())["kubernetes.io/hostname"] = name;
+      node.mutable_allocatable()->set_milli_cpu(4000);
+      node.mutable_allocatable()->set_memory(int64_t{16} << 30);
+      node.mutable_allocatable()->set_pods(110);
+      cache_.UpsertNode(node);
+    }
+    objects::StorageClassInfo sc;
+    sc.sc.set_name("local");
+    sc.sc.set_provisioner("kubernetes.io/no-provisioner");
+    sc.sc.set_volume_binding_mode("WaitForFirstConsumer");
+    cache_.volumes().UpsertClass(
+        std::make_shared<objects::StorageClassInfo>(sc));
+    cache_.volumes().UpsertVolume(LocalVolume("1", ""));
+    cache_.volumes().UpsertClaim(ClaimOf("c1", "1", ""));
+    cache_.volumes().UpsertClaim(ClaimOf("c2", "1", ""));
+    Profiles::Options profile_options;
+    profile_options.served = {"concentrate-scheduler"};
+    profiles_ = std::make_unique<Profiles>(
+        profile_options, [this] { return scorer_->ListProfiles(); });
+    scheduler_ = std::make_unique<Scheduler>(
+        Scheduler::Options(), profiles_.get(), &cache_, &queue_, scorer_.get(),
+        &writer_, &feedback_, &metrics_);
+  }
+  void TearDown() override {
+    client_.AnswerAll();
+    if (scheduler_ != nullptr) scheduler_->Stop();
+  }
+  void Schedule(const std::string& pod, const std::string& claim) {
+    queue_.AddOrUpdate(
+        std::make_shared<const objects::PodInfo>(PodWithClaim(pod, claim)));
+    auto qp = queue_.Pop(absl::Seconds(5));
+    ASSERT_TRUE(qp.has_value());
+    scheduler_->ScheduleOne(*std::move(qp));
+  }
+  // The last PATCH of pv1 written, or "".
+  std::string VolumePatch() {
+    std::string patch;
+    for (const std::string& w : client_.Written()) {
+      if (absl::StartsWith(w, "PATCH /api/v1/persistentvolumes/pv1 "))
+        patch = w;
+    }
+    return patch;
+  }
+  // Polls `done` until it holds or 10 s pass.
+  static bool Eventually(const std::function<bool()>& done) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (!done()) {
+      if (absl::Now() > deadline) return false;
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    return true;
+  }
+  // Eventually a write containing `text`.
+  bool WaitForWrite(const std::string& text) {
+    return Eventually([&] {
+      for (const std::string& w : client_.Written()) {
+        if (absl::StrContains(w, text)) return true;
+      }
+      return false;
+    });
+  }
+
+  std::unique_ptr<testing::InProcessScorer> real_;
+  std::unique_ptr<scorer_client::ScorerClient> scorer_;
+  cache::Cache cache_;
+  // A failed pod backs off for longer than a test runs.
+  queue::SchedulingQueue queue_{{absl::Seconds(60), absl::Seconds(60),
+                                 absl::Minutes(5), [] { return absl::Now(); },
+                                 nullptr, nullptr}};
+  HoldingClient client_;
+  Writer writer_{&client_, Writer::Options()};
+  Feedback feedback_{&writer_, "test-host"};
+  Metrics metrics_;
+  std::unique_ptr<Profiles> profiles_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
 // VolumeBinding's Reserve and PreBind: the chosen node's volume gets its
 // claimRef (a merge patch over the resourceVersion assumed); the pod is
 // bound only once the PV controller has bound its claim; meanwhile another
 // pod whose claim only that volume could take is not promised it.
-TEST(SchedulerVolumeTest, PreBindWritesTheClaimRefThenBindsOnceBound) {
-  auto real = testing::InProcessScorer::Start(kProfile);
-  ASSERT_TRUE(real.ok()) << real.status();
-  auto scorer =
-      *scorer_client::ScorerClient::Create({.target = (*real)->target()});
-  cache::Cache cache;
-  for (const char* name : {"node-1", "node-2"}) {
-    pb::Node node;
-    node.set_name(name);
-    (*node.mutable_labels())["kubernetes.io/hostname"] = name;
-    node.mutable_allocatable()->set_milli_cpu(4000);
-    node.mutable_allocatable()->set_memory(int64_t{16} << 30);
-    node.mutable_allocatable()->set_pods(110);
-    cache.UpsertNode(node);
-  }
-  objects::StorageClassInfo sc;
-  sc.sc.set_name("local");
-  sc.sc.set_provisioner("kubernetes.io/no-provisioner");
-  sc.sc.set_volume_binding_mode("WaitForFirstConsumer");
-  cache.volumes().UpsertClass(std::make_shared<objects::StorageClassInfo>(sc));
-  cache.volumes().UpsertVolume(LocalVolume("1", ""));
-  cache.volumes().UpsertClaim(ClaimOf("c1", "1", ""));
-  cache.volumes().UpsertClaim(ClaimOf("c2", "1", ""));
-  queue::SchedulingQueue queue({absl::Seconds(1), absl::Seconds(10),
-                                absl::Minutes(5), [] { return absl::Now(); },
-                                nullptr, nullptr});
-  HoldingClient client;
-  Writer writer(&client, Writer::Options());
-  Feedback feedback(&writer, "test-host");
-  Metrics metrics;
-  Profiles::Options profile_options;
-  profile_options.served = {"concentrate-scheduler"};
-  Profiles profiles(profile_options, [&] { return scorer->ListProfiles(); });
-  Scheduler scheduler(Scheduler::Options(), &profiles, &cache, &queue,
-                      scorer.get(), &writer, &feedback, &metrics);
-  for (const auto& [name, claim] : {std::pair{"a", "c1"}, {"b", "c2"}}) {
-    queue.AddOrUpdate(
-        std::make_shared<const objects::PodInfo>(PodWithClaim(name, claim)));
-    auto qp = queue.Pop(absl::Seconds(5));
-    ASSERT_TRUE(qp.has_value());
-    scheduler.ScheduleOne(*std::move(qp));
-  }
+TEST_F(SchedulerVolumeTest, PreBindWritesTheClaimRefThenBindsOnceBound) {
+  ASSERT_NO_FATAL_FAILURE(Start(kProfile));
+  Schedule("a", "c1");
+  Schedule("b", "c2");
   // a is assumed on node-2 and its volume's claimRef written; b gets none.
-  EXPECT_EQ(cache.NodeOf("default/a"), "node-2");
-  EXPECT_EQ(cache.NodeOf("default/b"), "");
-  std::string patch;
-  for (const std::string& w : client.Written()) {
-    if (absl::StartsWith(w, "PATCH /api/v1/persistentvolumes/pv1 ")) patch = w;
-  }
+  EXPECT_EQ(cache_.NodeOf("default/a"), "node-2");
+  EXPECT_EQ(cache_.NodeOf("default/b"), "");
+  const std::string patch = VolumePatch();
   EXPECT_THAT(patch, ::testing::HasSubstr(R"("resourceVersion":"1")"));
   EXPECT_THAT(patch, ::testing::HasSubstr(R"("uid":"claim-c1")"));
-  EXPECT_EQ(client.Binds(), 0u) << "bound before its claim";
+  EXPECT_EQ(client_.Binds(), 0u) << "bound before its claim";
   // The PV controller binds the claim: then, and only then, the pod.
-  cache.volumes().UpsertVolume(LocalVolume("2", "c1"));
-  cache.volumes().UpsertClaim(ClaimOf("c1", "2", "pv1"));
+  cache_.volumes().UpsertVolume(LocalVolume("2", "c1"));
+  cache_.volumes().UpsertClaim(ClaimOf("c1", "2", "pv1"));
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (client.Binds() == 0 && absl::Now() < deadline) {
+  while (client_.Binds() == 0 && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));
   }
-  ASSERT_EQ(client.Binds(), 1u);
-  EXPECT_THAT(client.Body(0), ::testing::HasSubstr("node-2"));
-  client.Answer(0);
-  scheduler.Stop();
+  ASSERT_EQ(client_.Binds(), 1u);
+  EXPECT_THAT(client_.Body(0), ::testing::HasSubstr("node-2"));
+}
+
+// The claimRef write refused (the volume changed since it was assumed):
+// the pod is not bound, its reservation is forgotten (the volume can be
+// promised to another claim) and it waits to be retried, with upstream's
+// words in its condition.
+TEST_F(SchedulerVolumeTest, RefusedWriteForgetsTheReservationAndRetries) {
+  ASSERT_NO_FATAL_FAILURE(Start(kProfile));
+  client_.Refuse(
+      "/api/v1/persistentvolumes/",
+      kube::Response{409, R"({"kind":"Status","message":"Operation cannot )"
+                          R"(be fulfilled on persistentvolumes \"pv1\": )"
+                          R"(the object has been modified"})"});
+  Schedule("a", "c1");
+  ASSERT_TRUE(WaitForWrite(
+      R"(running PreBind plugin \"VolumeBinding\": Operation cannot be )"
+      R"(fulfilled on persistentvolumes)"));
+  EXPECT_EQ(client_.Binds(), 0u);
+  EXPECT_EQ(cache_.NodeOf("default/a"), "");
+  EXPECT_TRUE(Eventually([&] { return queue_.Contains("default/a"); }));
+  // pv1 is free again: b's claim gets it.
+  client_.Refuse("", kube::Response{});
+  Schedule("b", "c2");
+  EXPECT_EQ(cache_.NodeOf("default/b"), "node-2");
+  EXPECT_THAT(VolumePatch(), ::testing::HasSubstr(R"("uid":"claim-c2")"));
+}
+
+// The PV controller never binds: PreBind gives up after the profile's
+// bindTimeoutSeconds with upstream's error, and the pod is retried.
+TEST_F(SchedulerVolumeTest, UnboundClaimTimesOutAfterBindTimeoutSeconds) {
+  ASSERT_NO_FATAL_FAILURE(Start(absl::StrCat(kProfile, R"(  pluginConfig:
+  - name: VolumeBinding
+    args:
+      bindTimeoutSeconds: 1
+)")));
+  const absl::Time start = absl::Now();
+  Schedule("a", "c1");
+  EXPECT_THAT(VolumePatch(), ::testing::HasSubstr(R"("uid":"claim-c1")"));
+  ASSERT_TRUE(WaitForWrite(
+      R"(running PreBind plugin \"VolumeBinding\": binding volumes: )"
+      R"(context deadline exceeded)"));
+  EXPECT_GE(absl::Now() - start, absl::Seconds(1));
+  EXPECT_EQ(client_.Binds(), 0u);
+  EXPECT_EQ(cache_.NodeOf("default/a"), "");
+  EXPECT_TRUE(Eventually([&] { return queue_.Contains("default/a"); }));
 }
 
 // A failed cycle's kind decides the condition's reason and where the pod

@@ -130,7 +130,7 @@ void VolumeBinder::Written(const std::shared_ptr<Pending>& p,
     s = absl::UnavailableError(
         absl::StrCat("updating ", what, ": ", resp.status().message()));
   } else if (resp->status < 200 || resp->status >= 300) {
-    s = absl::AbortedError(kube::ErrorBodyText(resp->body).substr(0, 300));
+    s = absl::AbortedError(kube::ErrorMessage(resp->body).substr(0, 300));
   }
   bool last = false;
   {
