@@ -14,7 +14,9 @@
 // after Evaluate, the nodes Filter found Unschedulable are the potential
 // nodes, and one Preempt call gets all of them (in input order, offset 0)
 // with their lower-priority pods and the PodDisruptionBudgets, as the shim
-// would send them. The answers are compare-preempt's.
+// would send them (storage objects loaded into the cache as for the
+// scheduling cases; each victim with the claims and in-tree disks it shares
+// with the pod). The answers are compare-preempt's.
 //
 //   oracle_driver [--preempt] --cases cases.jsonl --out got.jsonl
 
@@ -41,6 +43,7 @@
 #include "scorer/plugins/registry.h"
 #include "scorer/server/scorer_service.h"
 #include "shim/cache/cache.h"
+#include "shim/cache/volume_use.h"
 #include "shim/objects/objects.h"
 #include "shim/objects/storage.h"
 #include "shim/scheduler/cycle.h"
@@ -580,6 +583,13 @@ absl::StatusOr<pb::VictimPod> VictimFromJson(const PreemptContext& ctx,
   v.set_terminating(pod->deleting);
   for (int32_t q : MatchedQueries(ctx, *pod, node)) v.add_matched_queries(q);
   for (int32_t t : CarriedTerms(ctx, *pod, node)) v.add_terms(t);
+  // VolumeRestrictions' part, as Cache::VictimLocked fills it: the
+  // preemptor's claims this pod names, and its in-tree disks like the
+  // preemptor's. (NodeVolumeLimits' part: AddCsiVolumes.)
+  const cache::VolumeUse::PodUse use = cache::VolumeUse::Of(pod->pod);
+  const pb::Pod& preemptor = ctx.ev->request.pod();
+  cache::VolumeUse::ClaimRefsInto(use, preemptor, v.mutable_claim_refs());
+  cache::VolumeUse::Matching(use, preemptor.inline_disks(), v.mutable_disks());
   return v;
 }
 
@@ -602,54 +612,69 @@ pb::DisruptionBudget BudgetFromJson(const json& obj) {
   return b;
 }
 
-json PreemptAnswer(int64_t index, const json& input,
-                   std::map<std::string, std::unique_ptr<Scorer>>& scorers) {
-  cache::Cache c;
-  absl::StatusOr<Evaluated> ev = EvaluateCase(input, scorers, c);
-  if (!ev.ok()) {
-    return PreemptErrorAnswer(index, std::string(ev.status().message()));
+// NodeVolumeLimits' part of a preemption node, as the shim sends it: the
+// CSI volumes the node counts and which of its victims hold which
+// (PreemptionNode.csi_volumes, VictimPod.csi_volumes). PLACEHOLDER: the one
+// call to the Cache method that fills them from `c` (which EvaluateCase
+// loaded with the case's CSINodes, VolumeAttachments, claims and volumes)
+// goes here; it runs once per node, after the node's victims are added.
+// Until then the scorer sees no CSI volume on a preemption node, and the
+// cases whose victims must free attach slots mismatch.
+void AddCsiVolumes(const cache::Cache& /*c*/,
+                   const objects::PodInfo& /*preemptor*/,
+                   pb::PreemptionNode* /*node*/) {}
+
+// The potential nodes (indices into ev.names): Filter said Unschedulable
+// (a PreFilter rejection that is only Unschedulable makes every node one);
+// each node's code into `code_of`.
+std::vector<int> PotentialNodes(const Evaluated& ev,
+                                std::map<std::string, pb::Code>* code_of) {
+  const pb::EvaluateResponse& resp = ev.response;
+  std::vector<int> potential;
+  for (size_t i = 0; i < ev.names.size(); ++i) {
+    const pb::Code code = resp.status().code() == pb::CODE_SUCCESS
+                              ? resp.filter(static_cast<int>(i)).code()
+                              : resp.status().code();
+    (*code_of)[ev.names[i]] = code;
+    if (code == pb::CODE_UNSCHEDULABLE) {
+      potential.push_back(static_cast<int>(i));
+    }
   }
-  PreemptContext ctx;
-  ctx.ev = &*ev;
+  return potential;
+}
+
+// The nodes as objects and the namespaces' labels, for VictimFromJson.
+absl::Status FillContext(const json& input, PreemptContext* ctx) {
   for (const json& n : input.at("nodes")) {
     absl::StatusOr<objects::NodeInfo> node = objects::NodeFromJson(n);
-    if (!node.ok()) {
-      return PreemptErrorAnswer(index, std::string(node.status().message()));
-    }
-    ctx.nodes[node->node.name()] = node->node;
+    if (!node.ok()) return node.status();
+    ctx->nodes[node->node.name()] = node->node;
   }
   for (const json& ns : input.at("namespaces")) {
     absl::StatusOr<objects::NamespaceInfo> info =
         objects::NamespaceFromJson(ns);
-    if (!info.ok()) {
-      return PreemptErrorAnswer(index, std::string(info.status().message()));
-    }
-    ctx.namespaces[info->name] = info->labels;
+    if (!info.ok()) return info.status();
+    ctx->namespaces[info->name] = info->labels;
   }
+  return absl::OkStatus();
+}
 
-  // The potential nodes: Filter said Unschedulable (a PreFilter rejection
-  // that is only Unschedulable makes every node one).
-  const pb::EvaluateResponse& resp = ev->response;
-  std::vector<int> potential;
+// The Preempt request the shim would send for the case: every potential
+// node (input order, offset 0) with its lower-priority pods, the PDBs, and
+// the nominated node's pods when the pod names one.
+absl::StatusOr<pb::PreemptRequest> BuildPreemptRequest(
+    const json& input, const PreemptContext& ctx, const cache::Cache& c) {
+  const Evaluated& ev = *ctx.ev;
   std::map<std::string, pb::Code> code_of;
-  for (size_t i = 0; i < ev->names.size(); ++i) {
-    const pb::Code code = resp.status().code() == pb::CODE_SUCCESS
-                              ? resp.filter(static_cast<int>(i)).code()
-                              : resp.status().code();
-    code_of[ev->names[i]] = code;
-    if (code == pb::CODE_UNSCHEDULABLE)
-      potential.push_back(static_cast<int>(i));
-  }
-
-  const int32_t priority = ev->pod.priority;
+  const std::vector<int> potential = PotentialNodes(ev, &code_of);
   const json& pod_json = input.at("pod");
   pb::PreemptRequest req;
   req.set_profile(kProfile);
-  req.set_config_hash(ev->profile->config_hash);
-  *req.mutable_pod() = ev->request.pod();
+  req.set_config_hash(ev.profile->config_hash);
+  *req.mutable_pod() = ev.request.pod();
   req.mutable_pod()->set_preemption_policy(
       StringField(Field(pod_json, "spec"), "preemptionPolicy"));
-  *req.mutable_cluster() = ev->request.cluster();
+  *req.mutable_cluster() = ev.request.cluster();
   std::map<std::string, std::vector<const json*>> pods_on;
   for (const json& p : input.at("pods")) {
     pods_on[StringField(Field(p, "spec"), "nodeName")].push_back(&p);
@@ -658,50 +683,48 @@ json PreemptAnswer(int64_t index, const json& input,
     for (const json* p : pods_on[node]) {
       const json& prio = Field(Field(*p, "spec"), "priority");
       const int32_t pp = prio.is_number_integer() ? prio.get<int32_t>() : 0;
-      if (pp >= priority) continue;
+      if (pp >= ev.pod.priority) continue;
       absl::StatusOr<pb::VictimPod> v =
-          VictimFromJson(ctx, *p, ctx.nodes[node]);
+          VictimFromJson(ctx, *p, ctx.nodes.at(node));
       if (!v.ok()) return v.status();
       add(*p, *std::move(v));
     }
     return absl::OkStatus();
   };
   for (int i : potential) {
-    const std::string& name = ev->names[i];
     pb::PreemptionNode* n = req.add_nodes();
-    *n->mutable_node() = ev->request.nodes(i);
-    absl::Status s = lower(name, [n](const json&, pb::VictimPod v) {
+    *n->mutable_node() = ev.request.nodes(i);
+    absl::Status s = lower(ev.names[i], [n](const json&, pb::VictimPod v) {
       *n->add_pods() = std::move(v);
     });
-    if (!s.ok()) return PreemptErrorAnswer(index, std::string(s.message()));
+    if (!s.ok()) return s;
+    AddCsiVolumes(c, ev.pod, n);
   }
   for (const json& pdb : input.at("podDisruptionBudgets")) {
     *req.add_pdbs() = BudgetFromJson(pdb);
   }
-  req.set_num_nodes(static_cast<int32_t>(ev->names.size()));
+  req.set_num_nodes(static_cast<int32_t>(ev.names.size()));
   req.set_num_potential_nodes(static_cast<int32_t>(potential.size()));
   const std::string nominated =
       StringField(Field(pod_json, "status"), "nominatedNodeName");
-  if (!nominated.empty()) {
-    req.set_nominated_node_name(nominated);
-    auto it = code_of.find(nominated);
-    if (it != code_of.end() &&
-        it->second != pb::CODE_UNSCHEDULABLE_AND_UNRESOLVABLE) {
-      absl::Status s =
-          lower(nominated, [&req](const json& obj, pb::VictimPod v) {
-            v.set_terminating(TerminatingByPreemption(obj));
-            *req.add_nominated_node_pods() = std::move(v);
-          });
-      if (!s.ok()) return PreemptErrorAnswer(index, std::string(s.message()));
-    }
+  if (nominated.empty()) return req;
+  req.set_nominated_node_name(nominated);
+  auto it = code_of.find(nominated);
+  if (it == code_of.end() ||
+      it->second == pb::CODE_UNSCHEDULABLE_AND_UNRESOLVABLE) {
+    return req;
   }
+  absl::Status s = lower(nominated, [&req](const json& obj, pb::VictimPod v) {
+    v.set_terminating(TerminatingByPreemption(obj));
+    *req.add_nominated_node_pods() = std::move(v);
+  });
+  if (!s.ok()) return s;
+  return req;
+}
 
-  grpc::ClientContext ctx_call;
-  ctx_call.set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(30));
-  pb::PreemptResponse out;
-  grpc::Status st = ev->scorer->stub->Preempt(&ctx_call, req, &out);
-  if (!st.ok()) return PreemptErrorAnswer(index, st.error_message());
+// Preempt's decision in compare-preempt's terms.
+json PreemptDecision(int64_t index, const pb::PreemptRequest& req,
+                     const pb::PreemptResponse& out) {
   std::vector<std::string> victims;
   std::string node;
   if (out.chosen() >= 0 && out.chosen() < out.candidates_size()) {
@@ -722,6 +745,31 @@ json PreemptAnswer(int64_t index, const json& input,
             {"message", out.message()}}},
           {"nominatedNode", node},
           {"victims", victims}};
+}
+
+json PreemptAnswer(int64_t index, const json& input,
+                   std::map<std::string, std::unique_ptr<Scorer>>& scorers) {
+  cache::Cache c;
+  absl::StatusOr<Evaluated> ev = EvaluateCase(input, scorers, c);
+  if (!ev.ok()) {
+    return PreemptErrorAnswer(index, std::string(ev.status().message()));
+  }
+  PreemptContext ctx;
+  ctx.ev = &*ev;
+  if (absl::Status s = FillContext(input, &ctx); !s.ok()) {
+    return PreemptErrorAnswer(index, std::string(s.message()));
+  }
+  absl::StatusOr<pb::PreemptRequest> req = BuildPreemptRequest(input, ctx, c);
+  if (!req.ok()) {
+    return PreemptErrorAnswer(index, std::string(req.status().message()));
+  }
+  grpc::ClientContext ctx_call;
+  ctx_call.set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::seconds(30));
+  pb::PreemptResponse out;
+  grpc::Status st = ev->scorer->stub->Preempt(&ctx_call, *req, &out);
+  if (!st.ok()) return PreemptErrorAnswer(index, st.error_message());
+  return PreemptDecision(index, *req, out);
 }
 
 int Run() {

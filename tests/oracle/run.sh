@@ -8,10 +8,12 @@
 #
 #   tests/oracle/run.sh [--cases N] [--preempt-cases N] [--seed S]
 # Defaults: 2000 cases of each kind (0 skips a kind), a fresh seed (printed,
-# so a failure can be re-run). The filter and score cases carry storage
-# objects (gen --volumes: claims, volumes, classes, CSI drivers and
-# capacities, over the same clusters). Fails when either kind has a
-# mismatch.
+# so a failure can be re-run). Both kinds carry storage objects: the filter
+# and score cases gen --volumes' (claims, volumes, classes, CSI drivers and
+# capacities, CSINodes and VolumeAttachments, over the same clusters), the
+# preemption cases gen-preempt --volumes' (volume limits, ReadWriteOncePod
+# claims and in-tree disks that decide the victims, in about half of
+# them). Fails when either kind has a mismatch.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cases=2000
@@ -39,7 +41,7 @@ if [ "$cases" -gt 0 ]; then
 fi
 if [ "$preempt_cases" -gt 0 ]; then
   echo "oracle: $preempt_cases preemption cases, seed $seed"
-  "$work/oracle" gen-preempt --seed "$seed" --cases "$preempt_cases" --out "$work/preempt.jsonl"
+  "$work/oracle" gen-preempt --volumes --seed "$seed" --cases "$preempt_cases" --out "$work/preempt.jsonl"
   "$driver" --preempt --cases "$work/preempt.jsonl" --out "$work/preempt_got.jsonl"
   "$work/oracle" compare-preempt --cases "$work/preempt.jsonl" --got "$work/preempt_got.jsonl" || status=1
 fi

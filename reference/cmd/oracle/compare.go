@@ -25,6 +25,18 @@ type storedCase struct {
 	Want  Want            `json:"want"`
 }
 
+// volumesFlag is " --volumes" when a stored input is a volumes case (its
+// storage lists are present only then), for the rerun hint.
+func volumesFlag(input json.RawMessage) string {
+	var lists struct {
+		PersistentVolumes json.RawMessage `json:"persistentVolumes"`
+	}
+	if json.Unmarshal(input, &lists) == nil && lists.PersistentVolumes != nil {
+		return " --volumes"
+	}
+	return ""
+}
+
 // eachLine calls fn with every non-empty line of the file (lines may be
 // long: a case is tens of kilobytes).
 func eachLine(path string, fn func(n int, line []byte) error) error {
@@ -162,7 +174,7 @@ func compare(out io.Writer, cases []storedCase, got map[int]*Want, problems []st
 			matched++
 			continue
 		}
-		fmt.Fprintf(out, "MISMATCH case %d (seed %d): rerun with `oracle run --seed %d`\n", c.Index, c.Seed, c.Seed)
+		fmt.Fprintf(out, "MISMATCH case %d (seed %d): rerun with `oracle run --seed %d%s`\n", c.Index, c.Seed, c.Seed, volumesFlag(c.Input))
 		for _, d := range diffs {
 			fmt.Fprintf(out, "  %s\n", d)
 		}

@@ -39,13 +39,17 @@ const usage = `usage:
   oracle run --seed S [--jsonl] [--volumes]
       Make the case of one case seed (as printed in "seed") and print it
       with upstream's answer; --jsonl prints it as a cases-file line.
-  oracle gen-preempt --seed S --cases N [--out FILE]
+  oracle gen-preempt --seed S --cases N [--out FILE] [--volumes]
       N random preemption cases (the pod fits no node; upstream's
       DefaultPreemption PostFilter answers), one JSON line each.
+      --volumes: with VolumeBinding, VolumeRestrictions, NodeVolumeLimits
+      and VolumeZone on, and in about half the cases storage objects and
+      volumes that decide which victims preemption needs (prints what
+      decided the cases to stderr).
   oracle compare-preempt --cases FILE --got FILE
       Compare a driver's PostFilter answers with the preemption cases'
       "want", accepting any pick tied with upstream's (see README).
-  oracle run-preempt --seed S [--jsonl]
+  oracle run-preempt --seed S [--jsonl] [--volumes]
       One preemption case from its seed.
 `
 

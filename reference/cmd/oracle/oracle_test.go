@@ -495,46 +495,52 @@ func TestPreemptNoCandidate(t *testing.T) {
 	}
 }
 
-func genPreemptBytes(t *testing.T, seed uint64, n int) []byte {
+func genPreemptBytes(t *testing.T, seed uint64, n int, volumes bool) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := genPreempt(context.Background(), &b, seed, n); err != nil {
+	var stats *preemptStats
+	if volumes {
+		stats = newPreemptStats()
+	}
+	if err := genPreempt(context.Background(), &b, seed, n, stats); err != nil {
 		t.Fatalf("genPreempt: %v", err)
 	}
 	return b.Bytes()
 }
 
-// The same seed gives the same preemption cases, and run-preempt remakes
-// one from its seed.
+// The same seed gives the same preemption cases, with and without volumes,
+// and run-preempt remakes one from its seed.
 func TestPreemptDeterministic(t *testing.T) {
 	const n = 40
-	first, second := genPreemptBytes(t, 42, n), genPreemptBytes(t, 42, n)
-	if !bytes.Equal(first, second) {
-		t.Fatal("two runs with seed 42 differ")
-	}
-	lines := bytes.Split(bytes.TrimSpace(first), []byte("\n"))
-	if len(lines) != n {
-		t.Fatalf("%d lines, want %d", len(lines), n)
-	}
-	if bytes.Equal(genPreemptBytes(t, 43, 1), lines[0]) {
-		t.Error("seeds 42 and 43 make the same first case")
-	}
-	var c struct {
-		Seed uint64 `json:"seed"`
-	}
-	if err := json.Unmarshal(lines[9], &c); err != nil {
-		t.Fatal(err)
-	}
-	again, err := makePreemptCase(context.Background(), c.Seed, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, err := json.Marshal(again)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(line, lines[9]) {
-		t.Errorf("case 9 remade from its seed %d differs from the generated one", c.Seed)
+	for _, volumes := range []bool{false, true} {
+		first, second := genPreemptBytes(t, 42, n, volumes), genPreemptBytes(t, 42, n, volumes)
+		if !bytes.Equal(first, second) {
+			t.Fatalf("two runs with seed 42 (volumes %t) differ", volumes)
+		}
+		lines := bytes.Split(bytes.TrimSpace(first), []byte("\n"))
+		if len(lines) != n {
+			t.Fatalf("%d lines, want %d", len(lines), n)
+		}
+		if bytes.Equal(genPreemptBytes(t, 43, 1, volumes), lines[0]) {
+			t.Error("seeds 42 and 43 make the same first case")
+		}
+		var c struct {
+			Seed uint64 `json:"seed"`
+		}
+		if err := json.Unmarshal(lines[9], &c); err != nil {
+			t.Fatal(err)
+		}
+		again, err := makePreemptCase(context.Background(), c.Seed, 9, volumes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, err := json.Marshal(again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(line, lines[9]) {
+			t.Errorf("case 9 remade from its seed %d (volumes %t) differs from the generated one", c.Seed, volumes)
+		}
 	}
 }
 
@@ -544,7 +550,7 @@ func TestPreemptDeterministic(t *testing.T) {
 func TestComparePreempt(t *testing.T) {
 	dir := t.TempDir()
 	casesPath := filepath.Join(dir, "cases.jsonl")
-	if err := os.WriteFile(casesPath, genPreemptBytes(t, 1, 150), 0o644); err != nil {
+	if err := os.WriteFile(casesPath, genPreemptBytes(t, 1, 150, false), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var cases []storedPreemptCase
@@ -622,12 +628,13 @@ func TestComparePreempt(t *testing.T) {
 	}
 }
 
-// The preemption generator's pods, nodes and PDBs are ones the API server
-// accepts.
+// The preemption generator's pods, nodes and PDBs, and with --volumes its
+// storage objects, are ones the API server accepts.
 func TestGeneratedPreemptObjectsAreValid(t *testing.T) {
-	for i := range 150 {
-		seed := caseSeed(3, i)
-		in := generatePreempt(seed)
+	for i := range 300 {
+		seed := caseSeed(3, i/2)
+		in := generatePreempt(seed, i%2 == 1)
+		validateStorage(t, &in.Input)
 		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
 			p = p.DeepCopy()
 			legacyscheme.Scheme.Default(p)

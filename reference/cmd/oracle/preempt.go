@@ -10,10 +10,11 @@ import (
 	"time"
 )
 
-// makePreemptCase generates preemption case seed's input and upstream's
-// answer for it, computed from the input as decoded from its JSON.
-func makePreemptCase(ctx context.Context, seed uint64, index int) (*PreemptCase, error) {
-	raw, err := json.Marshal(generatePreempt(seed))
+// makePreemptCase generates preemption case seed's input (with volumes, a
+// case of gen-preempt --volumes) and upstream's answer for it, computed
+// from the input as decoded from its JSON.
+func makePreemptCase(ctx context.Context, seed uint64, index int, volumes bool) (*PreemptCase, error) {
+	raw, err := json.Marshal(generatePreempt(seed, volumes))
 	if err != nil {
 		return nil, err
 	}
@@ -28,13 +29,17 @@ func makePreemptCase(ctx context.Context, seed uint64, index int) (*PreemptCase,
 	return &PreemptCase{Seed: seed, Index: index, Input: in, Want: want}, nil
 }
 
-// genPreempt writes n preemption cases of the run seed as JSON lines.
-func genPreempt(ctx context.Context, w io.Writer, seed uint64, n int) error {
+// genPreempt writes n preemption cases of the run seed as JSON lines; with
+// stats, the cases have volumes and stats counts what decided them.
+func genPreempt(ctx context.Context, w io.Writer, seed uint64, n int, stats *preemptStats) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	for i := range n {
-		c, err := makePreemptCase(ctx, caseSeed(seed, i), i)
+		c, err := makePreemptCase(ctx, caseSeed(seed, i), i, stats != nil)
 		if err != nil {
 			return err
+		}
+		if stats != nil {
+			stats.add(c)
 		}
 		line, err := json.Marshal(c)
 		if err != nil {
@@ -51,6 +56,7 @@ func genPreemptCmd(args []string) error {
 	seed := fs.Uint64("seed", 1, "the run's seed")
 	n := fs.Int("cases", 100, "how many cases")
 	out := fs.String("out", "", "the cases file (default: standard output)")
+	volumes := fs.Bool("volumes", false, "cases with volumes, the volume plugins on")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -64,10 +70,17 @@ func genPreemptCmd(args []string) error {
 		w = f
 	}
 	start := time.Now()
-	if err := genPreempt(context.Background(), w, *seed, *n); err != nil {
+	var stats *preemptStats
+	if *volumes {
+		stats = newPreemptStats()
+	}
+	if err := genPreempt(context.Background(), w, *seed, *n, stats); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "oracle: %d preemption cases (seed %d) in %.1fs\n", *n, *seed, time.Since(start).Seconds())
+	if stats != nil {
+		stats.print(os.Stderr)
+	}
 	return nil
 }
 
@@ -75,10 +88,11 @@ func runPreemptCmd(args []string) error {
 	fs := flags("run-preempt")
 	seed := fs.Uint64("seed", 0, "the case's seed, as a cases file prints it")
 	jsonl := fs.Bool("jsonl", false, "print one cases-file line (index 0)")
+	volumes := fs.Bool("volumes", false, "a case of gen-preempt --volumes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	c, err := makePreemptCase(context.Background(), *seed, 0)
+	c, err := makePreemptCase(context.Background(), *seed, 0, *volumes)
 	if err != nil {
 		return err
 	}

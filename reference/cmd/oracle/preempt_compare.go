@@ -128,7 +128,7 @@ func comparePreempt(out io.Writer, cases []storedPreemptCase, got map[int]*Preem
 			matched++
 			continue
 		}
-		fmt.Fprintf(out, "MISMATCH case %d (seed %d): rerun with `oracle run-preempt --seed %d`\n", c.Index, c.Seed, c.Seed)
+		fmt.Fprintf(out, "MISMATCH case %d (seed %d): rerun with `oracle run-preempt --seed %d%s`\n", c.Index, c.Seed, c.Seed, volumesFlag(c.Input))
 		for _, d := range diffs {
 			fmt.Fprintf(out, "  %s\n", d)
 		}

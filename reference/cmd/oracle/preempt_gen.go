@@ -39,8 +39,10 @@ type preemptGenerator struct {
 // generatePreempt makes preemption case seed's input: every node fails
 // Filter for the pod, most for reasons preemption can resolve (resources,
 // pod count, the host port), some for reasons it cannot (a taint, the node
-// selector, cordoned).
-func generatePreempt(seed uint64) *PreemptInput {
+// selector, cordoned). With volumes (gen-preempt --volumes), the volume
+// plugins are on and, in about half the cases, storage objects from a
+// second random stream make volumes decide too (preempt_vol_gen.go).
+func generatePreempt(seed uint64, volumes bool) *PreemptInput {
 	g := &preemptGenerator{
 		r: rand.New(rand.NewPCG(seed, 0x707265656d7074)),
 		in: &PreemptInput{Input: Input{
@@ -57,7 +59,7 @@ func generatePreempt(seed uint64) *PreemptInput {
 			g.pool = append(g.pool, s)
 		}
 	}
-	g.in.Profile = preemptProfile(r)
+	g.in.Profile = preemptProfile(r, volumes)
 	for _, ns := range preemptNamespaces {
 		g.in.Namespaces = append(g.in.Namespaces, &v1.Namespace{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
@@ -66,9 +68,19 @@ func generatePreempt(seed uint64) *PreemptInput {
 	}
 	pod := g.preemptor()
 	g.in.Pod = pod
-	for i := range 2 + r.IntN(11) {
-		g.fillNode(g.preemptNode(i), pod)
+	var vols *preemptVols
+	if volumes {
+		vols = newPreemptVols(rand.New(rand.NewPCG(seed, 0x70766f6c756d6573)), g)
 	}
+	for i := range 2 + r.IntN(11) {
+		n := g.preemptNode(i)
+		if vols.lightNode(n) {
+			g.fillLight(n, pod)
+		} else {
+			g.fillNode(n, pod)
+		}
+	}
+	vols.finish()
 	for i := range pick(r, []int{0, 1, 1, 2, 3}) {
 		g.in.PodDisruptionBudgets = append(g.in.PodDisruptionBudgets, g.pdb(i))
 	}
@@ -106,9 +118,11 @@ func (g *preemptGenerator) start(node string) *metav1.Time {
 }
 
 // preemptProfile is the stock profile less the plugins kscore lacks, with
-// DefaultPreemption on; some cases set its args, most so that every
-// potential node is still dry-run, about 1 in 10 so that not all are.
-func preemptProfile(r *rand.Rand) string {
+// DefaultPreemption on (and with volumes, VolumeBinding, VolumeRestrictions,
+// NodeVolumeLimits and VolumeZone, as gen --volumes); some cases set its
+// args, most so that every potential node is still dry-run, about 1 in 10
+// so that not all are. volumes draws nothing from r.
+func preemptProfile(r *rand.Rand, volumes bool) string {
 	w := &yamlWriter{}
 	w.line(0, "apiVersion: kubescheduler.config.k8s.io/v1")
 	w.line(0, "kind: KubeSchedulerConfiguration")
@@ -119,7 +133,7 @@ func preemptProfile(r *rand.Rand) string {
 	w.line(4, "multiPoint:")
 	w.line(6, "disabled:")
 	for _, name := range disabledPlugins {
-		if name != "DefaultPreemption" {
+		if name != "DefaultPreemption" && !(volumes && volumePlugins[name]) {
 			w.line(6, "- name: %s", name)
 		}
 	}
@@ -249,6 +263,31 @@ func (g *preemptGenerator) fillNode(n *v1.Node, pod *v1.Pod) {
 		freeMem -= mem
 		placed++
 	}
+}
+
+// fillLight puts 1–4 running pods on the node (fewer with few pod slots)
+// that leave the pod's cpu, memory and a pod slot free, and hold no host
+// port: in gen-preempt --volumes, the node's volumes block it instead.
+func (g *preemptGenerator) fillLight(n *v1.Node, pod *v1.Pod) {
+	r := g.r
+	alloc := n.Status.Allocatable
+	req := pod.Spec.Containers[0].Resources.Requests
+	spareCPU := alloc.Cpu().MilliValue() - req.Cpu().MilliValue()
+	spareMem := alloc.Memory().Value()/mb - req.Memory().Value()/mb
+	count := min(alloc.Pods().Value()-1, int64(1+r.IntN(4)))
+	for range count {
+		cpu := min(spareCPU, pick(r, []int64{0, 100, 250, 500}))
+		mem := min(spareMem, pick(r, []int64{128, 256, 512}))
+		g.in.Pods = append(g.in.Pods, g.runningPod(n.Name, cpu, mem, false))
+		spareCPU -= cpu
+		spareMem -= mem
+	}
+}
+
+// hog is a running pod on node that takes all of its cpu, so that the pod
+// fits there no longer.
+func (g *preemptGenerator) hog(n *v1.Node) {
+	g.in.Pods = append(g.in.Pods, g.runningPod(n.Name, n.Status.Allocatable.Cpu().MilliValue(), 0, false))
 }
 
 func (g *preemptGenerator) runningPod(node string, cpu, mem int64, port bool) *v1.Pod {

@@ -168,14 +168,13 @@ func evaluatePreempt(ctx context.Context, in *PreemptInput) (*PreemptWant, error
 	defer cancel()
 	rec := &preemptRecorder{}
 	var pl *defaultpreemption.DefaultPreemption
-	f, err := frameworkruntime.NewFramework(ctx, preemptRegistry(rec, &pl), &cfg.Profiles[0],
-		frameworkruntime.WithClientSet(client),
-		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
+	// The scheduling cases' options (with the storage objects of a case of
+	// gen-preempt --volumes), plus what preemption reads.
+	opts := append(frameworkOptions(cfg, factory, snapshot),
 		frameworkruntime.WithMutableSnapshotLister(snapshot),
 		frameworkruntime.WithPodNominator(noNominator{}),
-		frameworkruntime.WithParallelism(int(cfg.Parallelism)),
 	)
+	f, err := frameworkruntime.NewFramework(ctx, preemptRegistry(rec, &pl), &cfg.Profiles[0], opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}

@@ -14,6 +14,12 @@ var disabledPlugins = []string{
 	"DynamicResources", "DefaultPreemption",
 }
 
+// volumePlugins: the disabled plugins that the cases of gen --volumes and
+// gen-preempt --volumes turn on.
+var volumePlugins = map[string]bool{
+	"VolumeBinding": true, "VolumeRestrictions": true, "VolumeZone": true, "NodeVolumeLimits": true,
+}
+
 // The default profile's score plugins and their weights at v1.37.
 var scorePluginWeights = []struct {
 	name   string
@@ -67,7 +73,7 @@ func genProfile(r *rand.Rand, vr *rand.Rand) string {
 	}
 	w.line(6, "disabled:")
 	for _, name := range disabledPlugins {
-		if (name == "VolumeBinding" || name == "VolumeZone" || name == "VolumeRestrictions" || name == "NodeVolumeLimits") && vr != nil {
+		if volumePlugins[name] && vr != nil {
 			continue
 		}
 		w.line(6, "- name: %s", name)

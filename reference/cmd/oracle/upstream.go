@@ -126,6 +126,20 @@ func newInformerFactory(in *Input) (informers.SharedInformerFactory, error) {
 	return f, nil
 }
 
+// frameworkOptions are what evaluate and evaluatePreempt build their
+// framework with: the client, the case's informers (which hold its storage
+// objects, for the volume plugins' listers), its snapshot, the profile's
+// parallelism, and NodeVolumeLimits' CSI manager over the CSINode lister.
+func frameworkOptions(cfg *config.KubeSchedulerConfiguration, factory informers.SharedInformerFactory, snapshot *schedcache.Snapshot) []frameworkruntime.Option {
+	return []frameworkruntime.Option{
+		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithInformerFactory(factory),
+		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithParallelism(int(cfg.Parallelism)),
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())),
+	}
+}
+
 // volumeDecisions reads, from the cycle state VolumeBinding's Filter left,
 // how it would bind the pod's unbound delayed-binding claims on node:
 // stateData.podVolumesByNode[node], whose StaticBindings (BindingInfo's pvc
@@ -236,12 +250,7 @@ func evaluate(ctx context.Context, in *Input) (*Want, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	f, err := frameworkruntime.NewFramework(ctx, frameworkplugins.NewInTreeRegistry(), &cfg.Profiles[0],
-		frameworkruntime.WithClientSet(client),
-		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithParallelism(int(cfg.Parallelism)),
-		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())),
-	)
+		frameworkOptions(cfg, factory, snapshot)...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}

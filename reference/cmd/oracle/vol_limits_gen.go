@@ -190,7 +190,14 @@ func (g *volGen) attachment(node string) {
 	case x < 0.9:
 		va.Spec.Source.PersistentVolumeName = ptr.To("pv-gone")
 	default:
-		va.Spec.Source.InlineVolumeSpec = &v1.PersistentVolumeSpec{}
+		// As the API server accepts an inline source: a CSI one with access
+		// modes.
+		va.Spec.Source.InlineVolumeSpec = &v1.PersistentVolumeSpec{
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
+				Driver: va.Spec.Attacher, VolumeHandle: "inline-" + va.Name,
+			}},
+		}
 	}
 	g.in.VolumeAttachments = append(g.in.VolumeAttachments, va)
 }

@@ -410,41 +410,57 @@ func validate[T runtime.Object, I runtime.Object](t *testing.T, obj T, internal 
 // The storage objects are ones the API server accepts, after its
 // defaulting (which gives the class of unset volumeBindingMode Immediate:
 // the oracle keeps it unset, a class stored before the field existed).
-// TestGeneratedObjectsAreValid checks the pods, with their volumes.
+// TestGeneratedObjectsAreValid checks the pods, with their volumes;
+// TestGeneratedPreemptObjectsAreValid the preemption cases' objects.
 func TestGeneratedVolumeObjectsAreValid(t *testing.T) {
+	for i := range 150 {
+		validateStorage(t, generate(caseSeed(3, i), true))
+	}
+}
+
+// validateStorage checks a case's storage objects as the API server would.
+func validateStorage(t *testing.T, in *Input) {
+	t.Helper()
 	errs := func(what string, list field.ErrorList) []string {
 		if len(list) > 0 {
 			return []string{what + ": " + list.ToAggregate().Error()}
 		}
 		return nil
 	}
-	for i := range 150 {
-		in := generate(caseSeed(3, i), true)
-		for _, o := range in.StorageClasses {
-			validate(t, o, &storage.StorageClass{}, func(x *storage.StorageClass) []string {
-				return errs("class "+x.Name, storagevalidation.ValidateStorageClass(x))
-			})
-		}
-		for _, o := range in.CSIDrivers {
-			validate(t, o, &storage.CSIDriver{}, func(x *storage.CSIDriver) []string {
-				return errs("driver "+x.Name, storagevalidation.ValidateCSIDriver(x))
-			})
-		}
-		for _, o := range in.CSIStorageCapacities {
-			validate(t, o, &storage.CSIStorageCapacity{}, func(x *storage.CSIStorageCapacity) []string {
-				return errs("capacity "+x.Name, storagevalidation.ValidateCSIStorageCapacity(x, storagevalidation.CSIStorageCapacityValidateOptions{}))
-			})
-		}
-		for _, o := range in.PersistentVolumes {
-			validate(t, o, &core.PersistentVolume{}, func(x *core.PersistentVolume) []string {
-				return errs("pv "+x.Name, corevalidation.ValidatePersistentVolume(x, corevalidation.ValidationOptionsForPersistentVolume(x, nil)))
-			})
-		}
-		for _, o := range in.PersistentVolumeClaims {
-			validate(t, o, &core.PersistentVolumeClaim{}, func(x *core.PersistentVolumeClaim) []string {
-				return errs("pvc "+x.Name, corevalidation.ValidatePersistentVolumeClaim(x, corevalidation.ValidationOptionsForPersistentVolumeClaim(x, nil)))
-			})
-		}
+	for _, o := range in.StorageClasses {
+		validate(t, o, &storage.StorageClass{}, func(x *storage.StorageClass) []string {
+			return errs("class "+x.Name, storagevalidation.ValidateStorageClass(x))
+		})
+	}
+	for _, o := range in.CSIDrivers {
+		validate(t, o, &storage.CSIDriver{}, func(x *storage.CSIDriver) []string {
+			return errs("driver "+x.Name, storagevalidation.ValidateCSIDriver(x))
+		})
+	}
+	for _, o := range in.CSIStorageCapacities {
+		validate(t, o, &storage.CSIStorageCapacity{}, func(x *storage.CSIStorageCapacity) []string {
+			return errs("capacity "+x.Name, storagevalidation.ValidateCSIStorageCapacity(x, storagevalidation.CSIStorageCapacityValidateOptions{}))
+		})
+	}
+	for _, o := range in.PersistentVolumes {
+		validate(t, o, &core.PersistentVolume{}, func(x *core.PersistentVolume) []string {
+			return errs("pv "+x.Name, corevalidation.ValidatePersistentVolume(x, corevalidation.ValidationOptionsForPersistentVolume(x, nil)))
+		})
+	}
+	for _, o := range in.PersistentVolumeClaims {
+		validate(t, o, &core.PersistentVolumeClaim{}, func(x *core.PersistentVolumeClaim) []string {
+			return errs("pvc "+x.Name, corevalidation.ValidatePersistentVolumeClaim(x, corevalidation.ValidationOptionsForPersistentVolumeClaim(x, nil)))
+		})
+	}
+	for _, o := range in.CSINodes {
+		validate(t, o, &storage.CSINode{}, func(x *storage.CSINode) []string {
+			return errs("csinode "+x.Name, storagevalidation.ValidateCSINode(x))
+		})
+	}
+	for _, o := range in.VolumeAttachments {
+		validate(t, o, &storage.VolumeAttachment{}, func(x *storage.VolumeAttachment) []string {
+			return errs("attachment "+x.Name, storagevalidation.ValidateVolumeAttachment(x))
+		})
 	}
 }
 
