@@ -614,15 +614,14 @@ pb::DisruptionBudget BudgetFromJson(const json& obj) {
 
 // NodeVolumeLimits' part of a preemption node, as the shim sends it: the
 // CSI volumes the node counts and which of its victims hold which
-// (PreemptionNode.csi_volumes, VictimPod.csi_volumes). PLACEHOLDER: the one
-// call to the Cache method that fills them from `c` (which EvaluateCase
-// loaded with the case's CSINodes, VolumeAttachments, claims and volumes)
-// goes here; it runs once per node, after the node's victims are added.
-// Until then the scorer sees no CSI volume on a preemption node, and the
-// cases whose victims must free attach slots mismatch.
-void AddCsiVolumes(const cache::Cache& /*c*/,
-                   const objects::PodInfo& /*preemptor*/,
-                   pb::PreemptionNode* /*node*/) {}
+// (PreemptionNode.csi_volumes, VictimPod.csi_volumes), from `c` (which
+// EvaluateCase loaded with the case's CSINodes, VolumeAttachments, claims
+// and volumes), as the shim's AppendPreemptionNodes adds them; once per
+// node, after the node's victims are added.
+void AddCsiVolumes(const cache::Cache& c, const objects::PodInfo& preemptor,
+                   pb::PreemptionNode* node) {
+  c.AddCandidateCsiVolumes(node->node().name(), preemptor.pod, node);
+}
 
 // The potential nodes (indices into ev.names): Filter said Unschedulable
 // (a PreFilter rejection that is only Unschedulable makes every node one);
