@@ -41,17 +41,23 @@ TEST(CsiTranslationTest, PluginsAndTheirDrivers) {
   EXPECT_FALSE(Migratable("ebs.csi.aws.com"));
 }
 
+// The EBS volume ID, or the error's words.
+std::string Ebs(const std::string& id) {
+  absl::StatusOr<std::string> v = EbsVolumeId(id);
+  return v.ok() ? *v : "error: " + std::string(v.status().message());
+}
+
 TEST(CsiTranslationTest, EbsVolumeIdsLoseTheirUrl) {
-  EXPECT_EQ(*EbsVolumeId("vol-123"), "vol-123");
-  EXPECT_EQ(*EbsVolumeId("anything/at all"), "anything/at all");  // as is
-  EXPECT_EQ(*EbsVolumeId(""), "");
-  EXPECT_EQ(*EbsVolumeId("aws://us-east-1a/vol-123"), "vol-123");
-  EXPECT_EQ(*EbsVolumeId("aws:///vol-123"), "vol-123");
-  EXPECT_EQ(*EbsVolumeId("aws://us-east-1a//vol-123//"), "vol-123");
-  EXPECT_EQ(*EbsVolumeId("aws://zone/vol-%41b"), "vol-Ab");
-  EXPECT_EQ(*EbsVolumeId("aws://zone/vol-1?x=/y#frag"), "vol-1");
-  EXPECT_EQ(*EbsVolumeId("aws://user@zone:443/vol-1"), "vol-1");
-  EXPECT_EQ(*EbsVolumeId("aws://zone/vol-"), "vol-");
+  EXPECT_EQ(Ebs("vol-123"), "vol-123");
+  EXPECT_EQ(Ebs("anything/at all"), "anything/at all");  // as is
+  EXPECT_EQ(Ebs(""), "");
+  EXPECT_EQ(Ebs("aws://us-east-1a/vol-123"), "vol-123");
+  EXPECT_EQ(Ebs("aws:///vol-123"), "vol-123");
+  EXPECT_EQ(Ebs("aws://us-east-1a//vol-123//"), "vol-123");
+  EXPECT_EQ(Ebs("aws://zone/vol-%41b"), "vol-Ab");
+  EXPECT_EQ(Ebs("aws://zone/vol-1?x=/y#frag"), "vol-1");
+  EXPECT_EQ(Ebs("aws://user@zone:443/vol-1"), "vol-1");
+  EXPECT_EQ(Ebs("aws://zone/vol-"), "vol-");
 }
 
 TEST(CsiTranslationTest, EbsVolumeIdErrorsAreUpstreams) {
