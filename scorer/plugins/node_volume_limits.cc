@@ -1,5 +1,6 @@
 #include "scorer/plugins/node_volume_limits.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -18,15 +19,22 @@ namespace pb = framework::pb;
 
 namespace {
 
-// filterAttachableVolumes' lookups of the pod's own claims.
-PluginStatus CheckClaims(const pb::Pod& pod) {
+// filterAttachableVolumes' lookups of the pod's own claims, in spec order
+// up to an in-tree inline volume whose translation fails on a node with a
+// CSINode (`csi_node`), and that one's error.
+PluginStatus CheckClaims(const pb::Pod& pod, bool csi_node) {
   const pb::PodVolumes& volumes = pod.volumes();
   if (volumes.claims_size() != pod.volume_claims_size()) {
     return PluginStatus::Error(
         absl::StrCat("pod.volumes.claims has ", volumes.claims_size(),
                      " entries, pod.volume_claims ", pod.volume_claims_size()));
   }
-  for (int i = 0; i < pod.volume_claims_size(); ++i) {
+  const bool fails = csi_node && volumes.has_migration_error();
+  const int checked = fails
+                          ? std::min(volumes.migration_error().claims_before(),
+                                     pod.volume_claims_size())
+                          : pod.volume_claims_size();
+  for (int i = 0; i < checked; ++i) {
     const pb::ClaimState& claim = volumes.claims(i);
     if (claim.name().empty()) {
       return PluginStatus::Error("PersistentVolumeClaim had no name");
@@ -43,6 +51,7 @@ PluginStatus CheckClaims(const pb::Pod& pod) {
                        pod.name(), " (pod is not owner)"));
     }
   }
+  if (fails) return PluginStatus::Error(volumes.migration_error().message());
   return PluginStatus::Success();
 }
 
@@ -83,19 +92,26 @@ model::QueueingHint NodeVolumeLimits::Hint(const pb::Pod& pod,
                                            const model::EventObjects& e) const {
   using model::QueueingHint;
   if (e.event.resource() == pb::EVENT_RESOURCE_ASSIGNED_POD) {
-    // isSchedulableAfterAssignedPodDeleted (in-tree inline volumes, which
-    // only CSI migration would count, are not read).
+    // isSchedulableAfterAssignedPodDeleted: a pod with claims or in-tree
+    // volumes CSI migration knows.
     if (e.old_pod == nullptr) return QueueingHint::kQueue;
-    if (e.old_pod->volume_claims().empty() || e.old_pod->node_name().empty())
+    if ((e.old_pod->volume_claims().empty() &&
+         e.old_pod->in_tree_volumes().empty()) ||
+        e.old_pod->node_name().empty()) {
       return QueueingHint::kQueueSkip;
+    }
     return QueueingHint::kQueue;
   }
   if (e.event.resource() == pb::EVENT_RESOURCE_VOLUME_ATTACHMENT) {
     // isSchedulableAfterVolumeAttachmentDeleted: persistentVolumeClaim
-    // volumes only, not ephemeral ones.
+    // volumes, not ephemeral ones; and in-tree inline volumes, which
+    // upstream queues for when the attachment's attacher is their CSI
+    // driver (or their translation fails): model::EventObjects carries no
+    // VolumeAttachment, so any queues.
     for (const pb::VolumeClaim& c : pod.volume_claims()) {
       if (!c.ephemeral()) return QueueingHint::kQueue;
     }
+    if (!pod.in_tree_volumes().empty()) return QueueingHint::kQueue;
     return QueueingHint::kQueueSkip;
   }
   return QueueingHint::kQueue;
@@ -103,22 +119,31 @@ model::QueueingHint NodeVolumeLimits::Hint(const pb::Pod& pod,
 
 PluginStatus NodeVolumeLimits::PreFilter(CycleState& /*state*/,
                                          const pb::Pod& pod) const {
-  // Upstream also runs for in-tree volumes CSI migration would count.
-  if (pod.volume_claims().empty()) return PluginStatus::Skip();
+  // Upstream's IsInlineMigratable: in-tree volumes CSI migration knows.
+  if (pod.volume_claims().empty() && pod.in_tree_volumes().empty())
+    return PluginStatus::Skip();
   return PluginStatus::Success();
 }
 
 PluginStatus NodeVolumeLimits::Filter(const CycleState& /*state*/,
                                       const pb::Pod& pod,
                                       const pb::Node& node) const {
-  if (pod.volume_claims().empty()) return PluginStatus::Success();
-  if (PluginStatus s = CheckClaims(pod); !s.ok()) return s;
+  if (pod.volume_claims().empty() && pod.in_tree_volumes().empty())
+    return PluginStatus::Success();
+  // CSI migration counts in-tree volumes only on nodes with a CSINode.
+  const bool csi_node = node.has_csi_node();
+  if (PluginStatus s = CheckClaims(pod, csi_node); !s.ok()) return s;
   const auto& attachable = pod.volumes().attachable();
-  if (attachable.empty()) return PluginStatus::Success();
+  std::vector<int> counted;  // indexes into attachable
+  for (int i = 0; i < attachable.size(); ++i) {
+    if (csi_node || !attachable[i].migrated()) counted.push_back(i);
+  }
+  if (counted.empty()) return PluginStatus::Success();
   // VolumeLimitScaling (beta, on in v1.37): a driver whose CSIDriver asks
   // for it must be among the node's CSINode drivers. With two such drivers
   // missing, upstream names either (map order); here the pod's first.
-  for (const pb::AttachableVolume& v : attachable) {
+  for (int i : counted) {
+    const pb::AttachableVolume& v = attachable[i];
     if (v.required_on_node() && FindDriver(node, v.driver()) == nullptr) {
       return PluginStatus::Unschedulable(
           absl::StrCat(v.driver(), kReasonDriverMissing));
@@ -126,11 +151,14 @@ PluginStatus NodeVolumeLimits::Filter(const CycleState& /*state*/,
   }
   const std::map<std::string, const pb::CsiDriverUse*> limits = Limits(node);
   if (limits.empty()) return PluginStatus::Success();
+  // Upstream reads the node's pods' volumes only now.
+  if (!node.volume_error().empty())
+    return PluginStatus::Error(node.volume_error());
   // The volumes the node's pods use already count there once.
   absl::flat_hash_set<int32_t> in_use(node.volumes_in_use().begin(),
                                       node.volumes_in_use().end());
   std::map<std::string, int64_t> added;
-  for (int i = 0; i < attachable.size(); ++i) {
+  for (int i : counted) {
     if (!in_use.contains(i)) ++added[attachable[i].driver()];
   }
   for (const auto& [driver, count] : added) {

@@ -43,10 +43,27 @@ class VolumePod {
     c->set_owned_by_pod(owned);
     return *this;
   }
-  VolumePod& Attach(const std::string& driver, bool required = false) {
+  VolumePod& Attach(const std::string& driver, bool required = false,
+                    bool migrated = false) {
     pb::AttachableVolume* v = pod_.mutable_volumes()->add_attachable();
     v->set_driver(driver);
     v->set_required_on_node(required);
+    v->set_migrated(migrated);
+    return *this;
+  }
+  // An in-tree inline volume (CSI migration), after the claims so far.
+  VolumePod& Inline(const std::string& plugin) {
+    pb::InTreeVolume* v = pod_.add_in_tree_volumes();
+    v->set_name("inline");
+    v->set_plugin(plugin);
+    v->set_claims_before(pod_.volume_claims_size());
+    return *this;
+  }
+  // The inline volume added last fails translation.
+  VolumePod& Fails(const std::string& message) {
+    pb::MigrationError* e = pod_.mutable_volumes()->mutable_migration_error();
+    e->set_message(message);
+    e->set_claims_before(pod_.in_tree_volumes().rbegin()->claims_before());
     return *this;
   }
   const pb::Pod& Obj() const { return pod_; }
@@ -55,12 +72,20 @@ class VolumePod {
   pb::Pod pod_;
 };
 
-// A node whose CSINode lists `driver` with `limit` and `attached` in use.
+// A node whose CSINode lists `drivers` (no CSINode when none) and the
+// indexes of the pod's volumes in use there.
 pb::Node Node(std::vector<pb::CsiDriverUse> drivers,
               std::vector<int32_t> in_use = {}) {
   pb::Node n = MakeNode().Name("n").Obj();
   for (const pb::CsiDriverUse& d : drivers) *n.add_csi_drivers() = d;
   for (int32_t i : in_use) n.add_volumes_in_use(i);
+  n.set_has_csi_node(!drivers.empty());
+  return n;
+}
+
+pb::Node EmptyCsiNode() {
+  pb::Node n = Node({});
+  n.set_has_csi_node(true);
   return n;
 }
 
@@ -87,6 +112,68 @@ TEST(NodeVolumeLimitsTest, SkipsPodsWithoutClaims) {
   CycleState state;
   EXPECT_EQ(pl.PreFilter(state, MakePod().Name("p").Obj()).code, Code::kSkip);
   EXPECT_TRUE(pl.PreFilter(state, VolumePod().Claim("c").Obj()).ok());
+  // In-tree volumes CSI migration knows, even those it never counts.
+  EXPECT_TRUE(
+      pl.PreFilter(state, VolumePod().Inline("kubernetes.io/azure-file").Obj())
+          .ok());
+}
+
+TEST(NodeVolumeLimitsTest, MigratedVolumesCountOnNodesWithACsiNode) {
+  const pb::Pod pod = VolumePod()
+                          .Inline("kubernetes.io/aws-ebs")
+                          .Attach(kEbs, true, true)
+                          .Obj();
+  // No CSINode: not counted, so not required either.
+  EXPECT_TRUE(RunFilter(pod, Node({})).ok());
+  PluginStatus s = RunFilter(pod, EmptyCsiNode());
+  EXPECT_EQ(s.code, Code::kUnschedulable);
+  EXPECT_THAT(s.reasons, ElementsAre("ebs.csi.aws.com CSI driver is not "
+                                     "installed on the node"));
+  EXPECT_EQ(RunFilter(pod, Node({Driver(kEbs, 1, 1)})).code,
+            Code::kUnschedulable);
+  EXPECT_TRUE(RunFilter(pod, Node({Driver(kEbs, 2, 1)})).ok());
+  // Also used without migration: counted everywhere.
+  const pb::Pod both = VolumePod().Claim("a").Attach(kEbs, true, false).Obj();
+  EXPECT_EQ(RunFilter(both, Node({})).code, Code::kUnschedulable);
+}
+
+TEST(NodeVolumeLimitsTest, FailedInlineTranslationOnNodesWithACsiNode) {
+  const char kMessage[] =
+      "converting volume(inline) from inline to csi: kind(Shared) is not "
+      "supported in csi migration";
+  const pb::Pod pod = VolumePod()
+                          .Claim("a")
+                          .Inline("kubernetes.io/azure-disk")
+                          .Fails(kMessage)
+                          .Claim("gone", false)
+                          .Obj();
+  PluginStatus s = RunFilter(pod, EmptyCsiNode());
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_THAT(s.reasons, ElementsAre(kMessage));
+  // Without a CSINode upstream skips the volume and finds the claim missing.
+  EXPECT_EQ(RunFilter(pod, Node({})).code, Code::kUnschedulableAndUnresolvable);
+  // A missing claim before the volume comes first.
+  const pb::Pod after = VolumePod()
+                            .Claim("gone", false)
+                            .Inline("kubernetes.io/azure-disk")
+                            .Fails(kMessage)
+                            .Obj();
+  EXPECT_EQ(RunFilter(after, EmptyCsiNode()).code,
+            Code::kUnschedulableAndUnresolvable);
+}
+
+TEST(NodeVolumeLimitsTest, NodesPodsVolumeErrorOnceLimitsCount) {
+  pb::Node node = Node({Driver(kEbs, 5)});
+  node.set_volume_error("converting volume(x) from inline to csi: boom");
+  PluginStatus s = RunFilter(VolumePod().Claim("a").Attach(kEbs).Obj(), node);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_THAT(s.reasons,
+              ElementsAre("converting volume(x) from inline to csi: boom"));
+  // Upstream reads the node's pods only for a pod with volumes to count,
+  // on a node with limits.
+  EXPECT_TRUE(RunFilter(VolumePod().Claim("a").Obj(), node).ok());
+  node.mutable_csi_drivers(0)->clear_limit();
+  EXPECT_TRUE(RunFilter(VolumePod().Claim("a").Attach(kEbs).Obj(), node).ok());
 }
 
 TEST(NodeVolumeLimitsTest, CountsAttachedAndNewAgainstLimit) {
@@ -162,6 +249,9 @@ TEST(NodeVolumeLimitsTest, Hints) {
   e.old_pod = &deleted;
   const pb::Pod pod = VolumePod().Claim("a").Obj();
   EXPECT_EQ(pl.Hint(pod, e), model::QueueingHint::kQueueSkip);
+  deleted.add_in_tree_volumes()->set_plugin("kubernetes.io/gce-pd");
+  EXPECT_EQ(pl.Hint(pod, e), model::QueueingHint::kQueue);
+  deleted.clear_in_tree_volumes();
   deleted.add_volume_claims()->set_claim_name("x");
   EXPECT_EQ(pl.Hint(pod, e), model::QueueingHint::kQueue);
 
@@ -171,6 +261,9 @@ TEST(NodeVolumeLimitsTest, Hints) {
   EXPECT_EQ(pl.Hint(pod, e), model::QueueingHint::kQueue);
   EXPECT_EQ(pl.Hint(VolumePod().Ephemeral("s", true).Obj(), e),
             model::QueueingHint::kQueueSkip);
+  EXPECT_EQ(
+      pl.Hint(VolumePod().Inline("kubernetes.io/vsphere-volume").Obj(), e),
+      model::QueueingHint::kQueue);
 }
 
 }  // namespace

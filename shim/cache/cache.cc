@@ -73,6 +73,16 @@ std::string Cache::EncodeAggregates(const NodeEntry& n,
     auto it = n.csi_attached.find(driver.name);
     if (it != n.csi_attached.end()) u->set_attached(it->second);
   }
+  d.set_has_csi_node(n.has_csi_node);
+  // Upstream's error is the first of its NodeInfo's pods that has one:
+  // they are in the order added, as `pods` (an update re-adds here, where
+  // upstream moves its last pod into the gap).
+  for (size_t i = 0; i < n.pods.size() && !n.csi_errors.empty(); ++i) {
+    if (auto it = n.csi_errors.find(n.pods[i]); it != n.csi_errors.end()) {
+      d.set_volume_error(it->second);
+      break;
+    }
+  }
   return d.SerializeAsString();
 }
 
@@ -323,12 +333,14 @@ Entry MakeEntry(const objects::PodInfo& pod, const std::string& node,
   }
   for (const auto& [k, v] : pod.pod.labels()) e.labels.emplace_back(k, v);
   e.volumes = VolumeUse::Of(pod.pod);
-  if (!pod.terminated() && !pod.pod.volume_claims().empty()) {
+  if (!pod.terminated() && (!pod.pod.volume_claims().empty() ||
+                            !pod.pod.in_tree_volumes().empty())) {
     auto claims = std::make_shared<pb::Pod>();
     claims->set_namespace_(pod.pod.namespace_());
     claims->set_name(pod.pod.name());
     claims->set_uid(pod.pod.uid());
     *claims->mutable_volume_claims() = pod.pod.volume_claims();
+    *claims->mutable_in_tree_volumes() = pod.pod.in_tree_volumes();
     e.claims = std::move(claims);
   }
   return e;
@@ -855,8 +867,10 @@ pb::Pod Cache::PodFor(const objects::PodInfo& pod,
     out.clear_images();
     out.clear_image_volumes();
   }
-  if (wants(pb::POD_DATA_VOLUMES) && out.volume_claims_size() > 0)
+  if (wants(pb::POD_DATA_VOLUMES) &&
+      (out.volume_claims_size() > 0 || out.in_tree_volumes_size() > 0)) {
     *out.mutable_volumes() = volumes_.For(out);
+  }
   const bool refs = out.volumes().claims_size() > 0;
   if (!refs && !wants(pb::POD_DATA_NAMESPACE_LABELS) &&
       !wants(pb::POD_DATA_WORKLOAD_SELECTORS)) {

@@ -249,11 +249,14 @@ class Cache {
     std::vector<std::pair<std::string, std::string>> labels;
     ClusterIndex::PodRef ref;   // what the cluster index counted
     VolumeUse::PodUse volumes;  // what volume_use_ counted
-    // NodeVolumeLimits: for a running pod with claims, its namespace, name,
-    // uid and claims (to resolve them again), the CSI volumes they resolved
-    // to (counted on the node) and the storage objects read (Volumes::Dep).
+    // NodeVolumeLimits: for a running pod with claims or in-tree volumes,
+    // its namespace, name, uid, claims and in-tree volumes (to resolve them
+    // again), the CSI volumes they resolved to (counted on the node), an
+    // in-tree volume's failed translation (upstream's error, reported on
+    // the node) and the storage objects read (Volumes::Dep).
     std::shared_ptr<const pb::Pod> claims;
     std::vector<Volumes::Attachable> csi;
+    std::string csi_error;
     std::vector<std::string> csi_deps;
   };
   struct NodeEntry {
@@ -281,9 +284,11 @@ class Cache {
     // slot when the node fits one).
     std::string key[2];
     mutable uint64_t sent[2] = {0, 0};
-    // NodeVolumeLimits. The CSINode's drivers (none without one); per
-    // distinct CSI volume in use here (by unique name), who uses it; and per
-    // driver the distinct volumes counted (CsiDriverUse::attached).
+    // NodeVolumeLimits. Whether a CSINode exists, and its drivers; per
+    // distinct CSI volume in use here (by unique name), who uses it; per
+    // driver the distinct volumes counted (CsiDriverUse::attached); and per
+    // pod here whose in-tree volume fails translation, upstream's error.
+    bool has_csi_node = false;
     std::vector<objects::CsiNodeInfo::Driver> csi_node;
     struct CsiVolume {
       std::string driver;    // the pods'
@@ -293,10 +298,11 @@ class Cache {
     };
     absl::flat_hash_map<std::string, CsiVolume> csi_volumes;
     absl::flat_hash_map<std::string, int32_t> csi_attached;
+    std::map<std::string, std::string> csi_errors;  // by pod key
     // Nothing but a pod, CSINode or VolumeAttachment keeps it here.
     bool Unused() const {
-      return !present && pod_count == 0 && csi_node.empty() &&
-             csi_volumes.empty();
+      return !present && pod_count == 0 && !has_csi_node &&
+             csi_volumes.empty() && csi_errors.empty();
     }
   };
 
@@ -376,6 +382,8 @@ class Cache {
   // The incoming pod's attachable volumes' unique names (volumes_in_use).
   std::vector<std::string> InUseNamesLocked(const objects::PodInfo& incoming)
       const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<std::string> InUseNamesLocked(const pb::Pod& pod) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void AddInUse(const NodeEntry& n, const std::vector<std::string>& in,
                        pb::Node* extra);
   // Erases `it` when nothing keeps it (NodeEntry::Unused), else re-encodes.

@@ -24,9 +24,12 @@ Cache::Cache() {
 
 void Cache::ResolveCsiLocked(PodEntry* e) const {
   e->csi.clear();
+  e->csi_error.clear();
   e->csi_deps.clear();
   if (e->claims == nullptr) return;
-  e->csi = volumes_.AttachableOf(*e->claims, &e->csi_deps);
+  Volumes::PodAttachables a = volumes_.AttachableOf(*e->claims, &e->csi_deps);
+  e->csi = std::move(a.volumes);
+  if (a.error.has_value()) e->csi_error = a.error->message();
 }
 
 void Cache::UseCsiVolume(NodeEntry* n, const std::string& unique,
@@ -74,6 +77,12 @@ void Cache::CountCsiLocked(const std::string& key, const PodEntry& e,
   if (n == nullptr) return;
   for (const Volumes::Attachable& a : e.csi)
     UseCsiVolume(n, a.unique, a.driver, sign, false);
+  if (e.csi_error.empty()) return;
+  if (sign > 0) {
+    n->csi_errors[key] = e.csi_error;
+  } else {
+    n->csi_errors.erase(key);
+  }
 }
 
 void Cache::StorageChanged(const std::string& dep) {
@@ -98,10 +107,12 @@ void Cache::ResolvePodLocked(const std::string& key) {
   auto nit = nodes_.find(e.node);
   NodeEntry* n = nit == nodes_.end() ? nullptr : nit->second.get();
   const std::vector<Volumes::Attachable> before = e.csi;
+  const std::string error_before = e.csi_error;
   CountCsiLocked(key, e, n, -1);
   ResolveCsiLocked(&e);
   CountCsiLocked(key, e, n, +1);
-  if (n != nullptr && e.csi != before) Encode(n);
+  if (n != nullptr && (e.csi != before || e.csi_error != error_before))
+    Encode(n);
 }
 
 void Cache::ResolveAttachmentLocked(const std::string& name) {
@@ -160,11 +171,11 @@ void Cache::UpsertCsiNode(const objects::CsiNodeInfo& c) {
                        const objects::CsiNodeInfo::Driver& y) {
     return x.name == y.name && x.limit == y.limit;
   };
-  if (std::equal(n.csi_node.begin(), n.csi_node.end(), c.drivers.begin(),
-                 c.drivers.end(), same)) {
-    if (n.Unused()) nodes_.erase(c.name);
+  if (n.has_csi_node && std::equal(n.csi_node.begin(), n.csi_node.end(),
+                                   c.drivers.begin(), c.drivers.end(), same)) {
     return;
   }
+  n.has_csi_node = true;
   n.csi_node = c.drivers;
   SettleLocked(nodes_.find(c.name));
 }
@@ -172,7 +183,8 @@ void Cache::UpsertCsiNode(const objects::CsiNodeInfo& c) {
 void Cache::RemoveCsiNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   auto it = nodes_.find(name);
-  if (it == nodes_.end() || it->second->csi_node.empty()) return;
+  if (it == nodes_.end() || !it->second->has_csi_node) return;
+  it->second->has_csi_node = false;
   it->second->csi_node.clear();
   SettleLocked(it);
 }
@@ -189,10 +201,17 @@ void Cache::SettleLocked(
 
 std::vector<std::string> Cache::InUseNamesLocked(
     const objects::PodInfo& incoming) const {
+  return InUseNamesLocked(incoming.pod);
+}
+
+std::vector<std::string> Cache::InUseNamesLocked(const pb::Pod& pod) const {
   std::vector<std::string> names;
-  if (incoming.pod.volume_claims().empty()) return names;
-  for (Volumes::Attachable& a : volumes_.AttachableOf(incoming.pod, nullptr))
+  if (pod.volume_claims().empty() && pod.in_tree_volumes().empty()) {
+    return names;
+  }
+  for (Volumes::Attachable& a : volumes_.AttachableOf(pod, nullptr).volumes) {
     names.push_back(std::move(a.unique));
+  }
   return names;
 }
 
@@ -211,12 +230,8 @@ void Cache::AddCandidateCsiVolumes(const std::string& node,
     }
     victims.push_back(found);
   }
-  std::vector<std::string> in_use;
-  if (!preemptor.volume_claims().empty()) {
-    for (Volumes::Attachable& a : volumes_.AttachableOf(preemptor, nullptr))
-      in_use.push_back(std::move(a.unique));
-  }
-  CandidateCsiVolumesLocked(*it->second, victims, in_use, pn);
+  CandidateCsiVolumesLocked(*it->second, victims, InUseNamesLocked(preemptor),
+                            pn);
 }
 
 void Cache::CandidateCsiVolumesLocked(

@@ -276,5 +276,156 @@ TEST(CsiUsageTest, PreemptionNodesCarryTheVictimsVolumes) {
   EXPECT_EQ(again.csi_volumes(0).preemptor_volume(), 0);
 }
 
+std::shared_ptr<const objects::VolumeInfo> InTree(const std::string& name,
+                                                  const json& spec) {
+  auto v =
+      objects::VolumeFromJson({{"metadata", {{"name", name}}}, {"spec", spec}});
+  EXPECT_TRUE(v.ok()) << v.status();
+  return std::make_shared<objects::VolumeInfo>(*v);
+}
+
+// An in-tree inline volume after the pod's claims so far.
+void AddInline(objects::PodInfo* p, const std::string& name,
+               const std::string& plugin, const std::string& id,
+               const std::string& kind = "") {
+  pb::InTreeVolume* v = p->pod.add_in_tree_volumes();
+  v->set_name(name);
+  v->set_plugin(plugin);
+  v->set_id(id);
+  v->set_claims_before(p->pod.volume_claims_size());
+  if (!kind.empty()) v->set_azure_kind(kind);
+}
+
+TEST(CsiUsageTest, PodVolumesTranslateInTreeVolumes) {
+  Cache c;
+  c.volumes().UpsertVolume(InTree(
+      "pv-aws", {{"awsElasticBlockStore", {{"volumeID", "aws://z/vol-1"}}}}));
+  c.volumes().UpsertVolume(Csi("pv-csi", kEbs));
+  c.volumes().UpsertVolume(
+      InTree("pv-bad",
+             {{"azureDisk", {{"diskURI", "https://d"}, {"kind", "Shared"}}}}));
+  c.volumes().UpsertClass(Class("gp", "kubernetes.io/gce-pd"));
+  c.volumes().UpsertClass(Class("af", "kubernetes.io/azure-file"));
+  c.volumes().UpsertClaim(Claim("c-aws", "pv-aws"));
+  // The CSI volume of the same disk: h-pv-csi is not vol-1, so name it so.
+  auto same = objects::VolumeFromJson(
+      {{"metadata", {{"name", "pv-same"}}},
+       {"spec", {{"csi", {{"driver", kEbs}, {"volumeHandle", "vol-1"}}}}}});
+  ASSERT_TRUE(same.ok());
+  c.volumes().UpsertVolume(std::make_shared<objects::VolumeInfo>(*same));
+  c.volumes().UpsertClaim(Claim("c-same", "pv-same"));
+  c.volumes().UpsertClaim(Claim("c-gp", "", "gp"));
+  c.volumes().UpsertClaim(Claim("c-af", "", "af"));
+  c.volumes().UpsertClaim(Claim("c-bad", "pv-bad"));
+  objects::PodInfo incoming = Pod("new", "", {});
+  AddInline(&incoming, "cv", objects::kPluginCinder, "cinder-1");
+  for (const char* claim : {"c-aws", "c-same"}) {
+    pb::VolumeClaim* vc = incoming.pod.add_volume_claims();
+    vc->set_volume(claim);
+    vc->set_claim_name(claim);
+  }
+  AddInline(&incoming, "bad", objects::kPluginAwsEbs, "aws://z/x");
+  for (const char* claim : {"c-gp", "c-af", "c-bad"}) {
+    pb::VolumeClaim* vc = incoming.pod.add_volume_claims();
+    vc->set_volume(claim);
+    vc->set_claim_name(claim);
+  }
+  AddInline(&incoming, "worse", objects::kPluginAzureDisk, "u", "Dedicated");
+  AddInline(&incoming, "file", objects::kPluginAzureFile, "");
+  const pb::Pod pod = c.PodFor(incoming, {pb::POD_DATA_VOLUMES});
+  const auto& a = pod.volumes().attachable();
+  ASSERT_EQ(a.size(), 3);
+  EXPECT_EQ(a[0].driver(), "cinder.csi.openstack.org");
+  EXPECT_TRUE(a[0].migrated());
+  // The in-tree PV and the CSI one are one disk, counted on every node.
+  EXPECT_EQ(a[1].driver(), kEbs);
+  EXPECT_FALSE(a[1].migrated());
+  EXPECT_EQ(a[2].driver(), "pd.csi.storage.gke.io");
+  EXPECT_TRUE(a[2].migrated());
+  ASSERT_TRUE(pod.volumes().has_migration_error());
+  EXPECT_EQ(pod.volumes().migration_error().message(),
+            "converting volume(bad) from inline to csi: failed to translate "
+            "Kubernetes ID to EBS Volume ID Invalid format for AWS volume "
+            "(aws://z/x)");
+  EXPECT_EQ(pod.volumes().migration_error().claims_before(), 2);
+  // A pod with in-tree volumes only gets its volumes too.
+  objects::PodInfo only = Pod("only", "", {});
+  AddInline(&only, "g", objects::kPluginGcePd, "pd");
+  const pb::Pod alone = c.PodFor(only, {pb::POD_DATA_VOLUMES});
+  ASSERT_EQ(alone.volumes().attachable_size(), 1);
+  EXPECT_TRUE(alone.volumes().attachable(0).migrated());
+}
+
+TEST(CsiUsageTest, NodesCountTheirPodsInlineVolumesAndTheirErrors) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  c.UpsertCsiNode(CsiNode("n1", 3));
+  auto same = objects::VolumeFromJson(
+      {{"metadata", {{"name", "pv1"}}},
+       {"spec", {{"csi", {{"driver", kEbs}, {"volumeHandle", "vol-1"}}}}}});
+  ASSERT_TRUE(same.ok());
+  c.volumes().UpsertVolume(std::make_shared<objects::VolumeInfo>(*same));
+  c.volumes().UpsertClaim(Claim("c1", "pv1"));
+  const objects::PodInfo incoming = Pod("new", "", {"c1"});
+  objects::PodInfo a = Pod("a", "n1", {});
+  AddInline(&a, "e", objects::kPluginAwsEbs, "aws://us-east-1a/vol-1");
+  c.UpsertAssignedPod(a);
+  pb::Node n = Candidate(c, incoming);
+  EXPECT_EQ(Attached(n), 1);
+  EXPECT_THAT(n.volumes_in_use(), ElementsAre(0));  // the same disk
+  EXPECT_TRUE(n.has_csi_node());
+  EXPECT_EQ(n.volume_error(), "");
+  objects::PodInfo b = Pod("b", "n1", {});
+  AddInline(&b, "d", objects::kPluginAzureDisk, "https://x/d", "Shared");
+  c.UpsertAssignedPod(b);
+  n = Candidate(c, incoming);
+  EXPECT_EQ(n.volume_error(),
+            "converting volume(d) from inline to csi: kind(Shared) is not "
+            "supported in csi migration");
+  EXPECT_EQ(Attached(n), 1);
+  // With two, the one added first (upstream's NodeInfo order), not by name.
+  objects::PodInfo early = Pod("0", "n1", {});
+  AddInline(&early, "x", objects::kPluginAwsEbs, "aws://z/bad");
+  c.UpsertAssignedPod(early);
+  EXPECT_EQ(Candidate(c, incoming).volume_error(), n.volume_error());
+  c.RemovePod("ns/b");
+  EXPECT_EQ(Candidate(c, incoming).volume_error(),
+            "converting volume(x) from inline to csi: failed to translate "
+            "Kubernetes ID to EBS Volume ID Invalid format for AWS volume "
+            "(aws://z/bad)");
+  c.RemovePod("ns/0");
+  EXPECT_EQ(Candidate(c, incoming).volume_error(), "");
+  c.RemovePod("ns/a");
+  EXPECT_EQ(Attached(Candidate(c, incoming)), 0);
+}
+
+TEST(CsiUsageTest, ACsiNodeWithoutDriversStillCounts) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  const objects::PodInfo incoming = Pod("new", "", {});
+  EXPECT_FALSE(Candidate(c, incoming).has_csi_node());
+  auto empty = objects::CsiNodeFromJson({{"metadata", {{"name", "n1"}}}});
+  ASSERT_TRUE(empty.ok());
+  c.UpsertCsiNode(*empty);
+  pb::Node n = Candidate(c, incoming);
+  EXPECT_TRUE(n.has_csi_node());
+  EXPECT_EQ(n.csi_drivers_size(), 0);
+  c.UpsertCsiNode(CsiNode("n1", 2));
+  EXPECT_EQ(Candidate(c, incoming).csi_drivers_size(), 2);
+  c.RemoveCsiNode("n1");
+  EXPECT_FALSE(Candidate(c, incoming).has_csi_node());
+  // A CSINode of a node that does not exist (yet) is kept, then dropped.
+  c.UpsertCsiNode(*empty);
+  empty->name = "n2";
+  c.UpsertCsiNode(*empty);
+  c.RemoveCsiNode("n2");
+  c.UpsertNode(Node("n2"));
+  google::protobuf::RepeatedPtrField<pb::Node> out;
+  testing::FillCandidates(c, incoming, {}, 0, 100, &out);
+  ASSERT_EQ(out.size(), 2);
+  EXPECT_TRUE(out[0].has_csi_node());
+  EXPECT_FALSE(out[1].has_csi_node());
+}
+
 }  // namespace
 }  // namespace kscore::cache

@@ -147,11 +147,15 @@ pb::PodVolumes Volumes::For(const pb::Pod& pod) const {
   }
   AddCandidates(pod, out, &out);
   AddClasses(out, &out);
-  for (const Attachable& a : AttachableLocked(pod, nullptr)) {
+  PodAttachables attachables = AttachableLocked(pod, nullptr);
+  for (const Attachable& a : attachables.volumes) {
     pb::AttachableVolume* v = out.add_attachable();
     v->set_driver(a.driver);
     v->set_required_on_node(required_drivers_.contains(a.driver));
+    v->set_migrated(a.migrated);
   }
+  if (attachables.error.has_value())
+    *out.mutable_migration_error() = *std::move(attachables.error);
   return out;
 }
 

@@ -38,8 +38,8 @@ class Volumes {
   void UpsertCapacity(std::shared_ptr<const objects::CapacityInfo> c);
   void RemoveCapacity(const std::string& ns, const std::string& name);
 
-  // Pod.volumes for a pod with these namespace, name and claims (the
-  // comments of pb::PodVolumes say what goes in).
+  // Pod.volumes for a pod with these namespace, name, claims and in-tree
+  // volumes (the comments of pb::PodVolumes say what goes in).
   pb::PodVolumes For(const pb::Pod& pod) const;
 
   // What Reserve assumed for one pod: PreBind writes it, Forget undoes it.
@@ -85,21 +85,32 @@ class Volumes {
   size_t VolumeCount() const;
 
   // NodeVolumeLimits: a CSI volume a pod attaches, by upstream's unique
-  // name (driver/handle) and its driver.
+  // name (driver/handle) and its driver; `migrated` for an in-tree volume
+  // CSI migration translates, which upstream counts only on nodes with a
+  // CSINode (pb::AttachableVolume::migrated).
   struct Attachable {
     std::string unique;
     std::string driver;
+    bool migrated = false;
     bool operator==(const Attachable&) const = default;
   };
-  // Upstream's filterAttachableVolumes without CSI migration, from the
-  // informers' objects (not what Reserve assumed): per claim of `pod` that
-  // exists (and, for an ephemeral one, is controlled by the pod), the CSI
-  // source of its volume, or when it names none or a missing one, its
-  // class's provisioner with a handle of the claim's own; each once, in
-  // order. `deps`, when set, gets the keys (DepKey) of the claims, volumes
-  // and classes read.
-  std::vector<Attachable> AttachableOf(const pb::Pod& pod,
-                                       std::vector<std::string>* deps) const;
+  struct PodAttachables {
+    std::vector<Attachable> volumes;
+    // The first in-tree inline volume whose translation fails, if any:
+    // upstream's error on nodes with a CSINode.
+    std::optional<pb::MigrationError> error;
+  };
+  // Upstream's filterAttachableVolumes, from the informers' objects (not
+  // what Reserve assumed), in spec order: per claim of `pod` that exists
+  // (and, for an ephemeral one, is controlled by the pod), the CSI source
+  // of its volume (or the one CSI migration translates its in-tree source
+  // to), or when it names none or a missing one, its class's provisioner
+  // (an in-tree one's CSI driver) with a handle of the claim's own; per
+  // in-tree inline volume (pb::Pod::in_tree_volumes), its translation. Each
+  // once (by unique name; migrated only when every use is). `deps`, when
+  // set, gets the keys (DepKey) of the claims, volumes and classes read.
+  PodAttachables AttachableOf(const pb::Pod& pod,
+                              std::vector<std::string>* deps) const;
   // The unique name of the volume a VolumeAttachment with `attacher` names,
   // when it is a CSI one ("" otherwise).
   std::string AttachedName(const std::string& attacher,
@@ -137,8 +148,13 @@ class Volumes {
                          const std::string& node, Reservation* r)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetLocked(const Reservation& r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::vector<Attachable> AttachableLocked(const pb::Pod& pod,
-                                           std::vector<std::string>* deps) const
+  PodAttachables AttachableLocked(const pb::Pod& pod,
+                                  std::vector<std::string>* deps) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // getCSIDriverInfo for one of the pod's claims.
+  std::optional<Attachable> OfClaim(const pb::Pod& pod,
+                                    const pb::VolumeClaim& vc,
+                                    std::vector<std::string>* deps) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // getCSIDriverInfoFromSC: the class's provisioner and the claim's handle.
   std::optional<Attachable> FromClass(const objects::ClaimInfo& claim,

@@ -99,6 +99,43 @@ TEST(StorageDecodeTest, ClaimAndVolumeFields) {
   EXPECT_EQ(v->pv.phase(), "Available");
 }
 
+TEST(StorageDecodeTest, InTreeSourcesCsiMigrationCounts) {
+  json v = VolumeJson("pv", "1");
+  EXPECT_FALSE(Volume(v)->in_tree.has_value());
+  EXPECT_FALSE(Volume(v)->has_csi);
+  v["spec"]["azureDisk"] = {
+      {"diskName", "d"}, {"diskURI", "/s/d"}, {"kind", "Shared"}};
+  std::shared_ptr<const objects::VolumeInfo> azure = Volume(v);
+  ASSERT_TRUE(azure->in_tree.has_value());
+  EXPECT_EQ(azure->in_tree->plugin(), objects::kPluginAzureDisk);
+  EXPECT_EQ(azure->in_tree->id(), "/s/d");
+  EXPECT_EQ(azure->in_tree->azure_kind(), "Shared");
+  v["spec"].erase("azureDisk");
+  v["spec"]["gcePersistentDisk"] = {{"pdName", "pd"}};
+  std::shared_ptr<const objects::VolumeInfo> gce = Volume(v);
+  EXPECT_EQ(gce->in_tree->plugin(), objects::kPluginGcePd);
+  EXPECT_EQ(gce->in_tree->id(), "pd");
+  EXPECT_FALSE(gce->in_tree->has_azure_kind());
+  v["spec"].erase("gcePersistentDisk");
+  for (const char* field :
+       {"awsElasticBlockStore", "cinder", "portworxVolume"}) {
+    v["spec"][field] = {{"volumeID", "id"}};
+    std::shared_ptr<const objects::VolumeInfo> x = Volume(v);
+    ASSERT_TRUE(x->in_tree.has_value()) << field;
+    EXPECT_EQ(x->in_tree->id(), "id");
+    v["spec"].erase(field);
+  }
+  // A CSI source, even an empty one, is what upstream reads first.
+  v["spec"]["csi"] = json::object();
+  EXPECT_TRUE(Volume(v)->has_csi);
+  // Only in-tree sources of plugins whose migration upstream turns on.
+  v["spec"].erase("csi");
+  v["spec"]["azureFile"] = {{"shareName", "s"}};
+  EXPECT_FALSE(Volume(v)->in_tree.has_value());
+  v["spec"]["cinder"] = {{"volumeID", 3}};
+  EXPECT_FALSE(objects::VolumeFromJson(v).ok());
+}
+
 TEST(StorageDecodeTest, BadQuantityNamesTheField) {
   json c = ClaimJson("c", "5");
   c["spec"]["resources"]["requests"]["storage"] = "lots";

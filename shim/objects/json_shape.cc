@@ -81,10 +81,25 @@ constexpr Field kSpreadConstraint[] = {
     {"matchLabelKeys", T::kStrings}};
 constexpr Field kImageVolume[] = {{"reference", T::kString}};
 constexpr Field kClaimSource[] = {{"claimName", T::kString}};
+// The in-tree sources VolumeRestrictions and NodeVolumeLimits (CSI
+// migration) read.
+constexpr Field kVolumeIdSource[] = {{"volumeID", T::kString},
+                                     {"readOnly", T::kBool}};
+constexpr Field kGcePdSource[] = {{"pdName", T::kString},
+                                  {"readOnly", T::kBool}};
+constexpr Field kAzureDiskSource[] = {{"diskURI", T::kString},
+                                      {"kind", T::kString}};
 constexpr Field kVolume[] = {
     {"name", T::kString},
     {"image", T::kObject, kImageVolume},
-    {"persistentVolumeClaim", T::kObject, kClaimSource}};
+    {"persistentVolumeClaim", T::kObject, kClaimSource},
+    {"awsElasticBlockStore", T::kObject, kVolumeIdSource},
+    {"gcePersistentDisk", T::kObject, kGcePdSource},
+    {"azureDisk", T::kObject, kAzureDiskSource},
+    {"cinder", T::kObject, kVolumeIdSource},
+    {"portworxVolume", T::kObject, kVolumeIdSource},
+    {"azureFile", T::kObject},
+    {"vsphereVolume", T::kObject}};
 constexpr Field kNamed[] = {{"name", T::kString}};
 constexpr Field kPodSpec[] = {
     {"schedulerName", T::kString},

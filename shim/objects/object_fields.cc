@@ -250,6 +250,17 @@ pb::InlineDisk* AddInlineDisk(pb::DiskKind kind, absl::string_view id,
   return d;
 }
 
+pb::InTreeVolume* AddInTreeVolume(absl::string_view name,
+                                  absl::string_view plugin,
+                                  absl::string_view id, pb::Pod* out) {
+  pb::InTreeVolume* v = out->add_in_tree_volumes();
+  v->set_name(std::string(name));
+  v->set_plugin(std::string(plugin));
+  v->set_id(std::string(id));
+  v->set_claims_before(out->volume_claims_size());
+  return v;
+}
+
 void AddResourceClaim(absl::string_view name, pb::Pod* out) {
   out->add_resource_claims(std::string(name));
 }

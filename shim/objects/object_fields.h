@@ -119,6 +119,13 @@ void AddVolume(absl::string_view name, bool claim, absl::string_view claim_name,
 pb::InlineDisk* AddInlineDisk(pb::DiskKind kind, absl::string_view id,
                               bool read_only, pb::Pod* out);
 
+// spec.volumes[] of an in-tree plugin CSI migration knows
+// (pb::Pod::in_tree_volumes; `plugin` one of storage.h's kPlugin*), after
+// the pod's claims before it were added; the caller sets azure_kind.
+pb::InTreeVolume* AddInTreeVolume(absl::string_view name,
+                                  absl::string_view plugin,
+                                  absl::string_view id, pb::Pod* out);
+
 void AddResourceClaim(absl::string_view name, pb::Pod* out);
 
 // Once a decoder has read the metadata, spec and status into p: defaults,

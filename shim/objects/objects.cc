@@ -13,6 +13,7 @@
 #include "shim/objects/json_read.h"
 #include "shim/objects/json_shape.h"
 #include "shim/objects/object_fields.h"
+#include "shim/objects/storage.h"
 
 namespace kscore::objects {
 namespace {
@@ -239,6 +240,35 @@ void InlineDisks(const json& v, pb::Pod* pod) {
   }
 }
 
+// A volume of an in-tree plugin CSI migration knows
+// (pb::Pod::in_tree_volumes), at most one: the API allows one source.
+void MigratableVolume(const json& v, pb::Pod* pod) {
+  struct Source {
+    const char* field;
+    const char* plugin;
+    const char* id;  // nullptr: only its presence counts
+  };
+  static constexpr Source kSources[] = {
+      {"awsElasticBlockStore", kPluginAwsEbs, "volumeID"},
+      {"gcePersistentDisk", kPluginGcePd, "pdName"},
+      {"azureDisk", kPluginAzureDisk, "diskURI"},
+      {"cinder", kPluginCinder, "volumeID"},
+      {"portworxVolume", kPluginPortworx, "volumeID"},
+      {"azureFile", kPluginAzureFile, nullptr},
+      {"vsphereVolume", kPluginVsphere, nullptr}};
+  for (const Source& s : kSources) {
+    const json& source = At(v, s.field);
+    if (!source.is_object()) continue;
+    pb::InTreeVolume* t =
+        fields::AddInTreeVolume(Str(v, "name"), s.plugin,
+                                s.id == nullptr ? "" : Str(source, s.id), pod);
+    const json& kind = At(source, "kind");
+    if (s.plugin == kPluginAzureDisk && kind.is_string())
+      t->set_azure_kind(kind.get<std::string>());
+    return;
+  }
+}
+
 // What the scorer reads of the pod's inter-pod affinity, spread constraints,
 // images, claimed volumes and resource claims (its plugins, or its gates for
 // the plugins it does not run, decide what they mean).
@@ -255,6 +285,7 @@ void Requirements(const json& spec, pb::Pod* pod) {
     fields::AddVolume(Str(v, "name"), !pvc.is_null(), Str(pvc, "claimName"),
                       !At(v, "ephemeral").is_null(), pod);
     InlineDisks(v, pod);
+    MigratableVolume(v, pod);
   }
   for (const json& c : At(spec, "resourceClaims"))
     fields::AddResourceClaim(Str(c, "name"), pod);

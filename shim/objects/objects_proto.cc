@@ -12,6 +12,7 @@
 #include "shim/kube/protobuf_codec.h"
 #include "shim/objects/object_fields.h"
 #include "shim/objects/objects.h"
+#include "shim/objects/storage.h"
 
 namespace kscore::objects {
 namespace {
@@ -245,6 +246,32 @@ void InlineDisks(const k8s::VolumeSource& v, pb::Pod* pod) {
   }
 }
 
+// A volume of an in-tree plugin CSI migration knows
+// (pb::Pod::in_tree_volumes), as the JSON decoder reads it.
+void MigratableVolume(const std::string& name, const k8s::VolumeSource& v,
+                      pb::Pod* pod) {
+  if (v.has_aws_elastic_block_store()) {
+    fields::AddInTreeVolume(name, kPluginAwsEbs,
+                            v.aws_elastic_block_store().volume_id(), pod);
+  } else if (v.has_gce_persistent_disk()) {
+    fields::AddInTreeVolume(name, kPluginGcePd,
+                            v.gce_persistent_disk().pd_name(), pod);
+  } else if (v.has_azure_disk()) {
+    pb::InTreeVolume* t = fields::AddInTreeVolume(
+        name, kPluginAzureDisk, v.azure_disk().disk_uri(), pod);
+    if (v.azure_disk().has_kind()) t->set_azure_kind(v.azure_disk().kind());
+  } else if (v.has_cinder()) {
+    fields::AddInTreeVolume(name, kPluginCinder, v.cinder().volume_id(), pod);
+  } else if (v.has_portworx_volume()) {
+    fields::AddInTreeVolume(name, kPluginPortworx,
+                            v.portworx_volume().volume_id(), pod);
+  } else if (v.has_azure_file()) {
+    fields::AddInTreeVolume(name, kPluginAzureFile, "", pod);
+  } else if (v.has_vsphere_volume()) {
+    fields::AddInTreeVolume(name, kPluginVsphere, "", pod);
+  }
+}
+
 // Inter-pod affinity, spread constraints, images, claimed volumes and
 // resource claims, as the JSON decoder reads them.
 void Requirements(const k8s::PodSpec& spec, pb::Pod* pod) {
@@ -262,6 +289,7 @@ void Requirements(const k8s::PodSpec& spec, pb::Pod* pod) {
                       source.persistent_volume_claim().claim_name(),
                       source.has_ephemeral(), pod);
     InlineDisks(source, pod);
+    MigratableVolume(v.name(), source, pod);
   }
   for (const k8s::PodResourceClaim& c : spec.resource_claims())
     fields::AddResourceClaim(c.name(), pod);

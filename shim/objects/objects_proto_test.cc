@@ -11,6 +11,7 @@
 #include "kscore/k8s/k8s_subset.pb.h"
 #include "model/scalar_resources.h"
 #include "shim/objects/objects.h"
+#include "shim/objects/storage.h"
 #include "shim/objects/testing/expect_same_pod.h"
 
 namespace kscore::objects {
@@ -701,6 +702,104 @@ TEST(PodFromProtoTest, CasesAreNotEmpty) {
   EXPECT_EQ(images->pod.image_volumes(), 1);
   EXPECT_EQ(images->controller_kind, "ReplicaSet");
   EXPECT_EQ(images->controller_name, "web-7d4");
+}
+
+// A pod with an in-tree volume of each plugin CSI migration knows, between
+// claims.
+const Case& InTreeCase() {
+  static const Case* c = new Case{
+      "in-tree volumes CSI migration knows",
+      R"({"metadata": {"namespace": "ns", "name": "it"}, "spec": {"volumes": [
+             {"name": "a", "awsElasticBlockStore": {"volumeID": "aws://z/vol-1"}},
+             {"name": "c", "persistentVolumeClaim": {"claimName": "c"}},
+             {"name": "d", "azureDisk": {"diskName": "d", "diskURI": "/s/d",
+                                         "kind": "Managed"}},
+             {"name": "d2", "azureDisk": {"diskURI": "https://b/d"}},
+             {"name": "ci", "cinder": {"volumeID": "cv"}},
+             {"name": "e", "ephemeral": {}},
+             {"name": "px", "portworxVolume": {"volumeID": "pv"}},
+             {"name": "f", "azureFile": {"secretName": "s", "shareName": "x"}},
+             {"name": "v", "vsphereVolume": {"volumePath": "[ds] p"}},
+             {"name": "g", "gcePersistentDisk": {"pdName": "pd"}}]}})",
+      R"pb(metadata { namespace: "ns" name: "it" }
+           spec {
+             volumes {
+               name: "a"
+               volume_source {
+                 aws_elastic_block_store { volume_id: "aws://z/vol-1" }
+               }
+             }
+             volumes {
+               name: "c"
+               volume_source { persistent_volume_claim { claim_name: "c" } }
+             }
+             volumes {
+               name: "d"
+               volume_source { azure_disk { disk_uri: "/s/d" kind: "Managed" } }
+             }
+             volumes {
+               name: "d2"
+               volume_source { azure_disk { disk_uri: "https://b/d" } }
+             }
+             volumes {
+               name: "ci"
+               volume_source { cinder { volume_id: "cv" } }
+             }
+             volumes {
+               name: "e"
+               volume_source { ephemeral: "" }
+             }
+             volumes {
+               name: "px"
+               volume_source { portworx_volume { volume_id: "pv" } }
+             }
+             volumes {
+               name: "f"
+               volume_source { azure_file: "" }
+             }
+             volumes {
+               name: "v"
+               volume_source { vsphere_volume: "" }
+             }
+             volumes {
+               name: "g"
+               volume_source { gce_persistent_disk { pd_name: "pd" } }
+             }
+           })pb"};
+  return *c;
+}
+
+// The in-tree volumes NodeVolumeLimits counts through CSI migration, in
+// spec order, each with the claims before it; as from JSON.
+TEST(PodFromProtoTest, InTreeVolumes) {
+  absl::StatusOr<PodInfo> p =
+      PodFromProto(Bytes<k8s::Pod>(InTreeCase().proto_text));
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<PodInfo> j =
+      PodFromJson(nlohmann::json::parse(InTreeCase().json));
+  ASSERT_TRUE(j.ok()) << j.status();
+  ExpectSamePod(*j, *p);
+  const auto& v = p->pod.in_tree_volumes();
+  ASSERT_EQ(v.size(), 8);
+  const auto expect = [&v](int i, const char* name, const char* plugin,
+                           const char* id, int claims_before) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(v[i].name(), name);
+    EXPECT_EQ(v[i].plugin(), plugin);
+    EXPECT_EQ(v[i].id(), id);
+    EXPECT_EQ(v[i].claims_before(), claims_before);
+  };
+  expect(0, "a", kPluginAwsEbs, "aws://z/vol-1", 0);
+  expect(1, "d", kPluginAzureDisk, "/s/d", 1);
+  EXPECT_EQ(v[1].azure_kind(), "Managed");
+  expect(2, "d2", kPluginAzureDisk, "https://b/d", 1);
+  EXPECT_FALSE(v[2].has_azure_kind());
+  expect(3, "ci", kPluginCinder, "cv", 1);
+  expect(4, "px", kPluginPortworx, "pv", 2);
+  expect(5, "f", kPluginAzureFile, "", 2);
+  expect(6, "v", kPluginVsphere, "", 2);
+  expect(7, "g", kPluginGcePd, "pd", 2);
+  EXPECT_EQ(p->pod.volume_claims_size(), 2);
 }
 
 TEST(PodFromProtoTest, ErrorsNameTheField) {

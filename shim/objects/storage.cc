@@ -56,14 +56,24 @@ constexpr Field kClaimRef[] = {
     {"namespace", T::kString}, {"name", T::kString}, {"uid", T::kString}};
 constexpr Field kCsiSource[] = {{"driver", T::kString},
                                 {"volumeHandle", T::kString}};
-constexpr Field kVolumeSpec[] = {{"capacity", T::kObject},
-                                 {"accessModes", T::kStrings},
-                                 {"volumeMode", T::kString},
-                                 {"storageClassName", T::kString},
-                                 {"nodeAffinity", T::kObject, kVolumeAffinity},
-                                 {"claimRef", T::kObject, kClaimRef},
-                                 {"volumeAttributesClassName", T::kString},
-                                 {"csi", T::kObject, kCsiSource}};
+constexpr Field kVolumeIdSource[] = {{"volumeID", T::kString}};
+constexpr Field kGcePdSource[] = {{"pdName", T::kString}};
+constexpr Field kAzureDiskSource[] = {{"diskURI", T::kString},
+                                      {"kind", T::kString}};
+constexpr Field kVolumeSpec[] = {
+    {"capacity", T::kObject},
+    {"accessModes", T::kStrings},
+    {"volumeMode", T::kString},
+    {"storageClassName", T::kString},
+    {"nodeAffinity", T::kObject, kVolumeAffinity},
+    {"claimRef", T::kObject, kClaimRef},
+    {"volumeAttributesClassName", T::kString},
+    {"csi", T::kObject, kCsiSource},
+    {"awsElasticBlockStore", T::kObject, kVolumeIdSource},
+    {"gcePersistentDisk", T::kObject, kGcePdSource},
+    {"azureDisk", T::kObject, kAzureDiskSource},
+    {"cinder", T::kObject, kVolumeIdSource},
+    {"portworxVolume", T::kObject, kVolumeIdSource}};
 constexpr Field kVolume[] = {{"metadata", T::kObject, kMeta},
                              {"spec", T::kObject, kVolumeSpec},
                              {"status", T::kObject, kPhase}};
@@ -121,6 +131,34 @@ std::optional<std::string> ClassOf(const json& meta, const json& spec) {
   if (ann.is_string()) return ann.get<std::string>();
   const json& name = At(spec, "storageClassName");
   if (name.is_string()) return name.get<std::string>();
+  return std::nullopt;
+}
+
+// A PersistentVolume's in-tree source CSI migration counts, if any (the
+// first of them: the API allows one).
+std::optional<pb::InTreeVolume> InTreeSource(const json& spec) {
+  struct Source {
+    const char* field;
+    const char* plugin;
+    const char* id;
+  };
+  static constexpr Source kSources[] = {
+      {"awsElasticBlockStore", kPluginAwsEbs, "volumeID"},
+      {"gcePersistentDisk", kPluginGcePd, "pdName"},
+      {"azureDisk", kPluginAzureDisk, "diskURI"},
+      {"cinder", kPluginCinder, "volumeID"},
+      {"portworxVolume", kPluginPortworx, "volumeID"}};
+  for (const Source& s : kSources) {
+    const json& source = At(spec, s.field);
+    if (!source.is_object()) continue;
+    pb::InTreeVolume v;
+    v.set_plugin(s.plugin);
+    v.set_id(Str(source, s.id));
+    const json& kind = At(source, "kind");
+    if (s.plugin == kPluginAzureDisk && kind.is_string())
+      v.set_azure_kind(kind.get<std::string>());
+    return v;
+  }
   return std::nullopt;
 }
 
@@ -207,8 +245,10 @@ absl::StatusOr<VolumeInfo> VolumeFromJson(const json& obj) {
   }
   pv.set_phase(Str(At(obj, "status"), "phase"));
   pv.set_volume_attributes_class_name(Str(spec, "volumeAttributesClassName"));
+  v.has_csi = At(spec, "csi").is_object();
   v.csi_driver = Str(At(spec, "csi"), "driver");
   v.csi_handle = Str(At(spec, "csi"), "volumeHandle");
+  v.in_tree = InTreeSource(spec);
   if (pv.name().empty())
     return absl::InvalidArgumentError("volume without metadata.name");
   return v;

@@ -27,6 +27,16 @@ inline constexpr char kAnnSelectedNode[] = "volume.kubernetes.io/selected-node";
 inline constexpr char kAnnBetaStorageClass[] =
     "volume.beta.kubernetes.io/storage-class";
 
+// The in-tree plugins csi-translation-lib migrates, by upstream's names
+// (pb::InTreeVolume::plugin, StorageClass provisioners).
+inline constexpr char kPluginAwsEbs[] = "kubernetes.io/aws-ebs";
+inline constexpr char kPluginGcePd[] = "kubernetes.io/gce-pd";
+inline constexpr char kPluginAzureDisk[] = "kubernetes.io/azure-disk";
+inline constexpr char kPluginCinder[] = "kubernetes.io/cinder";
+inline constexpr char kPluginPortworx[] = "kubernetes.io/portworx-volume";
+inline constexpr char kPluginAzureFile[] = "kubernetes.io/azure-file";
+inline constexpr char kPluginVsphere[] = "kubernetes.io/vsphere-volume";
+
 struct ClaimInfo {
   std::string namespace_;
   std::string name;
@@ -44,8 +54,14 @@ struct VolumeInfo {
   pb::PersistentVolume pv;
   // spec.csi.driver and spec.csi.volumeHandle (NodeVolumeLimits), empty
   // for a volume of another source.
+  bool has_csi = false;  // spec.csi is set
   std::string csi_driver;
   std::string csi_handle;
+  // Its in-tree source, of one of the plugins whose CSI migration
+  // NodeVolumeLimits counts (aws-ebs, gce-pd, azure-disk, cinder,
+  // portworx-volume; name and claims_before unset). The labels CSI
+  // translation reads are pv's.
+  std::optional<pb::InTreeVolume> in_tree;
 };
 
 struct StorageClassInfo {

@@ -307,6 +307,33 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// A Filter error on a node fails upstream's cycle: kscore's answer for the
+// cycle (the driver's preFilter error) matches when some node erred with
+// its plugin and message.
+func TestCompareFilterErrorFailsTheCycle(t *testing.T) {
+	want := Want{
+		PreFilter: Status{Code: "Success"},
+		Nodes: []NodeResult{
+			{Name: "n1", Filter: Status{Code: "Unschedulable", Plugin: "NodeVolumeLimits", Reasons: []string{"x"}}},
+			{Name: "n2", Filter: Status{Code: "Error", Plugin: "NodeVolumeLimits",
+				Reasons: []string{`running "NodeVolumeLimits" filter plugin: boom`}}},
+		},
+	}
+	got := Want{PreFilter: Status{Code: "Error", Reasons: []string{`scorer: plugin "NodeVolumeLimits": boom`}}}
+	if d := diffWant(want, got); len(d) != 0 {
+		t.Errorf("the cycle's error: %v", d)
+	}
+	got.PreFilter.Reasons[0] = `scorer: plugin "NodeVolumeLimits": other`
+	if d := diffWant(want, got); len(d) == 0 {
+		t.Error("another message matched")
+	}
+	want.Nodes[1].Filter.Code = "Unschedulable"
+	got.PreFilter.Reasons[0] = `scorer: plugin "NodeVolumeLimits": boom`
+	if d := diffWant(want, got); len(d) == 0 {
+		t.Error("an error matched where upstream has none")
+	}
+}
+
 // The generated pods and nodes, with and without --volumes, are ones the
 // API server accepts (defaulted and validated as it does), with the alpha
 // gates on that two of the specs NodeDeclaredFeatures reads need.

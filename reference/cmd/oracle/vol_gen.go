@@ -49,6 +49,7 @@ const (
 	classUnset                      // volumeBindingMode left to the API server's default (Immediate)
 	classOther                      // WaitForFirstConsumer, the other CSI driver
 	classTopo                       // WaitForFirstConsumer, allowedTopologies always
+	classInTree                     // WaitForFirstConsumer, an in-tree provisioner (CSI migration)
 )
 
 type volGen struct {
@@ -64,6 +65,9 @@ type volGen struct {
 	// first it lists).
 	claimRefs map[string]bool
 	uids      int
+	// The case has in-tree volumes CSI migration counts
+	// (vol_migration_gen.go).
+	migration bool
 }
 
 func (g *volGen) uid(kind string) types.UID {
@@ -93,6 +97,7 @@ func addVolumes(r *rand.Rand, in *Input, zones []string) {
 		r: r, in: in, zones: zones, ns: in.Pod.Namespace,
 		classes: map[string]classKind{}, sizes: map[string][]int64{}, claimRefs: map[string]bool{},
 	}
+	g.migrationSetup()
 	g.betaNodeLabels()
 	g.storageClasses()
 	g.drivers()
@@ -125,10 +130,14 @@ func (g *volGen) storageClasses() {
 		kind classKind
 		p    float64
 	}
-	for _, t := range []tmpl{
+	tmpls := []tmpl{
 		{"fast", classWFFC, 0.85}, {"local", classLocal, 0.6}, {"standard", classImmediate, 0.5},
 		{"legacy", classUnset, 0.1}, {"other", classOther, 0.35}, {"zonal", classTopo, 0.4},
-	} {
+	}
+	if g.migration {
+		tmpls = append(tmpls, tmpl{"intree", classInTree, 0.5})
+	}
+	for _, t := range tmpls {
 		if !chance(r, t.p) {
 			continue
 		}
@@ -153,6 +162,9 @@ func (g *volGen) storageClasses() {
 		case classOther:
 			sc.VolumeBindingMode = &wffc
 			sc.Provisioner = otherCSIDriver
+		case classInTree:
+			sc.VolumeBindingMode = &wffc
+			sc.Provisioner = pick(r, inTreeProvisioners)
 		}
 		if t.kind == classTopo || t.kind == classWFFC && chance(r, 0.25) || t.kind == classImmediate && chance(r, 0.2) {
 			sc.AllowedTopologies = g.allowedTopologies()
@@ -370,6 +382,8 @@ func (g *volGen) pvSized(class string, minGi int64) *v1.PersistentVolume {
 	}
 	if g.classes[class] == classLocal && pv.Spec.NodeAffinity != nil {
 		pv.Spec.Local = &v1.LocalVolumeSource{Path: "/mnt/disks/" + pv.Name}
+	} else if g.migration && chance(r, 0.15) {
+		g.inTreePVSource(pv, false) // VolumeZone reads its labels: pvTopology's
 	} else {
 		pv.Spec.CSI = &v1.CSIPersistentVolumeSource{Driver: csiDriver, VolumeHandle: string(pv.UID)}
 	}

@@ -16,7 +16,8 @@ import (
 // volumes, claims a class would provision, ephemeral ones, shared with the
 // pod's own claims or missing), VolumeAttachments, and sometimes
 // preventPodSchedulingIfMissing on a CSIDriver. Limits are small, so the
-// counts decide. In-tree volumes (CSI migration) are left out.
+// counts decide. In-tree volumes CSI migration counts come from
+// vol_migration_gen.go.
 func (g *volGen) volumeLimits() {
 	r := g.r
 	// At most one driver says true: with two missing on a node, upstream
@@ -45,6 +46,7 @@ func (g *volGen) volumeLimits() {
 			g.attachment(n.Name)
 		}
 	}
+	g.migrationInline()
 	// A claim volume mounted inline as CSI is not counted upstream; the pod
 	// sometimes has one.
 	if chance(r, 0.2) {
@@ -70,7 +72,8 @@ func (g *volGen) csiNode(node string) {
 		}
 		cn.Spec.Drivers = append(cn.Spec.Drivers, driver)
 	}
-	if len(cn.Spec.Drivers) == 2 && chance(r, 0.5) {
+	g.migratedCSINodeDrivers(cn)
+	if len(cn.Spec.Drivers) >= 2 && chance(r, 0.5) {
 		slices.Reverse(cn.Spec.Drivers)
 	}
 	g.in.CSINodes = append(g.in.CSINodes, cn)
@@ -126,6 +129,7 @@ func (g *volGen) existingVolume(p *v1.Pod, i int) {
 		fallthrough
 	case x < 0.6:
 		pv := g.csiPV(pick(r, []string{csiDriver, csiDriver, otherCSIDriver}), p.Namespace, name)
+		g.migratePlaced(pv)
 		claim.Spec.VolumeName = pv.Name
 		claim.Spec.StorageClassName = ptr.To("used")
 	case x < 0.7:

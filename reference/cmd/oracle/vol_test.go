@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -354,6 +355,26 @@ func TestVolumesGenerated(t *testing.T) {
 			if pv.Spec.NodeAffinity != nil {
 				see("pv pinned by "+pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Key, true)
 			}
+			see("pv awsElasticBlockStore", pv.Spec.AWSElasticBlockStore != nil)
+			see("pv gcePersistentDisk", pv.Spec.GCEPersistentDisk != nil)
+			see("pv azureDisk", pv.Spec.AzureDisk != nil)
+			see("pv cinder", pv.Spec.Cinder != nil)
+			see("pv portworxVolume", pv.Spec.PortworxVolume != nil)
+			see("pv csi "+ebsDriver, pv.Spec.CSI != nil && pv.Spec.CSI.Driver == ebsDriver)
+		}
+		for _, cn := range in.CSINodes {
+			for _, d := range cn.Spec.Drivers {
+				see("csinode driver "+d.Name, true)
+			}
+		}
+		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
+			for _, v := range p.Spec.Volumes {
+				see("inline azureDisk", v.AzureDisk != nil)
+				see("inline cinder", v.Cinder != nil)
+				see("inline portworxVolume", v.PortworxVolume != nil)
+				see("inline azureFile", v.AzureFile != nil)
+				see("inline vsphereVolume", v.VsphereVolume != nil)
+			}
 		}
 		for _, c := range in.PersistentVolumeClaims {
 			see("pvc phase "+string(c.Status.Phase), true)
@@ -388,6 +409,10 @@ func TestVolumesGenerated(t *testing.T) {
 		"pv volumeMode Block", "pv labels", "pv pinned by " + labelHostname, "pv pinned by " + labelZone,
 		"pvc phase Pending", "pvc phase Bound", "pvc phase Lost", "pvc bound", "pvc selected-node", "pvc selector",
 		"pvc deleting", "pvc owned by the pod", "pod pvc volume", "pod ephemeral volume", "pod claim missing",
+		"pv awsElasticBlockStore", "pv gcePersistentDisk", "pv azureDisk", "pv cinder", "pv portworxVolume",
+		"pv csi " + ebsDriver, "csinode driver " + ebsDriver, "csinode driver " + pdDriver,
+		"class provisioner kubernetes.io/aws-ebs", "class provisioner kubernetes.io/azure-file",
+		"inline azureDisk", "inline cinder", "inline portworxVolume", "inline azureFile", "inline vsphereVolume",
 	} {
 		if seen[what] == 0 {
 			t.Errorf("300 cases have no %s", what)
