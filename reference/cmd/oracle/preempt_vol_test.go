@@ -29,13 +29,7 @@ func preemptVolumeInput(nodes ...*v1.Node) *PreemptInput {
 	in := emptyPreemptInput()
 	in.Profile = preemptVolumeProfile
 	in.Nodes = nodes
-	in.StorageClasses = []*storagev1.StorageClass{}
-	in.CSIDrivers = []*storagev1.CSIDriver{}
-	in.CSIStorageCapacities = []*storagev1.CSIStorageCapacity{}
-	in.PersistentVolumes = []*v1.PersistentVolume{}
-	in.PersistentVolumeClaims = []*v1.PersistentVolumeClaim{}
-	in.CSINodes = []*storagev1.CSINode{}
-	in.VolumeAttachments = []*storagev1.VolumeAttachment{}
+	emptyStorage(&in.Input)
 	return in
 }
 

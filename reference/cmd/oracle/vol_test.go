@@ -48,12 +48,19 @@ func volumeInput(nodes ...*v1.Node) *Input {
 	in := emptyInput()
 	in.Profile = volumeProfile
 	in.Nodes = nodes
+	emptyStorage(in)
+	return in
+}
+
+// emptyStorage gives a case every storage list, empty: a volumes case.
+func emptyStorage(in *Input) {
 	in.StorageClasses = []*storagev1.StorageClass{}
 	in.CSIDrivers = []*storagev1.CSIDriver{}
 	in.CSIStorageCapacities = []*storagev1.CSIStorageCapacity{}
 	in.PersistentVolumes = []*v1.PersistentVolume{}
 	in.PersistentVolumeClaims = []*v1.PersistentVolumeClaim{}
-	return in
+	in.CSINodes = []*storagev1.CSINode{}
+	in.VolumeAttachments = []*storagev1.VolumeAttachment{}
 }
 
 func class(name, provisioner string, mode storagev1.VolumeBindingMode) *storagev1.StorageClass {
