@@ -46,6 +46,36 @@ absl::Status CheckSlots(const Session& s, absl::Span<const int32_t> slots,
   return absl::OkStatus();
 }
 
+// The slots to normalise over: every feasible one, or those of `window`
+// (checked: slots of the session, none twice), in the window's order.
+absl::StatusOr<std::vector<int32_t>> FeasibleSlots(
+    const Session& s, std::optional<absl::Span<const int32_t>> window) {
+  std::vector<int32_t> at;
+  if (!window.has_value()) {
+    at.reserve(s.slots());
+    for (size_t i = 0; i < s.slots(); ++i)
+      if (s.feasible[i]) at.push_back(static_cast<int32_t>(i));
+    return at;
+  }
+  std::vector<bool> seen(s.slots(), false);
+  at.reserve(window->size());
+  for (size_t i = 0; i < window->size(); ++i) {
+    const int32_t v = (*window)[i];
+    if (v < 0 || static_cast<size_t>(v) >= s.slots()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("update.window[", i, "]: ", v, " is not a slot (0..",
+                       s.slots() - 1, ")"));
+    }
+    if (seen[static_cast<size_t>(v)]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("update.window[", i, "]: slot ", v, " is listed twice"));
+    }
+    seen[static_cast<size_t>(v)] = true;
+    if (s.feasible[static_cast<size_t>(v)]) at.push_back(v);
+  }
+  return at;
+}
+
 bool SamePlugins(const Session& s, const ScoreTable& t) {
   return s.plugins == t.plugins;
 }
@@ -73,7 +103,8 @@ void Apply(Session& s, const NodeVerdicts& ev,
 }  // namespace
 
 size_t Session::Bytes() const {
-  size_t b = sizeof(Session) + key.size() + feasible.size() / 8 +
+  size_t b = sizeof(Session) + key.size() + family.size() +
+             feasible.size() / 8 +
              raw.size() * feasible.size() * sizeof(int64_t);
   for (const auto& [k, v] : state) b += k.size() + v.size();
   return b;
@@ -92,11 +123,19 @@ std::string SessionKey(const Profile& profile, const pb::Pod& pod,
   return key;
 }
 
-Session SessionFrom(const Profile& profile, std::string key,
+std::string FamilyKey(const Profile& profile, const pb::Pod& pod,
+                      const pb::ClusterData& cluster) {
+  pb::Pod family = pod;
+  for (auto& [k, v] : *family.mutable_labels()) v.clear();
+  return SessionKey(profile, family, cluster);
+}
+
+Session SessionFrom(const Profile& profile, std::string key, std::string family,
                     const ScoreTable& table, const CycleState& state) {
   Session s;
   s.profile = &profile;
   s.key = std::move(key);
+  s.family = std::move(family);
   s.plugins = table.plugins;
   s.weights = table.weights;
   s.raw = table.raw;
@@ -108,36 +147,35 @@ Session SessionFrom(const Profile& profile, std::string key,
 
 absl::StatusOr<std::optional<SessionBest>> ApplyUpdate(
     Session& s, const NodeVerdicts& ev, absl::Span<const int32_t> slots,
-    const pb::Pod& pod, ExtensionPointObserver* observer) {
+    const pb::Pod& pod, ExtensionPointObserver* observer,
+    std::optional<absl::Span<const int32_t>> window) {
   KSCORE_RETURN_IF_ERROR(CheckSlots(s, slots, ev.filter.size()));
   if (!ev.feasible.empty() && !SamePlugins(s, ev.scores)) return std::nullopt;
   Apply(s, ev, slots);
   SessionBest best;
+  KSCORE_ASSIGN_OR_RETURN(best.at, FeasibleSlots(s, window));
   ScoreTable& table = best.table;
   table.plugins = s.plugins;
   table.weights = s.weights;
-  std::vector<int32_t>& at = best.at;  // the table's nodes' slots
-  at.reserve(s.slots());
-  for (size_t i = 0; i < s.slots(); ++i)
-    if (s.feasible[i]) at.push_back(static_cast<int32_t>(i));
   table.raw.resize(s.plugins.size());
   for (size_t k = 0; k < s.plugins.size(); ++k) {
-    table.raw[k].reserve(at.size());
-    for (int32_t i : at)
+    table.raw[k].reserve(best.at.size());
+    for (int32_t i : best.at)
       table.raw[k].push_back(s.raw[k][static_cast<size_t>(i)]);
   }
-  best.feasible = static_cast<int32_t>(at.size());
-  if (at.empty()) return best;
+  best.feasible = static_cast<int32_t>(best.at.size());
+  if (best.at.empty()) return best;
   if (!s.plugins.empty()) {
     const CycleState state(s.state);
     KSCORE_RETURN_IF_ERROR(
         s.profile->RunNormalizeScore(state, pod, table, observer));
   } else {
-    table.total.assign(at.size(), 0);
+    table.total.assign(best.at.size(), 0);
   }
   best.total = *std::max_element(table.total.begin(), table.total.end());
-  for (size_t j = 0; j < at.size(); ++j)
-    if (table.total[j] == best.total) best.slots.push_back(at[j]);
+  for (size_t j = 0; j < best.at.size(); ++j)
+    if (table.total[j] == best.total) best.slots.push_back(best.at[j]);
+  std::sort(best.slots.begin(), best.slots.end());
   return best;
 }
 

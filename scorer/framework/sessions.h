@@ -33,6 +33,9 @@ struct Session {
   // the pod message without its name and uid, and the cluster data, as
   // deterministic bytes. An update for anything else is refused.
   std::string key;
+  // The same with the pod's label values left out (FamilyKey): an update
+  // with `rebase` may change the pod within it.
+  std::string family;
   std::vector<const ScorePlugin*> plugins;  // not skipped, in run order
   std::vector<int32_t> weights;             // per plugin
   std::vector<std::vector<int64_t>> raw;    // [plugin][slot]
@@ -48,9 +51,12 @@ struct Session {
 // The key of a session (Session::key) for `pod` and `cluster`.
 std::string SessionKey(const Profile& profile, const pb::Pod& pod,
                        const pb::ClusterData& cluster);
+// The same without the pod's label values (Session::family).
+std::string FamilyKey(const Profile& profile, const pb::Pod& pod,
+                      const pb::ClusterData& cluster);
 
 // A session made from a normalised table: slot i is the table's node i.
-Session SessionFrom(const Profile& profile, std::string key,
+Session SessionFrom(const Profile& profile, std::string key, std::string family,
                     const ScoreTable& table, const CycleState& state);
 
 // What an update decided over every slot.
@@ -66,12 +72,14 @@ struct SessionBest {
 
 // The update itself: `ev` is Profile::Evaluate (kRawScores) of the changed
 // nodes, `slots` each one's slot. Applies them to `s` and normalises every
-// feasible slot. nullopt when the plugins that scored differ from the
-// session's (the pod is not the session's after all); InvalidArgument when
-// `slots` does not fit the session.
+// feasible slot, or with `window` those of its slots. nullopt when the
+// plugins that scored differ from the session's (the pod is not the
+// session's after all); InvalidArgument when `slots` or `window` does not
+// fit the session.
 absl::StatusOr<std::optional<SessionBest>> ApplyUpdate(
     Session& s, const NodeVerdicts& ev, absl::Span<const int32_t> slots,
-    const pb::Pod& pod, ExtensionPointObserver* observer);
+    const pb::Pod& pod, ExtensionPointObserver* observer,
+    std::optional<absl::Span<const int32_t>> window = std::nullopt);
 
 // The sessions of one replica, bounded by count and bytes (the least
 // recently used go first). Thread-safe. An update takes its session out

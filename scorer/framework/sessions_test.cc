@@ -153,8 +153,8 @@ TEST(SessionTest, UpdatesDecideAsWholeCycles) {
         profile.BindCluster(kept, pod, pb::ClusterData::default_instance(), all)
             .ok());
     ASSERT_TRUE(profile.Evaluate(kept, pod, all, EvaluateMode::kFull).ok());
-    Session s =
-        SessionFrom(profile, SessionKey(profile, pod, {}), ev.scores, kept);
+    Session s = SessionFrom(profile, SessionKey(profile, pod, {}),
+                            FamilyKey(profile, pod, {}), ev.scores, kept);
     std::vector<int> slot_of(cluster.size(), -1), node_of;
     for (size_t j = 0; j < ev.feasible.size(); ++j) {
       slot_of[static_cast<size_t>(ev.feasible[j])] = static_cast<int>(j);
@@ -225,6 +225,75 @@ TEST(SessionTest, RefusesSlotsThatDoNotFit) {
   EXPECT_TRUE(
       ApplyUpdate(s, ev, std::vector<int32_t>{3, 4}, pod, nullptr).ok());
   EXPECT_EQ(s.slots(), 5u);
+}
+
+// With a window, only its slots that fit are normalised and ranked; the
+// others keep their raw scores. A window naming a slot the session lacks,
+// or one twice, is refused.
+TEST(SessionTest, NormalisesOverTheWindowOnly) {
+  std::unique_ptr<ProfileSet> set = Profiles();
+  const Profile& profile = *set->profiles.at("concentrate-scheduler");
+  const pb::Pod pod = MakePod().Label("app", "web").Obj();
+  std::vector<pb::Node> cluster;
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 6; ++i) cluster.push_back(RandomNode(i, rng));
+  for (pb::Node& n : cluster) {
+    n.clear_taints();
+    n.clear_label_counts();
+  }
+  // Node 4 has the most pods of the app; node 1 the next most.
+  for (auto [i, count] : {std::pair{4, 5}, std::pair{1, 2}}) {
+    pb::LabelCount* lc = cluster[static_cast<size_t>(i)].add_label_counts();
+    lc->set_key("app");
+    lc->set_value("web");
+    lc->set_count(count);
+  }
+  NodeVerdicts ev;
+  Evaluate(profile, pod, cluster, &ev);
+  ASSERT_EQ(ev.feasible.size(), cluster.size());
+  std::vector<const pb::Node*> all;
+  for (const pb::Node& n : cluster) all.push_back(&n);
+  CycleState kept;
+  ASSERT_TRUE(
+      profile.BindCluster(kept, pod, pb::ClusterData::default_instance(), all)
+          .ok());
+  ASSERT_TRUE(profile.Evaluate(kept, pod, all, EvaluateMode::kFull).ok());
+  Session s = SessionFrom(profile, SessionKey(profile, pod, {}),
+                          FamilyKey(profile, pod, {}), ev.scores, kept);
+  const NodeVerdicts none;
+  absl::StatusOr<std::optional<SessionBest>> whole =
+      ApplyUpdate(s, none, {}, pod, nullptr);
+  ASSERT_TRUE(whole.ok() && whole->has_value());
+  EXPECT_EQ((*whole)->slots, std::vector<int32_t>{4});
+  EXPECT_EQ((*whole)->feasible, 6);
+  const std::vector<int32_t> window = {0, 1, 2};
+  absl::StatusOr<std::optional<SessionBest>> part =
+      ApplyUpdate(s, none, {}, pod, nullptr, window);
+  ASSERT_TRUE(part.ok() && part->has_value()) << part.status();
+  EXPECT_EQ((*part)->slots, std::vector<int32_t>{1});
+  EXPECT_EQ((*part)->feasible, 3);
+  for (const std::vector<int32_t>& bad :
+       std::vector<std::vector<int32_t>>{{0, 6}, {1, 1}, {-1}}) {
+    absl::StatusOr<std::optional<SessionBest>> got =
+        ApplyUpdate(s, none, {}, pod, nullptr, bad);
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(got.status().message(), HasSubstr("update.window"));
+  }
+}
+
+// A family is a template but for its label values: another value keeps it,
+// another request or another label key does not.
+TEST(SessionTest, FamilyKeyLeavesOutLabelValuesOnly) {
+  std::unique_ptr<ProfileSet> set = Profiles();
+  const Profile& profile = *set->profiles.at("concentrate-scheduler");
+  const pb::Pod web = MakePod().Label("app", "web").Req(100, 1 << 20).Obj();
+  const pb::Pod db = MakePod().Label("app", "db").Req(100, 1 << 20).Obj();
+  const pb::Pod big = MakePod().Label("app", "web").Req(200, 1 << 20).Obj();
+  const pb::Pod other = MakePod().Label("tier", "web").Req(100, 1 << 20).Obj();
+  EXPECT_NE(SessionKey(profile, web, {}), SessionKey(profile, db, {}));
+  EXPECT_EQ(FamilyKey(profile, web, {}), FamilyKey(profile, db, {}));
+  EXPECT_NE(FamilyKey(profile, web, {}), FamilyKey(profile, big, {}));
+  EXPECT_NE(FamilyKey(profile, web, {}), FamilyKey(profile, other, {}));
 }
 
 TEST(SessionTest, StoreEvictsTheLeastRecentlyUsedAndChecksGenerations) {

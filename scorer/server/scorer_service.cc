@@ -760,9 +760,27 @@ void ScorerService::KeepSession(uint64_t id, const framework::Profile& profile,
       cluster.existing_terms_size() > 0) {
     return;
   }
-  sessions_.Put(id, framework::SessionFrom(
-                        profile, framework::SessionKey(profile, pod, cluster),
-                        table, state));
+  sessions_.Put(id,
+                framework::SessionFrom(
+                    profile, framework::SessionKey(profile, pod, cluster),
+                    framework::FamilyKey(profile, pod, cluster), table, state));
+}
+
+std::unique_ptr<framework::Session> ScorerService::TakeSession(
+    const framework::Profile& profile, const pb::EvaluateRequest& req) {
+  const pb::SessionUpdate& u = req.update();
+  std::unique_ptr<framework::Session> s =
+      sessions_.Take(u.session(), u.generation());
+  if (s == nullptr || s->profile != &profile) return nullptr;
+  if (!u.rebase()) {
+    if (s->key != framework::SessionKey(profile, req.pod(), req.cluster()))
+      return nullptr;
+    return s;
+  }
+  if (s->family != framework::FamilyKey(profile, req.pod(), req.cluster()))
+    return nullptr;
+  s->key = framework::SessionKey(profile, req.pod(), req.cluster());
+  return s;
 }
 
 absl::Status ScorerService::DoUpdate(const framework::Profile& profile,
@@ -772,10 +790,8 @@ absl::Status ScorerService::DoUpdate(const framework::Profile& profile,
   KSCORE_ASSIGN_OR_RETURN(Cycle c,
                           BindCycle(&profile, req, options_, &resolved));
   const pb::SessionUpdate& u = req.update();
-  std::unique_ptr<framework::Session> s =
-      sessions_.Take(u.session(), u.generation());
-  if (s == nullptr || s->profile != &profile ||
-      s->key != framework::SessionKey(profile, req.pod(), req.cluster())) {
+  std::unique_ptr<framework::Session> s = TakeSession(profile, req);
+  if (s == nullptr) {
     resp->set_session_missing(true);
     return absl::OkStatus();
   }
@@ -785,36 +801,58 @@ absl::Status ScorerService::DoUpdate(const framework::Profile& profile,
                                            options_.extension_points));
   ToProto(ev.pre_filter, resp->mutable_status());
   if (!ev.pre_filter.ok()) return absl::OkStatus();  // the session goes
+  // A rebased session normalises with the new pod's PreScore state, which
+  // only a node Filter accepts gives.
+  if (u.rebase()) {
+    if (ev.feasible.empty()) {
+      resp->set_session_missing(true);
+      return absl::OkStatus();
+    }
+    s->state = c.state.bytes();
+  }
+  std::optional<absl::Span<const int32_t>> window;
+  if (u.windowed())
+    window = absl::MakeConstSpan(u.window().data(), u.window_size());
   KSCORE_ASSIGN_OR_RETURN(
       std::optional<framework::SessionBest> best,
       framework::ApplyUpdate(
           *s, ev, absl::MakeConstSpan(u.slots().data(), u.slots_size()),
-          req.pod(), options_.extension_points));
+          req.pod(), options_.extension_points, window));
   if (!best.has_value()) {
     resp->set_session_missing(true);
     return absl::OkStatus();
   }
-  // The update's own feasible nodes only (the slots' nodes are the
-  // caller's).
+  UpdateAnswerTo(req, ev, *best, resp);
   KSCORE_RETURN_IF_ERROR(VolumesTo(c, req, ev, resp));
-  resp->set_best_total(best->total);
-  resp->mutable_best_slots()->Add(best->slots.begin(), best->slots.end());
-  resp->set_feasible_slots(best->feasible);
-  if (req.explain_top() != 0 && !best->table.total.empty()) {
-    // The breakdown by slot: the caller knows the slots' nodes.
-    resp->set_replica(options_.replica);
-    for (const framework::ScorePlugin* p : best->table.plugins)
-      resp->add_plugins(std::string(p->Name()));
-    resp->mutable_weights()->Add(best->table.weights.begin(),
-                                 best->table.weights.end());
-    ExplainTo(
-        best->table, req.explain_top(),
-        [&best](size_t i) { return best->at[i]; },
-        [](size_t) { return std::string(); }, resp->mutable_scores());
-  }
   ++s->generation;
   sessions_.Put(u.session(), std::move(*s));
   return absl::OkStatus();
+}
+
+void ScorerService::UpdateAnswerTo(const pb::EvaluateRequest& req,
+                                   const framework::NodeVerdicts& ev,
+                                   const framework::SessionBest& best,
+                                   pb::EvaluateResponse* resp) const {
+  // The update's own rejected nodes, so the caller knows their verdicts.
+  for (size_t i = 0; i < ev.filter.size(); ++i) {
+    if (ev.filter[i].ok()) continue;
+    pb::RejectedNode* r = resp->add_rejected();
+    r->set_index(static_cast<int32_t>(i));
+    ToProto(ev.filter[i], r->mutable_status());
+  }
+  resp->set_best_total(best.total);
+  resp->mutable_best_slots()->Add(best.slots.begin(), best.slots.end());
+  resp->set_feasible_slots(best.feasible);
+  if (req.explain_top() == 0 || best.table.total.empty()) return;
+  // The breakdown by slot: the caller knows the slots' nodes.
+  resp->set_replica(options_.replica);
+  for (const framework::ScorePlugin* p : best.table.plugins)
+    resp->add_plugins(std::string(p->Name()));
+  resp->mutable_weights()->Add(best.table.weights.begin(),
+                               best.table.weights.end());
+  ExplainTo(
+      best.table, req.explain_top(), [&best](size_t i) { return best.at[i]; },
+      [](size_t) { return std::string(); }, resp->mutable_scores());
 }
 
 absl::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,

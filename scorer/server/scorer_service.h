@@ -141,6 +141,14 @@ class ScorerService final : public pb::Scorer::CallbackService {
   absl::Status DoEvaluate(const pb::EvaluateRequest* req,
                           pb::EvaluateResponse* resp);
   // An Evaluate with `update`: the session's cycle for the changed nodes.
+  // TakeSession finds its session (nullptr: session_missing), rebased
+  // when the update says so; UpdateAnswerTo writes what it decided.
+  std::unique_ptr<framework::Session> TakeSession(
+      const framework::Profile& profile, const pb::EvaluateRequest& req);
+  void UpdateAnswerTo(const pb::EvaluateRequest& req,
+                      const framework::NodeVerdicts& ev,
+                      const framework::SessionBest& best,
+                      pb::EvaluateResponse* resp) const;
   absl::Status DoUpdate(const framework::Profile& profile,
                         const pb::EvaluateRequest& req,
                         const ResolvedNodes& resolved,

@@ -128,6 +128,42 @@ bool Cache::ChangedSince(uint64_t seq, std::vector<std::string>* names) const {
   return true;
 }
 
+size_t Cache::PositionsOf(const std::vector<std::string>& names,
+                          std::vector<int32_t>* positions) const {
+  absl::MutexLock lock(&mu_);
+  RebuildOrderLocked();
+  positions->clear();
+  positions->reserve(names.size());
+  for (const std::string& name : names) {
+    auto it = nodes_.find(name);
+    positions->push_back(it != nodes_.end() && it->second->present
+                             ? static_cast<int32_t>(it->second->pos)
+                             : -1);
+  }
+  return order_.size();
+}
+
+std::vector<std::string> Cache::NamesAt(
+    const std::vector<int32_t>& positions) const {
+  absl::MutexLock lock(&mu_);
+  RebuildOrderLocked();
+  std::vector<std::string> names;
+  names.reserve(positions.size());
+  for (int32_t p : positions)
+    names.emplace_back(NameIn(order_[static_cast<size_t>(p)]->wire[0]));
+  return names;
+}
+
+void Cache::NodesCounting(const std::string& ns, const std::string& key,
+                          const std::string& value,
+                          std::vector<std::string>* names) const {
+  absl::MutexLock lock(&mu_);
+  auto it = label_counts_.find(CountKey(ns, key, value));
+  if (it == label_counts_.end()) return;
+  for (const auto& [node, count] : it->second)
+    if (node->present) names->emplace_back(NameIn(node->wire[0]));
+}
+
 namespace {
 std::string ImagesKey(const std::vector<objects::NodeImage>& images) {
   std::string key;

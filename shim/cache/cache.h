@@ -227,6 +227,19 @@ class Cache {
   // `names`; false when something else changed too, or the changes are
   // older than the cache remembers (then every node counts as changed).
   bool ChangedSince(uint64_t seq, std::vector<std::string>* names) const;
+  // For batching over a share of the nodes: each named node's position in
+  // the candidate order (AppendCandidates' `start`), -1 when it is not
+  // there, into `positions`; returns the node count. Positions hold until
+  // ChangedSince says something else changed.
+  size_t PositionsOf(const std::vector<std::string>& names,
+                     std::vector<int32_t>* positions) const;
+  // The names at `positions` (each below NodeCount()).
+  std::vector<std::string> NamesAt(const std::vector<int32_t>& positions) const;
+  // The nodes running countable pods of namespace `ns` labelled key=value
+  // (the label counts AppendCandidates adds), into `names`.
+  void NodesCounting(const std::string& ns, const std::string& key,
+                     const std::string& value,
+                     std::vector<std::string>* names) const;
 
  private:
   // What a pod contributes to its node; kept so updates and deletes can

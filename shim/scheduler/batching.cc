@@ -16,31 +16,81 @@ std::string ClusterBytes(const CyclePlan& plan) {
                                   : std::string();
 }
 
-// The update request: the cycle's head, the changed nodes, and which slot
-// each fills (a node new to the session gets the next one).
-std::string UpdateRequest(const CycleInput& in, const CyclePlan& plan,
-                          const std::vector<std::string>& changed,
-                          BatchSession& s, std::vector<std::string>* names,
-                          const std::vector<bool>* whole = nullptr,
-                          bool all_whole = false, int replica = -1) {
-  std::string req;
-  EvaluateRequests(in, plan).Named(
-      "", changed, &req, names,
-      all_whole ? std::optional(cache::NodeForm::kFullWithKey) : std::nullopt,
-      whole, replica);
-  pb::EvaluateRequest u;
-  pb::SessionUpdate* up = u.mutable_update();
-  up->set_session(s.id);
-  up->set_generation(s.generation);
-  for (const std::string& n : *names) {
-    auto [it, added] =
-        s.slot_of.emplace(n, static_cast<int32_t>(s.slots.size()));
-    if (added) s.slots.push_back(n);
-    up->add_slots(it->second);
+// A round of the window walk: the positions whose verdicts it needs, the
+// slots of the fitting nodes it passed, and how many positions it passed.
+struct WindowWalk {
+  std::vector<int32_t> pending;
+  std::vector<int32_t> window;
+  size_t scanned = 0;
+};
+
+// EvaluateBatches' window over the known verdicts: from w.first, until the
+// nodes that fit and those still to ask for make w.to_find.
+WindowWalk WalkWindow(const BatchSession& s, const Window& w) {
+  WindowWalk wk;
+  const size_t n = s.verdict.size();
+  size_t found = 0;
+  while (wk.scanned < n && found + wk.pending.size() < w.to_find) {
+    const size_t at = (w.first + wk.scanned) % n;
+    ++wk.scanned;
+    switch (s.verdict[at]) {
+      case BatchSession::kFits:
+        ++found;
+        wk.window.push_back(s.slot_at[at]);
+        break;
+      case BatchSession::kRejected:
+        break;
+      case BatchSession::kUnknown:
+        wk.pending.push_back(static_cast<int32_t>(at));
+        break;
+    }
   }
-  req += u.SerializeAsString();
-  return req;
+  return wk;
 }
+
+// The update request of one round: the cycle's head, the nodes at
+// wk.pending, and which slot each fills (a node new to the session gets the
+// next one). A walk that passed every position normalises over every slot
+// that fits, else over the window's.
+struct Round {
+  const CycleInput& in;
+  const CyclePlan& plan;
+  BatchSession& s;
+  const WindowWalk& wk;
+  std::vector<std::string> nodes;  // at wk.pending
+  bool rebase = false;
+  int replica = -1;
+
+  // The request, with the nodes `whole` marks (all, with `all_whole`) whole;
+  // false when the cache no longer has them all.
+  bool Build(std::string* req, const std::vector<bool>* whole, bool all_whole) {
+    std::vector<std::string> names;
+    EvaluateRequests(in, plan).Named(
+        "", nodes, req, &names,
+        all_whole ? std::optional(cache::NodeForm::kFullWithKey) : std::nullopt,
+        whole, replica);
+    if (names != nodes) return false;
+    pb::EvaluateRequest u;
+    pb::SessionUpdate* up = u.mutable_update();
+    up->set_session(s.id);
+    up->set_generation(s.generation);
+    up->set_rebase(rebase);
+    const bool windowed = wk.scanned < s.verdict.size();
+    up->set_windowed(windowed);
+    if (windowed) up->mutable_window()->Add(wk.window.begin(), wk.window.end());
+    for (int32_t at : wk.pending) {
+      int32_t& slot = s.slot_at[static_cast<size_t>(at)];
+      if (slot < 0) {
+        slot = static_cast<int32_t>(s.slots.size());
+        s.slots.push_back(nodes[up->slots_size()]);
+      }
+      up->add_slots(slot);
+      if (windowed) up->add_window(slot);
+    }
+    *req += u.SerializeAsString();
+    return true;
+  }
+};
 
 // What `kubectl kscore explain` shows of a batched cycle: the scorer's
 // breakdown of the best slots, named.
@@ -130,9 +180,15 @@ void Batches::Put(const std::string& key, BatchSession s) {
   while (lru_.size() > capacity_) lru_.pop_back();
 }
 
-bool Batchable(const CycleInput& in, const Window& w, const CyclePlan& plan) {
+std::string FamilyKey(const ProfileInfo& profile, const pb::Pod& pod) {
+  pb::Pod family = pod;
+  for (auto& [k, v] : *family.mutable_labels()) v.clear();
+  return TemplateKey(profile, family);
+}
+
+bool Batchable(const CycleInput& in, const CyclePlan& plan) {
   if (in.batches == nullptr || !in.profile->batches || in.explain_top < 0 ||
-      in.explain_rejections || w.to_find < w.all_nodes) {
+      in.explain_rejections) {
     return false;
   }
   if (!plan.plan.queries().empty() || plan.plan.score_needs_all_feasible())
@@ -145,71 +201,174 @@ bool Batchable(const CycleInput& in, const Window& w, const CyclePlan& plan) {
   return in.cache->NominatedNode(in.pod->key).empty();
 }
 
-std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
-                                      const CyclePlan& plan,
-                                      const std::string& key, uint64_t seq,
-                                      scorer_client::Scorer& scorer) {
-  std::optional<BatchSession> s = in.batches->Take(key);
+namespace {
+
+// The nodes whose messages differ between the session's pod and `pod`: those
+// counting either one's value of a key the plugins count.
+void CountingNodes(const CycleInput& in, const BatchSession& s,
+                   const pb::Pod& pod, std::vector<std::string>* names) {
+  for (const std::string& k : in.profile->label_count_keys) {
+    auto was = s.labels.find(k);
+    auto now = pod.labels().find(k);
+    const bool had = was != s.labels.end(), has = now != pod.labels().end();
+    if (had && has && was->second == now->second) continue;
+    if (had) in.cache->NodesCounting(s.namespace_, k, was->second, names);
+    if (has) in.cache->NodesCounting(s.namespace_, k, now->second, names);
+  }
+}
+
+// The family's session brought up to date: the verdicts of the nodes that
+// changed since (and for a pod of other label values, of the nodes whose
+// counts differ) forgotten. nullopt when a whole cycle is due.
+std::optional<BatchSession> TakeSession(const CycleInput& in, const Window& w,
+                                        const CyclePlan& plan,
+                                        const std::string& family,
+                                        bool* rebase) {
+  std::optional<BatchSession> s = in.batches->Take(family);
   if (!s.has_value()) return std::nullopt;
   std::vector<std::string> changed;
   // Past half the nodes a whole cycle costs about as much.
   if (s->cluster != ClusterBytes(plan) ||
       !in.cache->ChangedSince(s->seq, &changed) ||
-      changed.size() > w.all_nodes / 2) {
+      s->verdict.size() != w.all_nodes || changed.size() > w.all_nodes / 2) {
     return std::nullopt;
   }
-  std::vector<std::string> names;
+  *rebase = s->key != TemplateKey(*in.profile, plan.pod);
+  if (*rebase) CountingNodes(in, *s, plan.pod, &changed);
+  std::vector<int32_t> at;
+  if (in.cache->PositionsOf(changed, &at) != w.all_nodes) return std::nullopt;
+  for (int32_t p : at)
+    if (p >= 0) s->verdict[static_cast<size_t>(p)] = BatchSession::kUnknown;
+  if (*rebase) {
+    // The replica takes the new pod's PreScore state from a node that fits:
+    // the window's first, asked for again.
+    const WindowWalk wk = WalkWindow(*s, w);
+    if (wk.window.empty() && wk.pending.empty()) return std::nullopt;
+    if (!wk.window.empty()) {
+      auto it = std::find(s->slot_at.begin(), s->slot_at.end(), wk.window[0]);
+      s->verdict[static_cast<size_t>(it - s->slot_at.begin())] =
+          BatchSession::kUnknown;
+    }
+  }
+  return s;
+}
+
+// After a rebase round the session is the pod's: its template and labels.
+void Rebased(const CycleInput& in, const pb::Pod& pod, BatchSession& s) {
+  s.key = TemplateKey(*in.profile, pod);
+  s.labels.clear();
+  for (const auto& [k, v] : pod.labels()) s.labels.emplace(k, v);
+}
+
+// One round's call: the answer, or nullptr when the whole cycle is due.
+const pb::EvaluateResponse* SendRound(Round& round,
+                                      scorer_client::Scorer& scorer,
+                                      google::protobuf::Arena* arena) {
+  std::string req;
   // The changed nodes go whole: they are new to every replica.
-  const int replica = scorer.ReplicaOf(s->id);
-  const std::string req =
-      UpdateRequest(in, plan, changed, *s, &names, nullptr, true, replica);
-  google::protobuf::Arena arena;
+  if (!round.Build(&req, nullptr, true)) return nullptr;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
       EvaluateResolving(
           scorer, {req},
           [&](size_t, const std::vector<bool>* whole, std::string* again) {
-            std::vector<std::string> named;
-            *again = UpdateRequest(in, plan, changed, *s, &named, whole,
-                                   whole == nullptr, replica);
-            return named == names;
+            return round.Build(again, whole, whole == nullptr);
           },
-          &arena, {s->id});
+          arena, {round.s.id});
   if (!results.front().ok()) {
     spdlog::debug("pod {}: batched cycle failed ({}), running a whole one",
-                  in.pod->key, std::string(results.front().status().message()));
-    return std::nullopt;
+                  round.in.pod->key,
+                  std::string(results.front().status().message()));
+    return nullptr;
   }
-  const pb::EvaluateResponse& resp = **results.front();
-  // No node fits, or PreFilter said no: the whole cycle says why.
-  if (resp.session_missing() || resp.status().code() != pb::CODE_SUCCESS ||
-      resp.best_slots().empty()) {
-    return std::nullopt;
+  const pb::EvaluateResponse* resp = *results.front();
+  if (resp->session_missing() || resp->status().code() != pb::CODE_SUCCESS)
+    return nullptr;
+  ++round.s.generation;
+  // What Filter said of the round's nodes.
+  std::vector<bool> rejected(round.wk.pending.size(), false);
+  for (const pb::RejectedNode& r : resp->rejected()) {
+    if (r.index() >= 0 && static_cast<size_t>(r.index()) < rejected.size())
+      rejected[static_cast<size_t>(r.index())] = true;
   }
+  for (size_t i = 0; i < rejected.size(); ++i) {
+    round.s.verdict[static_cast<size_t>(round.wk.pending[i])] =
+        rejected[i] ? BatchSession::kRejected : BatchSession::kFits;
+  }
+  return resp;
+}
+
+// The node a final round's answer picks, into `r`; false on a bad answer.
+bool Pick(const CycleInput& in, const Window& w, const BatchSession& s,
+          const WindowWalk& wk, const pb::EvaluateResponse& resp,
+          CycleResult& r) {
   const int32_t slot =
       resp.best_slots(static_cast<int>(std::uniform_int_distribution<size_t>(
           0, static_cast<size_t>(resp.best_slots_size()) - 1)(*in.rng)));
-  if (slot < 0 || static_cast<size_t>(slot) >= s->slots.size()) {
+  if (slot < 0 || static_cast<size_t>(slot) >= s.slots.size()) {
     spdlog::warn("pod {}: the scorer answered slot {} of {}", in.pod->key, slot,
-                 s->slots.size());
-    return std::nullopt;
+                 s.slots.size());
+    return false;
   }
-  CycleResult r;
-  r.node = s->slots[static_cast<size_t>(slot)];
+  r.node = s.slots[static_cast<size_t>(slot)];
   r.batched = true;
+  r.next_start = (w.first + wk.scanned) % w.all_nodes;
+  return true;
+}
+
+// What the batched cycle says of its choice: the -v=4 line and, when asked
+// for, the explanation.
+void Finish(const CycleInput& in, const Window& w, const BatchSession& s,
+            const pb::EvaluateResponse& resp, size_t evaluated,
+            CycleResult& r) {
   if (spdlog::should_log(spdlog::level::debug)) {
     spdlog::debug(
         "pod {} -> node {} among {} feasible of {} nodes (batched: {} "
         "evaluated again); top: {}",
-        in.pod->key, r.node, resp.feasible_slots(), w.all_nodes, names.size(),
-        WhyBatched(*s, resp, r.node));
+        in.pod->key, r.node, resp.feasible_slots(), w.all_nodes, evaluated,
+        WhyBatched(s, resp, r.node));
   }
   if (in.explain_top != 0) {
-    r.explanation = ExplainBatched(in, w, *s, resp, names.size(), r.node);
+    r.explanation = ExplainBatched(in, w, s, resp, evaluated, r.node);
   }
-  ++s->generation;
-  s->seq = seq;
-  in.batches->Put(key, *std::move(s));
-  return r;
+}
+
+}  // namespace
+
+std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
+                                      const CyclePlan& plan,
+                                      const std::string& key, uint64_t seq,
+                                      scorer_client::Scorer& scorer) {
+  bool rebase = false;
+  std::optional<BatchSession> s = TakeSession(in, w, plan, key, &rebase);
+  if (!s.has_value()) return std::nullopt;
+  google::protobuf::Arena arena;
+  size_t evaluated = 0;
+  for (;;) {
+    const WindowWalk wk = WalkWindow(*s, w);
+    Round round{in,
+                plan,
+                *s,
+                wk,
+                in.cache->NamesAt(wk.pending),
+                rebase,
+                scorer.ReplicaOf(s->id)};
+    const pb::EvaluateResponse* resp = SendRound(round, scorer, &arena);
+    if (resp == nullptr) return std::nullopt;
+    if (rebase) Rebased(in, plan.pod, *s);
+    rebase = false;
+    evaluated += wk.pending.size();
+    // Not final while a node it asked about was rejected and nodes remain:
+    // the window reaches further, as EvaluateBatches' next round would.
+    if (resp->rejected_size() > 0 && wk.scanned < w.all_nodes) continue;
+    // No node fits: the whole cycle says why.
+    if (resp->best_slots().empty()) return std::nullopt;
+    CycleResult r;
+    if (!Pick(in, w, *s, wk, *resp, r)) return std::nullopt;
+    Finish(in, w, *s, *resp, evaluated, r);
+    s->seq = seq;
+    in.batches->Put(key, *std::move(s));
+    return r;
+  }
 }
 
 void RememberSession(const CycleInput& in, const CyclePlan& plan,
@@ -222,9 +381,22 @@ void RememberSession(const CycleInput& in, const CyclePlan& plan,
   s.id = plan.keep_session;
   s.seq = seq;
   s.cluster = ClusterBytes(plan);
+  s.key = TemplateKey(*in.profile, plan.pod);
+  s.namespace_ = plan.pod.namespace_();
+  for (const auto& [k, v] : plan.pod.labels()) s.labels.emplace(k, v);
+  std::vector<int32_t> at;
+  const size_t n = in.cache->PositionsOf(ev.names, &at);
+  s.slot_at.assign(n, -1);
+  s.verdict.assign(n, BatchSession::kUnknown);
+  for (size_t i = 0; i < at.size(); ++i)
+    if (at[i] >= 0)
+      s.verdict[static_cast<size_t>(at[i])] = BatchSession::kRejected;
   s.slots.reserve(ev.feasible.size());
   for (size_t i : ev.feasible) {
-    s.slot_of.emplace(ev.names[i], static_cast<int32_t>(s.slots.size()));
+    if (at[i] < 0) return;  // gone meanwhile: the next cycle is whole
+    s.slot_at[static_cast<size_t>(at[i])] =
+        static_cast<int32_t>(s.slots.size());
+    s.verdict[static_cast<size_t>(at[i])] = BatchSession::kFits;
     s.slots.push_back(ev.names[i]);
   }
   in.batches->Put(key, std::move(s));

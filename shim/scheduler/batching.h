@@ -23,18 +23,24 @@
 
 namespace kscore::scheduler {
 
-// What the shim remembers of one session: which node each slot is, and how
-// far the session is up to date.
+// What the shim remembers of one session: which node each slot is, what
+// Filter said of each node (by its position in the cache's candidate order)
+// since it last changed, and how far the session is up to date.
 struct BatchSession {
+  enum Verdict : int8_t { kUnknown = 0, kFits = 1, kRejected = 2 };
   uint64_t id = 0;
   uint32_t generation = 0;
-  uint64_t seq = 0;                // Cache::ChangeSeq the slots reflect
-  std::string cluster;             // the cluster data, encoded
+  uint64_t seq = 0;        // Cache::ChangeSeq the verdicts reflect
+  std::string cluster;     // the cluster data, encoded
+  std::string key;         // TemplateKey of the session's pod
+  std::string namespace_;  // and its namespace and labels
+  absl::flat_hash_map<std::string, std::string> labels;
   std::vector<std::string> slots;  // slot -> node
-  absl::flat_hash_map<std::string, int32_t> slot_of;
+  std::vector<int32_t> slot_at;    // position -> slot, or -1
+  std::vector<Verdict> verdict;    // position -> Filter's verdict
 };
 
-// The sessions by pod template (TemplateKey), the most recent few.
+// The sessions by pod family (FamilyKey), the most recent few.
 // Thread-safe: a session is taken out while its cycle runs.
 class Batches {
  public:
@@ -50,23 +56,30 @@ class Batches {
   std::list<std::pair<std::string, BatchSession>> lru_ ABSL_GUARDED_BY(mu_);
 };
 
+// A pod family's key: TemplateKey without the pod's label values. With no
+// query and no existing pod's term in the plan, label values reach the
+// plugins only through the label counts of the nodes, so a session follows
+// pods of one family, sending again the nodes whose counts differ.
+std::string FamilyKey(const ProfileInfo& profile, const pb::Pod& pod);
+
 // Whether this pod's cycle may be batched: the scorer's profile batches,
-// the cycle looks at every node (its window is the whole cluster), the
-// pod's plan asks nothing whose answers move with other nodes' pods (no
-// query, no existing pod's term), no nomination, and no explanation of
-// every node is asked for.
-bool Batchable(const CycleInput& in, const Window& w, const CyclePlan& plan);
+// the pod's plan asks nothing whose answers move with other nodes' pods (no
+// query, no existing pod's term, not every feasible node for scoring), no
+// nomination, and no explanation of every node is asked for.
+bool Batchable(const CycleInput& in, const CyclePlan& plan);
 
 // The batched cycle: nullopt when it cannot run (no session for the
-// template, other changes, the scorer lacks the session, an error, or no
-// node fits: then the whole cycle runs, and says why).
+// family, other changes, the scorer lacks the session, an error, or no
+// node fits: then the whole cycle runs, and says why). It walks the window
+// as EvaluateBatches does, from w.first until w.to_find nodes fit, taking
+// the verdicts it knows and asking the replica for the others, in rounds.
 std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                                       const CyclePlan& plan,
                                       const std::string& key, uint64_t seq,
                                       scorer_client::Scorer& scorer);
 
 // After a whole cycle that kept a session (plan.keep_session): remembers
-// its slots, the feasible nodes in order.
+// its slots (the feasible nodes in order) and every candidate's verdict.
 void RememberSession(const CycleInput& in, const CyclePlan& plan,
                      const std::string& key, uint64_t seq,
                      const CandidateVerdicts& ev);

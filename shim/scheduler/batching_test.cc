@@ -32,6 +32,25 @@ profiles:
       labelKey: app
 )";
 
+// The same with kube-scheduler's adaptive share of the nodes, at least
+// 100 (minFeasibleNodesToFind) and here 30%.
+constexpr char kProfileWindowed[] =
+    R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+percentageOfNodesToScore: 30
+profiles:
+- schedulerName: concentrate-scheduler
+  plugins:
+    score:
+      enabled:
+      - name: Concentrate
+        weight: 10
+  pluginConfig:
+  - name: Concentrate
+    args:
+      labelKey: app
+)";
+
 objects::PodInfo MakePod(const std::string& name, const std::string& app,
                          int milli_cpu, const std::string& node = "") {
   nlohmann::json spec = {
@@ -102,44 +121,59 @@ struct Twin {
   }
 };
 
-// Random sequences of pods of a few templates, in runs and interleaved, with
-// other pods coming and going and nodes changing between them: each pod is
-// scheduled both ways on the same snapshot. The batched cycle's node must be
-// one the whole cycle ranks best, with the same total; then both caches
-// take the pod there. Two scorer replicas, so sessions must be found on the
-// replica that keeps them.
-TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
-  auto a = testing::InProcessScorer::Start(kProfile);
-  auto b = testing::InProcessScorer::Start(kProfile);
-  ASSERT_TRUE(a.ok() && b.ok());
-  auto scorer = *scorer_client::ScorerClient::Create(
-      {.target = absl::StrCat((*a)->target(), ",", (*b)->target())});
-  absl::StatusOr<std::shared_ptr<const ProfileInfo>> known = Learnt(*scorer);
-  ASSERT_TRUE(known.ok()) << known.status();
-  const ProfileInfo& profile = **known;
-  ASSERT_TRUE(profile.batches);
-
-  std::mt19937_64 rng(11);
+// Random sequences of pods of a few families (pods that differ in their
+// app label only) and templates, in runs and interleaved, with other pods
+// coming and going and nodes changing between them: each pod is scheduled
+// both ways on the same snapshot, from the same round-robin start. The
+// batched cycle's node must be one the whole cycle ranks best, with the
+// same total, among as many feasible nodes, and the next start the same;
+// then both caches take the pod there. Two scorer replicas, so sessions
+// must be found on the replica that keeps them.
+struct Sequences {
+  const char* profile_yaml;
+  int min_nodes, max_nodes;
   int compared = 0, batched = 0;
-  for (int round = 0; round < 6; ++round) {
+
+  void Run(uint64_t seed) {
+    auto a = testing::InProcessScorer::Start(profile_yaml);
+    auto b = testing::InProcessScorer::Start(profile_yaml);
+    ASSERT_TRUE(a.ok() && b.ok());
+    auto scorer = *scorer_client::ScorerClient::Create(
+        {.target = absl::StrCat((*a)->target(), ",", (*b)->target())});
+    absl::StatusOr<std::shared_ptr<const ProfileInfo>> known = Learnt(*scorer);
+    ASSERT_TRUE(known.ok()) << known.status();
+    ASSERT_TRUE((*known)->batches);
+    std::mt19937_64 rng(seed);
+    for (int round = 0; round < 6; ++round) {
+      RunRound(round, **known, *scorer, rng);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+
+  void RunRound(int round, const ProfileInfo& profile,
+                scorer_client::Scorer& scorer, std::mt19937_64& rng) {
     Twin twin;
-    const int n_nodes = std::uniform_int_distribution<int>(10, 60)(rng);
+    const int n_nodes =
+        std::uniform_int_distribution<int>(min_nodes, max_nodes)(rng);
     for (int i = 0; i < n_nodes; ++i) twin.UpsertNode(MakeNode(i, rng));
     Batches batches;
     PlanCache plans;
     std::vector<std::string> placed;
     const size_t batch_size = round % 2 == 0 ? 500 : 7;  // one call or many
+    size_t start = 0;
     for (int k = 0; k < 80; ++k) {
-      // Mostly runs of one template; now and then another, or churn.
-      const int group = (k / 10) % 3 + (rng() % 6 == 0 ? 1 : 0);
+      // Mostly runs of one template; now and then another, or churn. Groups
+      // 0 and 2 (and 1 and 3) are one family.
+      const int group = (k / 10) % 4 + (rng() % 6 == 0 ? 1 : 0);
       const objects::PodInfo pod =
           MakePod(absl::StrCat("p", round, "-", k), absl::StrCat("g", group),
-                  100 * (1 + group));
+                  100 * (1 + group % 2));
       if (rng() % 5 == 0 && !placed.empty()) {
         twin.Remove(placed[rng() % placed.size()]);
       }
       if (rng() % 7 == 0) {
-        twin.AddBound(MakePod(absl::StrCat("x", round, "-", k), "g1", 200,
+        twin.AddBound(MakePod(absl::StrCat("x", round, "-", k),
+                              absl::StrCat("g", rng() % 4), 200,
                               absl::StrCat("node-", rng() % n_nodes)));
       }
       if (rng() % 15 == 0) twin.UpsertNode(MakeNode(rng() % n_nodes, rng));
@@ -147,41 +181,65 @@ TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
                     .profile = &profile,
                     .cache = &twin.batched,
                     .batch_size = batch_size,
+                    .start = start,
                     .rng = &rng,
                     .plans = &plans,
                     .explain_top = 1,
                     .batches = &batches};
-      CycleResult got = RunCycle(in, *scorer);
+      CycleResult got = RunCycle(in, scorer);
       CycleInput all = in;
       all.cache = &twin.whole;
       all.batches = nullptr;
       all.explain_top = -1;  // every feasible node's total
-      CycleResult want = RunCycle(all, *scorer);
+      CycleResult want = RunCycle(all, scorer);
       ASSERT_EQ(got.ok(), want.ok())
           << k << ": " << got.node << " / "
           << (want.ok() ? "" : want.failure->message);
       if (!want.ok()) continue;
-      ASSERT_NE(got.explanation, nullptr);
-      ASSERT_FALSE(want.explanation->top.empty());
-      const int64_t best = want.explanation->top.front().total;
-      std::set<std::string> tied;
-      for (const Explanation::NodeScore& n : want.explanation->top)
-        if (n.total == best) tied.insert(n.node);
-      EXPECT_TRUE(tied.contains(got.node))
-          << "round " << round << " pod " << k << ": " << got.node
-          << (got.batched ? " (batched)" : "") << " is not among the best";
-      EXPECT_EQ(got.explanation->top.front().total, best)
-          << "round " << round << " pod " << k;
-      EXPECT_EQ(got.explanation->feasible, want.explanation->feasible);
+      Compare(round, k, got, want);
       ++compared;
       if (got.batched) ++batched;
+      if (want.next_start.has_value()) start = *want.next_start;
       twin.Assume(pod, got.node);
       placed.push_back(pod.key);
     }
   }
-  EXPECT_GT(compared, 400);
-  // Most pods follow one of their template: most cycles are batched.
-  EXPECT_GT(batched, compared / 2) << batched << " of " << compared;
+
+  static void Compare(int round, int k, const CycleResult& got,
+                      const CycleResult& want) {
+    ASSERT_NE(got.explanation, nullptr);
+    ASSERT_FALSE(want.explanation->top.empty());
+    const int64_t best = want.explanation->top.front().total;
+    std::set<std::string> tied;
+    for (const Explanation::NodeScore& n : want.explanation->top)
+      if (n.total == best) tied.insert(n.node);
+    EXPECT_TRUE(tied.contains(got.node))
+        << "round " << round << " pod " << k << ": " << got.node
+        << (got.batched ? " (batched)" : "") << " is not among the best";
+    EXPECT_EQ(got.explanation->top.front().total, best)
+        << "round " << round << " pod " << k;
+    EXPECT_EQ(got.explanation->feasible, want.explanation->feasible)
+        << "round " << round << " pod " << k;
+    EXPECT_EQ(got.next_start, want.next_start)
+        << "round " << round << " pod " << k;
+  }
+};
+
+TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
+  Sequences t{kProfile, 10, 60};
+  t.Run(11);
+  EXPECT_GT(t.compared, 400);
+  // Most pods follow one of their family: most cycles are batched.
+  EXPECT_GT(t.batched, t.compared * 3 / 4) << t.batched << " of " << t.compared;
+}
+
+// The same with a share of the nodes scored: the batched cycle walks the
+// window from the round-robin start as the whole cycle's rounds do.
+TEST(BatchingTest, DecidesAsWholeCyclesOverAShareOfTheNodes) {
+  Sequences t{kProfileWindowed, 120, 260};
+  t.Run(12);
+  EXPECT_GT(t.compared, 400);
+  EXPECT_GT(t.batched, t.compared / 2) << t.batched << " of " << t.compared;
 }
 
 // A replica keeps the nodes it was sent whole: the next pod of another

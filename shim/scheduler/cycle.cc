@@ -640,8 +640,8 @@ CycleResult ChooseNode(const CycleInput& in, CyclePlan& plan_ref,
   // Batching: the cache's changes are read from here on.
   const uint64_t seq = in.cache->ChangeSeq();
   std::string key;
-  if (Batchable(in, w, *plan)) {
-    key = TemplateKey(*in.profile, plan->pod);
+  if (Batchable(in, *plan)) {
+    key = FamilyKey(*in.profile, plan->pod);
     if (std::optional<CycleResult> r =
             RunBatched(in, w, *plan, key, seq, scorer)) {
       return *std::move(r);
