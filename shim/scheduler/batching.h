@@ -1,11 +1,12 @@
 #ifndef KSCORE_SHIM_SCHEDULER_BATCHING_H_
 #define KSCORE_SHIM_SCHEDULER_BATCHING_H_
 
-// Batching of equivalent pods: after a whole cycle of a pod that looked at
-// every node, the scorer replica that normalised it keeps the raw scores (a
-// session, pb::SessionUpdate), and the next pod of the same template sends
-// only the nodes that changed since (Cache::ChangedSince): the replica
-// re-evaluates them and normalises over every node, deciding what a whole
+// Batching of equivalent pods: after a whole cycle, the scorer replica that
+// normalised it keeps the raw scores (a session, pb::SessionUpdate) and the
+// shim every candidate's Filter verdict. The next pod of the same family
+// (FamilyKey) walks its window over those verdicts and sends only the nodes
+// that changed since (Cache::ChangedSince) or were not seen yet: the replica
+// re-evaluates them and normalises over the window, deciding what a whole
 // cycle would. Upstream batches (OpportunisticBatch) only when the last pod
 // made its node infeasible; this covers any change, packing included.
 
