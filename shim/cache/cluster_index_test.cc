@@ -370,6 +370,59 @@ TEST_F(ClusterIndexTest, WorkloadSelectorsAreTheMatchingServicesAndController) {
   EXPECT_EQ(index_.WorkloadSelectorsFor(pod).services_size(), 0);
 }
 
+// A query's node side is worked out once per node version: a node status
+// update (labels and taints as they were) keeps it; a label or taint
+// change, or a node coming or going, makes the next cycle work it out anew.
+TEST_F(ClusterIndexTest, NodeSideIsKeptUntilLabelsOrTaintsChange) {
+  Add(Pod("ns", "w1", {{"app", "web"}}, "a1"));
+  Add(Pod("ns", "w2", {{"app", "web"}}, "b1"));
+  pb::PlanResponse plan;
+  pb::PodQuery q = ByZone("ns");
+  q.mutable_nodes()->set_pod_taints(true);
+  *plan.add_queries() = q;
+  ClusterIndex::Prepared p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 1);
+  EXPECT_EQ(p.cluster.answers(0).domains(), 3);
+  pb::Node beat = Node("a1", "a");  // same labels, another status
+  beat.mutable_allocatable()->set_milli_cpu(1000);
+  index_.UpsertNode(beat, {{{"nginx:latest"}, 500}});
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 1);
+  EXPECT_EQ(p.cluster.answers(0).total(), 2);
+  EXPECT_THAT(Counts(index_, p, "a2"), ElementsAre(1));
+
+  index_.UpsertNode(Node("a1", "b"), {});  // a1 moves to zone b
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 2);
+  EXPECT_THAT(Counts(index_, p, "a2"), ElementsAre(0));
+  EXPECT_THAT(Counts(index_, p, "b1"), ElementsAre(2));
+  EXPECT_EQ(p.cluster.answers(0).min_count(), 0);  // a and c without pods
+
+  pb::Node tainted = Node("b1", "b");
+  pb::Taint* t = tainted.add_taints();
+  t->set_key("dedicated");
+  t->set_effect("NoSchedule");
+  index_.UpsertNode(tainted, {});
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 3);
+  EXPECT_EQ(p.cluster.answers(0).total(), 1);  // w2's node not counted
+  index_.UpsertNode(tainted, {});              // the same taint again
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 3);
+
+  // Answers prepared before a node changed read the node as it is now.
+  index_.UpsertNode(Node("c1", "b"), {});
+  EXPECT_THAT(Counts(index_, p, "c1"), ElementsAre(1));
+  index_.RemoveNode("a2");
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 4);
+  EXPECT_EQ(p.cluster.answers(0).domains(), 1);  // b: a1 and c1
+  index_.UpsertNode(Node("d1", "d"), {});
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 5);
+  EXPECT_EQ(p.cluster.answers(0).domains(), 2);
+}
+
 // Through the Cache: candidates carry their part of the answers.
 TEST(CacheClusterTest, CandidatesCarryQueryCounts) {
   Cache c;
@@ -787,11 +840,11 @@ void ExpectPrepared(const ClusterIndex& index, const World& w,
   last.emplace(std::move(got), std::move(want));
 }
 
-// The index's answers, cycle after cycle as nodes, pods and namespaces
-// change, are the reference's, byte for byte; so are the per-node parts,
-// also from answers prepared before the last change.
+// The index's answers (node sides kept across cycles, and worked out anew
+// after node changes) are the reference's, byte for byte; so are the
+// per-node parts, also from answers prepared before the last change.
 TEST(ClusterIndexRandomTest, AnswersAreThoseWorkedOutFromScratch) {
-  int64_t repeated = 0;
+  int64_t builds = 0, rebuilt = 0, repeated = 0;
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     SCOPED_TRACE(absl::StrCat("seed ", seed));
     RandomCluster r(seed);
@@ -813,15 +866,22 @@ TEST(ClusterIndexRandomTest, AnswersAreThoseWorkedOutFromScratch) {
       if (!r.Coin(0.6)) continue;
       const pb::PlanResponse& plan = r.Pick(plans);
       const pb::Pod& pod = r.Pick(incoming);
+      int64_t before = index.eligibility_builds();
       ExpectPrepared(index, w, pod, plan, last);
       if (HasFatalFailure()) return;
+      rebuilt += index.eligibility_builds() > before ? 1 : 0;
       if (!r.Coin(0.5)) continue;
-      // The same cycle again with nothing changed.
+      // The same cycle again with nothing changed: every node side kept.
+      before = index.eligibility_builds();
       ExpectPrepared(index, w, pod, plan, last);
       if (HasFatalFailure()) return;
+      ASSERT_EQ(index.eligibility_builds(), before);
       ++repeated;
     }
+    builds += index.eligibility_builds();
   }
+  EXPECT_GT(builds, 1000);
+  EXPECT_GT(rebuilt, 1000);
   EXPECT_GT(repeated, 1000);
 }
 
