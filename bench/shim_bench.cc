@@ -300,6 +300,45 @@ pb::Pod ConstrainedPod(int i, int app) {
   return p;
 }
 
+// The stock profile's plan for `pod` (PodTopologySpread, InterPodAffinity);
+// false (the benchmark skipped) when the profile does not parse.
+bool StockPlan(const pb::Pod& pod, pb::PlanResponse* plan,
+               benchmark::State& state) {
+  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
+      framework::ParseProfileSet(
+          "apiVersion: kubescheduler.config.k8s.io/v1\n"
+          "kind: KubeSchedulerConfiguration\n"
+          "profiles:\n- schedulerName: kscore-default\n",
+          plugins::DefaultRegistry());
+  if (!set.ok()) {
+    state.SkipWithError(std::string(set.status().message()).c_str());
+    return false;
+  }
+  *plan = (*set)->Find("kscore-default")->Plan(pod);
+  return true;
+}
+
+// `nodes` nodes with `per_node` constrained pods each, spread over `apps`
+// workloads; returns the number of pods placed.
+int FillConstrained(Cache& c, int nodes, int per_node, int apps) {
+  for (int n = 0; n < nodes; ++n) c.UpsertNode(MakeNode(n));
+  int id = 0;
+  for (int n = 0; n < nodes; ++n) {
+    for (int k = 0; k < per_node; ++k, ++id) {
+      PodInfo placed;
+      placed.pod = ConstrainedPod(id, id % apps);
+      placed.namespace_ = "default";
+      placed.name = placed.pod.name();
+      placed.key = absl::StrCat("default/", placed.name);
+      placed.uid = placed.pod.uid();
+      placed.node_name = absl::StrCat("bench-node-", n);
+      placed.phase = "Running";
+      c.UpsertAssignedPod(placed);
+    }
+  }
+  return id;
+}
+
 // The request for a pod with cluster-wide rules under the stock profile, at
 // 5000 nodes: the scorer's real plan for the pod (PodTopologySpread,
 // InterPodAffinity), the shim's answers (Cache::Prepare) and 500 candidates.
@@ -314,39 +353,15 @@ void BM_EncodePlannedRequest(benchmark::State& state) {
   const int apps = static_cast<int>(state.range(1));
   constexpr int kNodes = 5000;
   constexpr int kCandidates = 500;
-  absl::StatusOr<std::unique_ptr<framework::ProfileSet>> set =
-      framework::ParseProfileSet(
-          "apiVersion: kubescheduler.config.k8s.io/v1\n"
-          "kind: KubeSchedulerConfiguration\n"
-          "profiles:\n- schedulerName: kscore-default\n",
-          plugins::DefaultRegistry());
-  if (!set.ok()) {
-    state.SkipWithError(std::string(set.status().message()).c_str());
-    return;
-  }
-  const framework::Profile* profile = (*set)->Find("kscore-default");
   Cache c;
-  for (int n = 0; n < kNodes; ++n) c.UpsertNode(MakeNode(n));
-  int id = 0;
-  for (int n = 0; n < kNodes; ++n) {
-    for (int k = 0; k < per_node; ++k, ++id) {
-      PodInfo placed;
-      placed.pod = ConstrainedPod(id, id % apps);
-      placed.namespace_ = "default";
-      placed.name = placed.pod.name();
-      placed.key = absl::StrCat("default/", placed.name);
-      placed.uid = placed.pod.uid();
-      placed.node_name = absl::StrCat("bench-node-", n);
-      placed.phase = "Running";
-      c.UpsertAssignedPod(placed);
-    }
-  }
+  const int id = FillConstrained(c, kNodes, per_node, apps);
   PodInfo incoming;
   incoming.pod = ConstrainedPod(id, 0);
   incoming.namespace_ = "default";
   incoming.name = incoming.pod.name();
   incoming.key = absl::StrCat("default/", incoming.name);
-  const pb::PlanResponse plan = profile->Plan(incoming.pod);
+  pb::PlanResponse plan;
+  if (!StockPlan(incoming.pod, &plan, state)) return;
   std::string wire;
   for (auto _ : state) {
     std::shared_ptr<const cache::ClusterIndex::Prepared> prepared =
@@ -383,6 +398,41 @@ BENCHMARK(BM_EncodePlannedRequest)
     ->Args({10, 100})
     ->Args({2, 1000})
     ->Unit(benchmark::kMillisecond);
+
+// Cache::Prepare alone for such a pod at 5000 nodes: the plan's queries
+// (zone spread with its domains and minimum, hostname anti-affinity) and
+// the existing terms, answered once per cycle. A node status update (same
+// labels and taints) comes between cycles, as heartbeats do (not timed).
+void BM_PrepareSpreadQuery(benchmark::State& state) {
+  const int per_node = static_cast<int>(state.range(0));
+  const int apps = static_cast<int>(state.range(1));
+  constexpr int kNodes = 5000;
+  Cache c;
+  const int id = FillConstrained(c, kNodes, per_node, apps);
+  const pb::Pod incoming = ConstrainedPod(id, 0);
+  pb::PlanResponse plan;
+  if (!StockPlan(incoming, &plan, state)) return;
+  int64_t domains = 0;
+  int beat = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    c.UpsertNode(MakeNode(beat++ % kNodes));
+    state.ResumeTiming();
+    std::shared_ptr<const cache::ClusterIndex::Prepared> prepared =
+        c.Prepare(incoming, plan);
+    domains = prepared->cluster.answers_size() > 0
+                  ? prepared->cluster.answers(0).domains()
+                  : 0;
+    benchmark::DoNotOptimize(prepared.get());
+  }
+  state.counters["queries"] = static_cast<double>(plan.queries_size());
+  state.counters["domains"] = static_cast<double>(domains);
+}
+BENCHMARK(BM_PrepareSpreadQuery)
+    ->ArgNames({"per_node", "apps"})
+    ->Args({2, 1})
+    ->Args({2, 100})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace kscore

@@ -70,7 +70,7 @@ std::vector<pb::ExistingTerm> TermsOf(const pb::Pod& pod) {
 }
 
 // Whether a query counts the pods on `node` (PodQuery.nodes and its
-// topology key).
+// topology key). Of the pod it reads what NodeSideOf keeps.
 bool CountsPodsOn(const pb::PodQuery& q, const pb::Pod& pod,
                   const pb::Node& node) {
   const pb::NodeFilter& f = q.nodes();
@@ -84,6 +84,52 @@ bool CountsPodsOn(const pb::PodQuery& q, const pb::Pod& pod,
   return ok && (!f.pod_taints() || model::ToleratesNoScheduleTaints(pod, node));
 }
 
+// The part of `pod` that CountsPodsOn reads for `q`: its nodeSelector and
+// required node affinity (MatchesRequiredNodeAffinity), its tolerations
+// (ToleratesNoScheduleTaints), each only when the filter asks.
+pb::Pod NodeSideOf(const pb::PodQuery& q, const pb::Pod& pod) {
+  pb::Pod out;
+  if (q.nodes().pod_node_affinity()) {
+    *out.mutable_node_selector() = pod.node_selector();
+    pb::NodeAffinity* a = out.mutable_node_affinity();
+    *a->mutable_required() = pod.node_affinity().required();
+    a->set_has_required(pod.node_affinity().has_required());
+  }
+  if (q.nodes().pod_taints()) *out.mutable_tolerations() = pod.tolerations();
+  return out;
+}
+
+// Every input of CountsPodsOn but the node: the topology key, the filter
+// and the pod's side of it.
+std::string EligibilityKey(const pb::PodQuery& q, const pb::Pod& node_side) {
+  pb::PodQuery filter;
+  filter.set_topology_key(q.topology_key());
+  *filter.mutable_nodes() = q.nodes();
+  const std::string head = Deterministic(filter);
+  return absl::StrCat(head.size(), ":", head, Deterministic(node_side));
+}
+
+bool SameLabelsAndTaints(const pb::Node& a, const pb::Node& b) {
+  if (a.labels_size() != b.labels_size() ||
+      a.taints_size() != b.taints_size()) {
+    return false;
+  }
+  for (const auto& [k, v] : a.labels()) {
+    auto it = b.labels().find(k);
+    if (it == b.labels().end() || it->second != v) return false;
+  }
+  for (int i = 0; i < a.taints_size(); ++i) {
+    if (a.taints(i).SerializeAsString() != b.taints(i).SerializeAsString()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Entries each node-side cache holds at most (distinct topology keys;
+// distinct query filters and pod node sides).
+constexpr size_t kMaxCached = 64;
+
 template <typename Map>
 void Subtract(Map& m, const std::string& key, int64_t by) {
   auto it = m.find(key);
@@ -93,11 +139,27 @@ void Subtract(Map& m, const std::string& key, int64_t by) {
 
 }  // namespace
 
+// A topology key's domains at one node version.
+struct ClusterIndex::KeyTable {
+  std::vector<int32_t> domain;     // by node id: into names, -1 without it
+  std::vector<std::string> names;  // the distinct values
+};
+
+// Which nodes a query counts (for one pod's node side) at one node version.
+struct ClusterIndex::Eligibility {
+  std::shared_ptr<const KeyTable> domains;  // of the query's topology key
+  std::vector<int32_t> domain;  // by node id: its domain if counted, else -1
+  size_t distinct = 0;          // domains of the counted nodes
+};
+
 ClusterIndex::~ClusterIndex() = default;
 
 void ClusterIndex::UpsertNode(const pb::Node& node,
                               std::vector<objects::NodeImage> images) {
-  NodeData& d = nodes_[node.name()];
+  auto [slot, fresh] = nodes_.try_emplace(node.name());
+  NodeData& d = slot->second;
+  // A status update (most of them) leaves the node-side caches valid.
+  if (fresh || !SameLabelsAndTaints(d.node, node)) ++node_version_;
   for (const auto& [name, _] : d.images) Subtract(image_nodes_, name, 1);
   d.images.clear();
   d.node.Clear();
@@ -119,6 +181,7 @@ void ClusterIndex::RemoveNode(const std::string& name) {
     Subtract(image_nodes_, image, 1);
   }
   nodes_.erase(it);
+  ++node_version_;
 }
 
 ClusterIndex::PodRef ClusterIndex::AddPod(const objects::PodInfo& pod,
@@ -279,6 +342,9 @@ ClusterIndex::Prepared ClusterIndex::Prepare(
     const pb::Pod& pod, const pb::PlanResponse& plan) const {
   Prepared out;
   out.cluster.set_node_count(static_cast<int32_t>(nodes_.size()));
+  if (!plan.queries().empty() || !plan.existing_terms().empty()) {
+    RefreshNodeTables(out);
+  }
   for (const pb::PodQuery& q : plan.queries()) PrepareQuery(q, pod, out);
   PrepareTerms(plan, out);
   for (const std::string& image : pod.images()) {
@@ -313,18 +379,75 @@ std::vector<const ClusterIndex::Signature*> ClusterIndex::SignaturesFor(
   return candidates;
 }
 
+void ClusterIndex::RefreshNodeTables(Prepared& out) const {
+  if (ids_version_ != node_version_) {
+    int32_t id = 0;
+    for (const auto& [_, n] : nodes_) n.id = id++;
+    ids_version_ = node_version_;
+    key_tables_.clear();
+    eligibility_.clear();
+  }
+  out.node_version = node_version_;
+}
+
+std::shared_ptr<const ClusterIndex::KeyTable> ClusterIndex::DomainsOf(
+    const std::string& key) const {
+  if (auto it = key_tables_.find(key); it != key_tables_.end()) {
+    return it->second;
+  }
+  auto t = std::make_shared<KeyTable>();
+  t->domain.assign(nodes_.size(), -1);
+  absl::flat_hash_map<absl::string_view, int32_t> seen;  // into nodes_
+  for (const auto& [_, n] : nodes_) {
+    const std::string* value = Label(n.node, key);
+    if (value == nullptr) continue;
+    auto [it, fresh] =
+        seen.try_emplace(*value, static_cast<int32_t>(t->names.size()));
+    if (fresh) t->names.push_back(*value);
+    t->domain[n.id] = it->second;
+  }
+  if (key_tables_.size() >= kMaxCached) key_tables_.clear();
+  key_tables_.emplace(key, t);
+  return t;
+}
+
+std::shared_ptr<const ClusterIndex::Eligibility> ClusterIndex::EligibilityFor(
+    const pb::PodQuery& q, const pb::Pod& pod) const {
+  const pb::Pod node_side = NodeSideOf(q, pod);
+  std::string key = EligibilityKey(q, node_side);
+  if (auto it = eligibility_.find(key); it != eligibility_.end()) {
+    return it->second;
+  }
+  ++eligibility_builds_;
+  auto e = std::make_shared<Eligibility>();
+  e->domains = DomainsOf(q.topology_key());
+  e->domain.assign(nodes_.size(), -1);
+  std::vector<bool> seen(e->domains->names.size());
+  for (const auto& [_, n] : nodes_) {
+    const int32_t d = e->domains->domain[n.id];
+    if (d < 0 || !CountsPodsOn(q, node_side, n.node)) continue;
+    e->domain[n.id] = d;
+    if (!seen[d]) {
+      seen[d] = true;
+      ++e->distinct;
+    }
+  }
+  if (eligibility_.size() >= kMaxCached) eligibility_.clear();
+  eligibility_.emplace(std::move(key), e);
+  return e;
+}
+
 void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
                                 Prepared& out) const {
   Prepared::Query& pq = out.queries.emplace_back();
   pq.key = q.topology_key();
   pb::QueryAnswer* answer = out.cluster.add_answers();
-  // Whether a node's pods count, worked out once per node.
-  absl::flat_hash_map<const NodeData*, bool> passes;
-  auto counted = [&](const NodeData& n) {
-    auto [it, fresh] = passes.try_emplace(&n, false);
-    if (fresh) it->second = CountsPodsOn(q, pod, n.node);
-    return it->second;
-  };
+  // Which nodes count, and their domains (none: each node its own).
+  std::shared_ptr<const Eligibility> e;
+  if (!pq.key.empty()) {
+    e = EligibilityFor(q, pod);
+    pq.domains = e->domains;
+  }
   int64_t total = 0;
   for (const Signature* sig : SignaturesFor(q)) {
     if (!std::all_of(
@@ -337,28 +460,27 @@ void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
       if (count == 0) continue;
       auto n = nodes_.find(node);
       if (n == nodes_.end()) continue;  // no Node object: not in snapshot
-      if (pq.key.empty()) {
+      if (e == nullptr) {
         pq.counts[node] += count;
       } else {
-        if (!counted(n->second)) continue;
-        pq.counts[*Label(n->second.node, pq.key)] += count;
+        const int32_t d = e->domain[n->second.id];
+        if (d < 0) continue;
+        pq.counts[e->domains->names[d]] += count;
       }
       total += count;
     }
   }
   answer->set_total(total);
-  if (!q.want_domains() || pq.key.empty()) return;
-  absl::flat_hash_set<absl::string_view> domains;
-  int64_t min = std::numeric_limits<int64_t>::max();
-  for (const auto& [_, n] : nodes_) {
-    if (!counted(n)) continue;
-    const std::string& value = *Label(n.node, pq.key);
-    if (!domains.insert(value).second) continue;
-    auto it = pq.counts.find(value);
-    min = std::min<int64_t>(min, it == pq.counts.end() ? 0 : it->second);
+  if (!q.want_domains() || e == nullptr) return;
+  // The counted domains are among the eligible ones, each with a count
+  // above 0: the least is 0 unless every eligible domain has one.
+  int64_t min = 0;
+  if (e->distinct > 0 && pq.counts.size() == e->distinct) {
+    min = std::numeric_limits<int64_t>::max();
+    for (const auto& [_, count] : pq.counts) min = std::min(min, count);
   }
-  answer->set_domains(static_cast<int32_t>(domains.size()));
-  answer->set_min_count(domains.empty() ? 0 : min);
+  answer->set_domains(static_cast<int32_t>(e->distinct));
+  answer->set_min_count(min);
 }
 
 void ClusterIndex::PrepareTerms(const pb::PlanResponse& plan,
@@ -378,19 +500,32 @@ void ClusterIndex::PrepareTerms(const pb::PlanResponse& plan,
     d.index = out.cluster.existing_terms_size();
     d.id = t->id;
     d.key = t->term.term().topology_key();
+    d.domains = DomainsOf(d.key);
     int64_t total = 0;
     for (const auto& [node, count] : t->nodes) {
       auto n = nodes_.find(node);
       if (n == nodes_.end()) continue;
-      const std::string* value = Label(n->second.node, d.key);
-      if (value == nullptr) continue;
-      d.by_domain[*value] += count;
+      const int32_t domain = d.domains->domain[n->second.id];
+      if (domain < 0) continue;
+      d.by_domain[d.domains->names[domain]] += count;
       total += count;
     }
     pb::ExistingTerm* e = out.cluster.add_existing_terms();
     *e = t->term;
     e->set_total(total);
   }
+}
+
+const std::string* ClusterIndex::DomainOf(const Prepared& prepared,
+                                          const KeyTable* table,
+                                          const NodeData& n,
+                                          const std::string& key) const {
+  // The same node version: the node has its id in `table`.
+  if (table != nullptr && prepared.node_version == node_version_) {
+    const int32_t d = table->domain[n.id];
+    return d < 0 ? nullptr : &table->names[d];
+  }
+  return Label(n.node, key);
 }
 
 void ClusterIndex::NodeParts(const Prepared& prepared, const std::string& node,
@@ -403,7 +538,9 @@ void ClusterIndex::NodeParts(const Prepared& prepared, const std::string& node,
       auto c = q.counts.find(node);
       if (c != q.counts.end()) count = c->second;
     } else if (const std::string* v =
-                   n == nullptr ? nullptr : Label(n->node, q.key)) {
+                   n == nullptr
+                       ? nullptr
+                       : DomainOf(prepared, q.domains.get(), *n, q.key)) {
       auto c = q.counts.find(*v);
       if (c != q.counts.end()) count = c->second;
     }
@@ -411,7 +548,7 @@ void ClusterIndex::NodeParts(const Prepared& prepared, const std::string& node,
   }
   if (n == nullptr) return;
   for (const Prepared::TermDomains& t : prepared.terms) {
-    const std::string* v = Label(n->node, t.key);
+    const std::string* v = DomainOf(prepared, t.domains.get(), *n, t.key);
     if (v == nullptr) continue;
     auto c = t.by_domain.find(*v);
     if (c == t.by_domain.end() || c->second <= 0) continue;

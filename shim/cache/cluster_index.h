@@ -14,7 +14,13 @@
 // answers a list with a label selector; what the counts mean is the
 // plugins' rule, in the scorer.
 //
-// Not thread-safe: the Cache owns it and calls it under its lock.
+// A query's node side (which nodes count and their domains) and a topology
+// key's domains are kept between cycles too, per node version: they are
+// worked out again only after a node came, went, or changed its labels or
+// taints.
+//
+// Not thread-safe: the Cache owns it and calls it under its lock (Prepare
+// too, which fills those caches).
 
 #include <cstdint>
 #include <memory>
@@ -36,6 +42,8 @@ class ClusterIndex {
  private:
   struct Signature;
   struct Term;
+  struct KeyTable;
+  struct Eligibility;
 
  public:
   // What a pod added, so removing it subtracts exactly that.
@@ -47,13 +55,18 @@ class ClusterIndex {
   };
 
   // The answers to one pod's plan: computed once per cycle (Prepare), then
-  // read for every candidate node (NodeParts). Holds values, not pointers
-  // into the index, so it stays valid while the cache changes.
+  // read for every candidate node (NodeParts). Holds values, and shared
+  // immutable tables, not pointers into the index, so it stays valid while
+  // the cache changes; NodeParts reads the tables only while no node has
+  // changed since (else the node's labels, as before).
   struct Prepared {
     pb::ClusterData cluster;
+    // The node version the tables below were read at (0: none read).
+    uint64_t node_version = 0;
     struct Query {
       std::string key;                                   // empty: per node
       absl::flat_hash_map<std::string, int64_t> counts;  // domain or node
+      std::shared_ptr<const KeyTable> domains;           // of `key`
     };
     std::vector<Query> queries;
     struct TermDomains {
@@ -61,6 +74,7 @@ class ClusterIndex {
       std::string id;  // the term's identity in the index
       std::string key;
       absl::flat_hash_map<std::string, int64_t> by_domain;
+      std::shared_ptr<const KeyTable> domains;  // of `key`
     };
     std::vector<TermDomains> terms;
     std::vector<std::string> images;  // the pod's, normalised, distinct
@@ -114,10 +128,16 @@ class ClusterIndex {
                 const Prepared& prepared, const PodRef& ref,
                 pb::VictimPod* out) const;
 
+  // How many times a query's node side was worked out over every node (a
+  // miss of its cache), for tests.
+  int64_t eligibility_builds() const { return eligibility_builds_; }
+
  private:
   struct NodeData {
     pb::Node node;  // name, labels, taints: what node filters read
     absl::flat_hash_map<std::string, int64_t> images;  // name -> size
+    // Its place in the tables of node version ids_version_ (Prepare's).
+    mutable int32_t id = -1;
   };
   struct Counts {
     int64_t all = 0;
@@ -144,8 +164,28 @@ class ClusterIndex {
   void PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
                     Prepared& out) const;
   void PrepareTerms(const pb::PlanResponse& plan, Prepared& out) const;
+  // The node-side caches, current with node_version_ (numbering the nodes
+  // anew after a change); a topology key's domains; a query's eligible
+  // nodes for `pod`.
+  void RefreshNodeTables(Prepared& out) const;
+  std::shared_ptr<const KeyTable> DomainsOf(const std::string& key) const;
+  std::shared_ptr<const Eligibility> EligibilityFor(const pb::PodQuery& q,
+                                                    const pb::Pod& pod) const;
+  // The value of `key` on node `n`, from `table` when `prepared` is of the
+  // current node version, else from its labels.
+  const std::string* DomainOf(const Prepared& prepared, const KeyTable* table,
+                              const NodeData& n, const std::string& key) const;
 
   absl::flat_hash_map<std::string, NodeData> nodes_;
+  // Bumped when a node comes or goes or its labels or taints change: what
+  // the node-side caches read.
+  uint64_t node_version_ = 1;
+  mutable uint64_t ids_version_ = 0;  // of the NodeData ids
+  mutable absl::flat_hash_map<std::string, std::shared_ptr<const KeyTable>>
+      key_tables_;
+  mutable absl::flat_hash_map<std::string, std::shared_ptr<const Eligibility>>
+      eligibility_;
+  mutable int64_t eligibility_builds_ = 0;
   // Nodes that have an image by that name.
   absl::flat_hash_map<std::string, int32_t> image_nodes_;
   absl::flat_hash_map<std::string, std::unique_ptr<Signature>> signatures_;

@@ -1,8 +1,16 @@
 #include "shim/cache/cluster_index.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
+#include <optional>
+#include <random>
+#include <set>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "shim/cache/cache.h"
 #include "shim/cache/testing/candidates.h"
@@ -362,6 +370,59 @@ TEST_F(ClusterIndexTest, WorkloadSelectorsAreTheMatchingServicesAndController) {
   EXPECT_EQ(index_.WorkloadSelectorsFor(pod).services_size(), 0);
 }
 
+// A query's node side is worked out once per node version: a node status
+// update (labels and taints as they were) keeps it; a label or taint
+// change, or a node coming or going, makes the next cycle work it out anew.
+TEST_F(ClusterIndexTest, NodeSideIsKeptUntilLabelsOrTaintsChange) {
+  Add(Pod("ns", "w1", {{"app", "web"}}, "a1"));
+  Add(Pod("ns", "w2", {{"app", "web"}}, "b1"));
+  pb::PlanResponse plan;
+  pb::PodQuery q = ByZone("ns");
+  q.mutable_nodes()->set_pod_taints(true);
+  *plan.add_queries() = q;
+  ClusterIndex::Prepared p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 1);
+  EXPECT_EQ(p.cluster.answers(0).domains(), 3);
+  pb::Node beat = Node("a1", "a");  // same labels, another status
+  beat.mutable_allocatable()->set_milli_cpu(1000);
+  index_.UpsertNode(beat, {{{"nginx:latest"}, 500}});
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 1);
+  EXPECT_EQ(p.cluster.answers(0).total(), 2);
+  EXPECT_THAT(Counts(index_, p, "a2"), ElementsAre(1));
+
+  index_.UpsertNode(Node("a1", "b"), {});  // a1 moves to zone b
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 2);
+  EXPECT_THAT(Counts(index_, p, "a2"), ElementsAre(0));
+  EXPECT_THAT(Counts(index_, p, "b1"), ElementsAre(2));
+  EXPECT_EQ(p.cluster.answers(0).min_count(), 0);  // a and c without pods
+
+  pb::Node tainted = Node("b1", "b");
+  pb::Taint* t = tainted.add_taints();
+  t->set_key("dedicated");
+  t->set_effect("NoSchedule");
+  index_.UpsertNode(tainted, {});
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 3);
+  EXPECT_EQ(p.cluster.answers(0).total(), 1);  // w2's node not counted
+  index_.UpsertNode(tainted, {});              // the same taint again
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 3);
+
+  // Answers prepared before a node changed read the node as it is now.
+  index_.UpsertNode(Node("c1", "b"), {});
+  EXPECT_THAT(Counts(index_, p, "c1"), ElementsAre(1));
+  index_.RemoveNode("a2");
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 4);
+  EXPECT_EQ(p.cluster.answers(0).domains(), 1);  // b: a1 and c1
+  index_.UpsertNode(Node("d1", "d"), {});
+  p = index_.Prepare(incoming_, plan);
+  EXPECT_EQ(index_.eligibility_builds(), 5);
+  EXPECT_EQ(p.cluster.answers(0).domains(), 2);
+}
+
 // Through the Cache: candidates carry their part of the answers.
 TEST(CacheClusterTest, CandidatesCarryQueryCounts) {
   Cache c;
@@ -384,6 +445,444 @@ TEST(CacheClusterTest, CandidatesCarryQueryCounts) {
   c.RemovePod("ns/w1");
   p = c.Prepare(incoming.pod, plan);
   EXPECT_EQ(p->cluster.answers(0).total(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// The answers worked out from the objects alone, pod by pod and node by
+// node, against which random clusters check the index.
+
+std::string Deterministic(const google::protobuf::MessageLite& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+struct World {
+  std::map<std::string, pb::Node> nodes;
+  struct Placed {
+    objects::PodInfo pod;
+    ClusterIndex::PodRef ref;
+  };
+  std::map<std::string, Placed> pods;  // by key
+  std::map<std::string, model::LabelMap> namespaces;
+};
+
+// Per query or term: its topology key and counts by domain (or by node).
+using KeyedCounts = std::pair<std::string, std::map<std::string, int64_t>>;
+struct Reference {
+  pb::ClusterData cluster;
+  std::vector<KeyedCounts> queries;
+  std::vector<KeyedCounts> terms;
+};
+
+const std::string* LabelOf(const pb::Node& n, const std::string& key) {
+  auto it = n.labels().find(key);
+  return it == n.labels().end() ? nullptr : &it->second;
+}
+
+bool NodeCounts(const pb::PodQuery& q, const pb::Pod& incoming,
+                const pb::Node& n) {
+  if (!q.topology_key().empty() && !LabelOf(n, q.topology_key())) return false;
+  for (const std::string& k : q.nodes().required_keys()) {
+    if (!LabelOf(n, k)) return false;
+  }
+  if (q.nodes().pod_node_affinity() &&
+      !model::MatchesRequiredNodeAffinity(incoming, n)) {
+    return false;
+  }
+  return !q.nodes().pod_taints() ||
+         model::ToleratesNoScheduleTaints(incoming, n);
+}
+
+bool PodMatches(const World& w, const pb::PodQuery& q,
+                const objects::PodInfo& p) {
+  if (q.all_of().empty()) return false;
+  for (const pb::PodMatcher& m : q.all_of()) {
+    if (!m.has_selector()) return false;
+    bool in_ns = std::find(m.namespaces().begin(), m.namespaces().end(),
+                           p.namespace_) != m.namespaces().end();
+    if (!in_ns && m.has_namespace_selector()) {
+      auto ns = w.namespaces.find(p.namespace_);
+      in_ns = model::LabelSelectorMatches(
+          m.namespace_selector(),
+          ns == w.namespaces.end() ? model::LabelMap() : ns->second);
+    }
+    if (!in_ns || !model::LabelSelectorMatches(m.selector(), p.pod.labels())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void ReferenceQuery(const World& w, const pb::Pod& incoming,
+                    const pb::PodQuery& q, Reference& out) {
+  auto& [key, counts] = out.queries.emplace_back();
+  key = q.topology_key();
+  pb::QueryAnswer* answer = out.cluster.add_answers();
+  int64_t total = 0;
+  for (const auto& [_, placed] : w.pods) {
+    const objects::PodInfo& p = placed.pod;
+    if (p.terminated() || (p.deleting && !q.include_terminating())) continue;
+    auto n = w.nodes.find(p.node_name);
+    if (n == w.nodes.end() || !PodMatches(w, q, p)) continue;
+    if (key.empty()) {
+      ++counts[p.node_name];
+    } else if (NodeCounts(q, incoming, n->second)) {
+      ++counts[*LabelOf(n->second, key)];
+    } else {
+      continue;
+    }
+    ++total;
+  }
+  answer->set_total(total);
+  if (!q.want_domains() || key.empty()) return;
+  std::set<std::string> domains;
+  for (const auto& [_, n] : w.nodes) {
+    if (NodeCounts(q, incoming, n)) domains.insert(*LabelOf(n, key));
+  }
+  int64_t min = domains.empty() ? 0 : std::numeric_limits<int64_t>::max();
+  for (const std::string& d : domains) {
+    auto c = counts.find(d);
+    min = std::min<int64_t>(min, c == counts.end() ? 0 : c->second);
+  }
+  answer->set_domains(static_cast<int32_t>(domains.size()));
+  answer->set_min_count(min);
+}
+
+void ReferenceTerms(const World& w, const pb::PlanResponse& plan,
+                    Reference& out) {
+  const std::set<int> kinds(plan.existing_terms().begin(),
+                            plan.existing_terms().end());
+  // By identity: the term, and its pods per node.
+  std::map<std::string, std::pair<pb::ExistingTerm, std::map<std::string, int>>>
+      terms;
+  auto add = [&](const objects::PodInfo& p, pb::TermKind kind,
+                 const pb::PodAffinityTerm& t, int32_t weight) {
+    if (!kinds.count(kind)) return;
+    pb::ExistingTerm e;
+    e.set_kind(kind);
+    *e.mutable_term() = t;
+    e.set_weight(weight);
+    e.set_namespace_(p.pod.namespace_());
+    auto& [term, nodes] = terms[Deterministic(e)];
+    term = e;
+    ++nodes[p.node_name];
+  };
+  for (const auto& [_, placed] : w.pods) {
+    const objects::PodInfo& p = placed.pod;
+    if (p.terminated()) continue;
+    for (const auto& t : p.pod.pod_affinity().required()) {
+      add(p, pb::TERM_KIND_REQUIRED_AFFINITY, t, 0);
+    }
+    for (const auto& t : p.pod.pod_anti_affinity().required()) {
+      add(p, pb::TERM_KIND_REQUIRED_ANTI_AFFINITY, t, 0);
+    }
+    for (const auto& t : p.pod.pod_affinity().preferred()) {
+      add(p, pb::TERM_KIND_PREFERRED_AFFINITY, t.term(), t.weight());
+    }
+  }
+  for (const auto& [_, entry] : terms) {
+    auto& [key, by_domain] = out.terms.emplace_back();
+    key = entry.first.term().topology_key();
+    int64_t total = 0;
+    for (const auto& [node, count] : entry.second) {
+      auto n = w.nodes.find(node);
+      const std::string* v =
+          n == w.nodes.end() ? nullptr : LabelOf(n->second, key);
+      if (v == nullptr) continue;
+      by_domain[*v] += count;
+      total += count;
+    }
+    pb::ExistingTerm* e = out.cluster.add_existing_terms();
+    *e = entry.first;
+    e->set_total(total);
+  }
+}
+
+Reference ReferenceOf(const World& w, const pb::Pod& incoming,
+                      const pb::PlanResponse& plan) {
+  Reference out;
+  out.cluster.set_node_count(static_cast<int32_t>(w.nodes.size()));
+  for (const pb::PodQuery& q : plan.queries()) {
+    ReferenceQuery(w, incoming, q, out);
+  }
+  ReferenceTerms(w, plan, out);
+  return out;
+}
+
+// NodeParts' query_counts and term_counts for `node`, from the reference
+// and the nodes as they are now.
+pb::Node ReferenceParts(const World& w, const Reference& r,
+                        const std::string& node) {
+  pb::Node out;
+  auto n = w.nodes.find(node);
+  auto count_in = [&](const KeyedCounts& kc, const std::string& domain) {
+    auto c = kc.second.find(domain);
+    return c == kc.second.end() ? int64_t{0} : c->second;
+  };
+  for (const KeyedCounts& q : r.queries) {
+    // Per node: the node's own count, even when it has gone since.
+    const std::string* v = q.first.empty()      ? &node
+                           : n == w.nodes.end() ? nullptr
+                                                : LabelOf(n->second, q.first);
+    out.add_query_counts(v == nullptr ? 0 : count_in(q, *v));
+  }
+  if (n == w.nodes.end()) return out;
+  for (size_t i = 0; i < r.terms.size(); ++i) {
+    const std::string* v = LabelOf(n->second, r.terms[i].first);
+    if (v == nullptr || count_in(r.terms[i], *v) <= 0) continue;
+    pb::TermCount* tc = out.add_term_counts();
+    tc->set_term(static_cast<int32_t>(i));
+    tc->set_count(count_in(r.terms[i], *v));
+  }
+  return out;
+}
+
+// Random clusters, pods and plans, from a small vocabulary so that nodes
+// share domains, pods share signatures and terms, and plans repeat.
+class RandomCluster {
+ public:
+  explicit RandomCluster(uint32_t seed) : rng_(seed) {}
+
+  bool Coin(double p) { return std::bernoulli_distribution(p)(rng_); }
+  int Uniform(int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng_);
+  }
+  template <typename T>
+  const T& Pick(const std::vector<T>& from) {
+    return from[Uniform(0, static_cast<int>(from.size()) - 1)];
+  }
+  std::string NodeName(int of) { return absl::StrCat("n", Uniform(0, of - 1)); }
+
+  pb::Node RandomNode(const std::string& name) {
+    pb::Node n = Node(name, Coin(0.8) ? Pick<std::string>({"z0", "z1", "z2"})
+                                      : std::string());
+    if (Coin(0.1)) n.mutable_labels()->erase(kHost);
+    if (Coin(0.5))
+      (*n.mutable_labels())["disk"] = Pick<std::string>({"ssd", "hdd"});
+    if (Coin(0.3)) {
+      pb::Taint* t = n.add_taints();
+      t->set_key("dedicated");
+      t->set_value(Pick<std::string>({"x", "y"}));
+      t->set_effect(
+          Pick<std::string>({"NoSchedule", "NoExecute", "PreferNoSchedule"}));
+    }
+    return n;
+  }
+
+  objects::PodInfo RandomPod(int i) {
+    std::map<std::string, std::string> labels = {
+        {"app", Pick<std::string>({"web", "db"})}};
+    if (Coin(0.3)) labels["tier"] = "1";
+    objects::PodInfo p = Pod(Pick<std::string>({"ns", "other"}),
+                             absl::StrCat("p", i), labels, NodeName(12));
+    p.deleting = Coin(0.1);
+    if (Coin(0.1)) p.phase = "Succeeded";
+    if (Coin(0.3)) {
+      pb::PodAffinityTerm* t =
+          p.pod.mutable_pod_anti_affinity()->add_required();
+      t->set_topology_key(Pick<std::string>({kZone, kHost, "disk"}));
+      *t->mutable_label_selector() = Selects("app", "web");
+    }
+    if (Coin(0.2)) {
+      pb::WeightedPodAffinityTerm* w =
+          p.pod.mutable_pod_affinity()->add_preferred();
+      w->set_weight(Pick<int>({1, 5}));
+      w->mutable_term()->set_topology_key(kZone);
+      *w->mutable_term()->mutable_label_selector() = Selects("app", "db");
+    }
+    return p;
+  }
+
+  pb::Pod RandomIncoming() {
+    pb::Pod p;
+    p.set_namespace_("ns");
+    if (Coin(0.3)) (*p.mutable_node_selector())["disk"] = "ssd";
+    if (Coin(0.3)) {
+      pb::NodeSelectorRequirement* r =
+          p.mutable_node_affinity()->add_required()->add_match_expressions();
+      r->set_key(kZone);
+      r->set_operator_("In");
+      r->add_values("z0");
+      r->add_values("z1");
+    } else if (Coin(0.1)) {
+      p.mutable_node_affinity()->set_has_required(true);  // matches nothing
+    }
+    if (Coin(0.4)) {
+      pb::Toleration* t = p.add_tolerations();
+      if (Coin(0.5)) {
+        t->set_key("dedicated");
+        t->set_value("x");
+        t->set_effect("NoSchedule");
+      } else {
+        t->set_operator_("Exists");
+      }
+    }
+    return p;
+  }
+
+  pb::PodQuery RandomQuery() {
+    pb::PodQuery q;
+    for (int i = Coin(0.2) ? 2 : 1; i > 0; --i) {
+      pb::PodMatcher* m = q.add_all_of();
+      m->add_namespaces("ns");
+      if (Coin(0.3)) m->add_namespaces("other");
+      if (Coin(0.15)) *m->mutable_namespace_selector() = Selects("team", "x");
+      if (Coin(0.1)) {
+        m->mutable_selector();  // every pod
+      } else if (Coin(0.95)) {
+        *m->mutable_selector() = Selects(Pick<std::string>({"app", "tier"}),
+                                         Pick<std::string>({"web", "db", "1"}));
+      }
+    }
+    q.set_include_terminating(Coin(0.3));
+    q.set_topology_key(Pick<std::string>({"", kZone, kZone, kHost, "disk"}));
+    if (!q.topology_key().empty() && Coin(0.5)) {
+      q.mutable_nodes()->add_required_keys(q.topology_key());
+    }
+    if (Coin(0.2)) q.mutable_nodes()->add_required_keys("disk");
+    q.mutable_nodes()->set_pod_node_affinity(Coin(0.5));
+    q.mutable_nodes()->set_pod_taints(Coin(0.5));
+    q.set_want_domains(Coin(0.6));
+    return q;
+  }
+
+  pb::PlanResponse RandomPlan() {
+    pb::PlanResponse plan;
+    for (int i = Uniform(1, 3); i > 0; --i) {
+      *plan.add_queries() = RandomQuery();
+    }
+    if (Coin(0.5))
+      plan.add_existing_terms(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY);
+    if (Coin(0.3)) plan.add_existing_terms(pb::TERM_KIND_PREFERRED_AFFINITY);
+    return plan;
+  }
+
+ private:
+  std::mt19937 rng_;
+};
+
+// One random change to the cluster, made to both the index and the world.
+void RandomChange(RandomCluster& r, ClusterIndex& index, World& w, int step) {
+  const std::string name = r.NodeName(10);
+  auto node = w.nodes.find(name);
+  switch (r.Uniform(0, 7)) {
+    case 0:  // a node comes, or its labels and taints change
+    case 1:
+      w.nodes[name] = r.RandomNode(name);
+      index.UpsertNode(w.nodes[name], {});
+      break;
+    case 2:  // a status update: labels and taints as they were
+      if (node == w.nodes.end()) break;
+      node->second.mutable_allocatable()->set_milli_cpu(step);
+      index.UpsertNode(node->second, {});
+      break;
+    case 3:
+      w.nodes.erase(name);
+      index.RemoveNode(name);
+      break;
+    case 4:
+    case 5: {
+      objects::PodInfo p = r.RandomPod(step);
+      ClusterIndex::PodRef ref = index.AddPod(p, p.node_name);
+      const std::string key = p.key;
+      w.pods[key] = {std::move(p), std::move(ref)};
+      break;
+    }
+    case 6:
+      if (w.pods.empty()) break;
+      index.RemovePod(w.pods.begin()->second.ref);
+      w.pods.erase(w.pods.begin());
+      break;
+    default: {
+      model::LabelMap l;
+      if (r.Coin(0.5)) l["team"] = "x";
+      w.namespaces[r.Pick<std::string>({"ns", "other"})] = l;
+      for (const auto& [ns, labels] : w.namespaces) {
+        index.UpsertNamespace(ns, labels);
+      }
+    }
+  }
+}
+
+void ExpectParts(const ClusterIndex& index, const World& w,
+                 const ClusterIndex::Prepared& p, const Reference& ref) {
+  for (int i = 0; i < 12; ++i) {  // the nodes, and names of no node
+    const std::string node = absl::StrCat("n", i);
+    pb::Node got;
+    index.NodeParts(p, node, &got);
+    const pb::Node want = ReferenceParts(w, ref, node);
+    ASSERT_EQ(Deterministic(got), Deterministic(want))
+        << node << "\ngot:  " << got.ShortDebugString()
+        << "\nwant: " << want.ShortDebugString();
+  }
+}
+
+using PreparedAndReference = std::pair<ClusterIndex::Prepared, Reference>;
+
+// Prepares `plan` for `pod` and checks it against the reference; keeps both
+// in `last`.
+void ExpectPrepared(const ClusterIndex& index, const World& w,
+                    const pb::Pod& pod, const pb::PlanResponse& plan,
+                    std::optional<PreparedAndReference>& last) {
+  ClusterIndex::Prepared got = index.Prepare(pod, plan);
+  Reference want = ReferenceOf(w, pod, plan);
+  ASSERT_EQ(Deterministic(got.cluster), Deterministic(want.cluster))
+      << "plan: " << plan.ShortDebugString()
+      << "\npod: " << pod.ShortDebugString()
+      << "\ngot:  " << got.cluster.ShortDebugString()
+      << "\nwant: " << want.cluster.ShortDebugString();
+  ExpectParts(index, w, got, want);
+  last.emplace(std::move(got), std::move(want));
+}
+
+// The index's answers (node sides kept across cycles, and worked out anew
+// after node changes) are the reference's, byte for byte; so are the
+// per-node parts, also from answers prepared before the last change.
+TEST(ClusterIndexRandomTest, AnswersAreThoseWorkedOutFromScratch) {
+  int64_t builds = 0, rebuilt = 0, repeated = 0;
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE(absl::StrCat("seed ", seed));
+    RandomCluster r(seed);
+    ClusterIndex index;
+    World w;
+    std::vector<pb::PlanResponse> plans;
+    std::vector<pb::Pod> incoming;
+    for (int i = 0; i < 4; ++i) {
+      plans.push_back(r.RandomPlan());
+      incoming.push_back(r.RandomIncoming());
+    }
+    std::optional<PreparedAndReference> last;
+    for (int step = 0; step < 200; ++step) {
+      SCOPED_TRACE(absl::StrCat("step ", step));
+      RandomChange(r, index, w, step);
+      if (last.has_value() && r.Coin(0.3)) {
+        ExpectParts(index, w, last->first, last->second);
+      }
+      if (!r.Coin(0.6)) continue;
+      const pb::PlanResponse& plan = r.Pick(plans);
+      const pb::Pod& pod = r.Pick(incoming);
+      int64_t before = index.eligibility_builds();
+      ExpectPrepared(index, w, pod, plan, last);
+      if (HasFatalFailure()) return;
+      rebuilt += index.eligibility_builds() > before ? 1 : 0;
+      if (!r.Coin(0.5)) continue;
+      // The same cycle again with nothing changed: every node side kept.
+      before = index.eligibility_builds();
+      ExpectPrepared(index, w, pod, plan, last);
+      if (HasFatalFailure()) return;
+      ASSERT_EQ(index.eligibility_builds(), before);
+      ++repeated;
+    }
+    builds += index.eligibility_builds();
+  }
+  EXPECT_GT(builds, 1000);
+  EXPECT_GT(rebuilt, 1000);
+  EXPECT_GT(repeated, 1000);
 }
 
 }  // namespace
