@@ -1,5 +1,6 @@
 #include "shim/cache/cache.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
@@ -393,6 +394,39 @@ TEST(CacheTest, ChangedSinceNamesTheNodesWhosePodsChanged) {
   seq = c.ChangeSeq();
   c.RemovePod("d/churn");
   EXPECT_EQ(changed(seq), std::set<std::string>{"n2"});
+}
+
+// Batching over a share of the nodes keeps verdicts by position: a node's
+// position is its place in the candidate order (AppendCandidates'), names
+// at positions read it back, and the nodes counting a label value are
+// those running countable pods of that namespace and value.
+TEST(CacheTest, PositionsFollowTheCandidateOrder) {
+  Cache c;
+  for (const char* n : {"n1", "n2", "n3"}) c.UpsertNode(Node(n));
+  std::vector<std::string> order;
+  std::string out;
+  c.AppendCandidates(Pod("d", "x", "", ""), {}, 0, 3, false, 1, &out, &order);
+  ASSERT_EQ(order.size(), 3u);
+  std::vector<int32_t> at;
+  EXPECT_EQ(c.PositionsOf({order[2], "gone", order[0]}, &at), 3u);
+  EXPECT_THAT(at, ElementsAre(2, -1, 0));
+  EXPECT_THAT(c.NamesAt({1, 2, 0}), ElementsAre(order[1], order[2], order[0]));
+
+  c.UpsertAssignedPod(Pod("d", "w1", "web", "n1"));
+  c.UpsertAssignedPod(Pod("d", "w2", "web", "n3"));
+  c.UpsertAssignedPod(Pod("other", "w3", "web", "n2"));  // other namespace
+  c.UpsertAssignedPod(Pod("d", "b1", "db", "n2"));       // other value
+  std::vector<std::string> web;
+  c.NodesCounting("d", "app", "web", &web);
+  std::sort(web.begin(), web.end());
+  EXPECT_THAT(web, ElementsAre("n1", "n3"));
+  c.RemovePod("d/w2");
+  web.clear();
+  c.NodesCounting("d", "app", "web", &web);
+  EXPECT_THAT(web, ElementsAre("n1"));
+  web.clear();
+  c.NodesCounting("d", "app", "none", &web);
+  EXPECT_TRUE(web.empty());
 }
 
 // By key, a candidate is its content key and the cycle's parts; whole with
