@@ -15,10 +15,13 @@
 namespace kscore::scheduler {
 namespace {
 
-// The seed's profile with every node scored.
-constexpr char kProfile[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+// The seed's profile with `percentage` of the nodes scored: 100, every
+// node; below, kube-scheduler's share (at least minFeasibleNodesToFind, 100).
+std::string ProfileScoring(int percentage) {
+  return absl::StrCat(R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
-percentageOfNodesToScore: 100
+percentageOfNodesToScore: )",
+                      percentage, R"(
 profiles:
 - schedulerName: concentrate-scheduler
   plugins:
@@ -30,27 +33,8 @@ profiles:
   - name: Concentrate
     args:
       labelKey: app
-)";
-
-// The same with kube-scheduler's adaptive share of the nodes, at least
-// 100 (minFeasibleNodesToFind) and here 30%.
-constexpr char kProfileWindowed[] =
-    R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-percentageOfNodesToScore: 30
-profiles:
-- schedulerName: concentrate-scheduler
-  plugins:
-    score:
-      enabled:
-      - name: Concentrate
-        weight: 10
-  pluginConfig:
-  - name: Concentrate
-    args:
-      labelKey: app
-)";
-
+)");
+}
 objects::PodInfo MakePod(const std::string& name, const std::string& app,
                          int milli_cpu, const std::string& node = "") {
   nlohmann::json spec = {
@@ -130,7 +114,7 @@ struct Twin {
 // then both caches take the pod there. Two scorer replicas, so sessions
 // must be found on the replica that keeps them.
 struct Sequences {
-  const char* profile_yaml;
+  std::string profile_yaml;
   int min_nodes, max_nodes;
   int compared = 0, batched = 0;
 
@@ -226,7 +210,7 @@ struct Sequences {
 };
 
 TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
-  Sequences t{kProfile, 10, 60};
+  Sequences t{ProfileScoring(100), 10, 60};
   t.Run(11);
   EXPECT_GT(t.compared, 400);
   // Most pods follow one of their family: most cycles are batched.
@@ -236,7 +220,7 @@ TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
 // The same with a share of the nodes scored: the batched cycle walks the
 // window from the round-robin start as the whole cycle's rounds do.
 TEST(BatchingTest, DecidesAsWholeCyclesOverAShareOfTheNodes) {
-  Sequences t{kProfileWindowed, 120, 260};
+  Sequences t{ProfileScoring(30), 120, 260};
   t.Run(12);
   EXPECT_GT(t.compared, 400);
   EXPECT_GT(t.batched, t.compared / 2) << t.batched << " of " << t.compared;
@@ -245,7 +229,7 @@ TEST(BatchingTest, DecidesAsWholeCyclesOverAShareOfTheNodes) {
 // A replica keeps the nodes it was sent whole: the next pod of another
 // template (a whole cycle) sends them by key, a small part of the bytes.
 TEST(BatchingTest, NodesGoByKeyOnceAReplicaHoldsThem) {
-  auto real = testing::InProcessScorer::Start(kProfile);
+  auto real = testing::InProcessScorer::Start(ProfileScoring(100));
   ASSERT_TRUE(real.ok());
   auto scorer =
       *scorer_client::ScorerClient::Create({.target = (*real)->target()});
