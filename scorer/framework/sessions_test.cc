@@ -123,6 +123,21 @@ Full Evaluate(const Profile& profile, const pb::Pod& pod,
   return f;
 }
 
+// The session a replica keeps of a whole cycle over `cluster` whose
+// verdicts are `ev`: its raw scores, with PreScore's state.
+Session Kept(const Profile& profile, const pb::Pod& pod,
+             const std::vector<pb::Node>& cluster, const NodeVerdicts& ev) {
+  std::vector<const pb::Node*> all;
+  for (const pb::Node& n : cluster) all.push_back(&n);
+  CycleState kept;
+  EXPECT_TRUE(
+      profile.BindCluster(kept, pod, pb::ClusterData::default_instance(), all)
+          .ok());
+  EXPECT_TRUE(profile.Evaluate(kept, pod, all, EvaluateMode::kFull).ok());
+  return SessionFrom(profile, SessionKey(profile, pod, {}),
+                     FamilyKey(profile, pod, {}), ev.scores, kept);
+}
+
 // Random sequences of pods of one template, each placed on its best node,
 // with churn besides: after every placement, the session's update of the
 // changed nodes decides what a whole cycle over every node decides (the
@@ -146,15 +161,7 @@ TEST(SessionTest, UpdatesDecideAsWholeCycles) {
     NodeVerdicts ev;
     Full full = Evaluate(profile, pod, cluster, &ev);
     if (full.feasible == 0) continue;
-    std::vector<const pb::Node*> all;
-    for (const pb::Node& n : cluster) all.push_back(&n);
-    CycleState kept;
-    ASSERT_TRUE(
-        profile.BindCluster(kept, pod, pb::ClusterData::default_instance(), all)
-            .ok());
-    ASSERT_TRUE(profile.Evaluate(kept, pod, all, EvaluateMode::kFull).ok());
-    Session s = SessionFrom(profile, SessionKey(profile, pod, {}),
-                            FamilyKey(profile, pod, {}), ev.scores, kept);
+    Session s = Kept(profile, pod, cluster, ev);
     std::vector<int> slot_of(cluster.size(), -1), node_of;
     for (size_t j = 0; j < ev.feasible.size(); ++j) {
       slot_of[static_cast<size_t>(ev.feasible[j])] = static_cast<int>(j);
@@ -251,15 +258,7 @@ TEST(SessionTest, NormalisesOverTheWindowOnly) {
   NodeVerdicts ev;
   Evaluate(profile, pod, cluster, &ev);
   ASSERT_EQ(ev.feasible.size(), cluster.size());
-  std::vector<const pb::Node*> all;
-  for (const pb::Node& n : cluster) all.push_back(&n);
-  CycleState kept;
-  ASSERT_TRUE(
-      profile.BindCluster(kept, pod, pb::ClusterData::default_instance(), all)
-          .ok());
-  ASSERT_TRUE(profile.Evaluate(kept, pod, all, EvaluateMode::kFull).ok());
-  Session s = SessionFrom(profile, SessionKey(profile, pod, {}),
-                          FamilyKey(profile, pod, {}), ev.scores, kept);
+  Session s = Kept(profile, pod, cluster, ev);
   const NodeVerdicts none;
   absl::StatusOr<std::optional<SessionBest>> whole =
       ApplyUpdate(s, none, {}, pod, nullptr);
