@@ -219,10 +219,12 @@ void CountingNodes(const CycleInput& in, const BatchSession& s,
 
 // The family's session brought up to date: the verdicts of the nodes that
 // changed since (and for a pod of other label values, of the nodes whose
-// counts differ) forgotten. nullopt when a whole cycle is due.
+// counts differ) forgotten, and the pod's TemplateKey. nullopt when a whole
+// cycle is due.
 std::optional<BatchSession> TakeSession(const CycleInput& in, const Window& w,
                                         const CyclePlan& plan,
                                         const std::string& family,
+                                        std::string* template_key,
                                         bool* rebase) {
   std::optional<BatchSession> s = in.batches->Take(family);
   if (!s.has_value()) return std::nullopt;
@@ -233,7 +235,8 @@ std::optional<BatchSession> TakeSession(const CycleInput& in, const Window& w,
       s->verdict.size() != w.all_nodes || changed.size() > w.all_nodes / 2) {
     return std::nullopt;
   }
-  *rebase = s->key != TemplateKey(*in.profile, plan.pod);
+  *template_key = TemplateKey(*in.profile, plan.pod);
+  *rebase = s->key != *template_key;
   if (*rebase) CountingNodes(in, *s, plan.pod, &changed);
   std::vector<int32_t> at;
   if (in.cache->PositionsOf(changed, &at) != w.all_nodes) return std::nullopt;
@@ -254,8 +257,8 @@ std::optional<BatchSession> TakeSession(const CycleInput& in, const Window& w,
 }
 
 // After a rebase round the session is the pod's: its template and labels.
-void Rebased(const CycleInput& in, const pb::Pod& pod, BatchSession& s) {
-  s.key = TemplateKey(*in.profile, pod);
+void Rebased(std::string template_key, const pb::Pod& pod, BatchSession& s) {
+  s.key = std::move(template_key);
   s.labels.clear();
   for (const auto& [k, v] : pod.labels()) s.labels.emplace(k, v);
 }
@@ -339,7 +342,9 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                                       const std::string& key, uint64_t seq,
                                       scorer_client::Scorer& scorer) {
   bool rebase = false;
-  std::optional<BatchSession> s = TakeSession(in, w, plan, key, &rebase);
+  std::string template_key;
+  std::optional<BatchSession> s =
+      TakeSession(in, w, plan, key, &template_key, &rebase);
   if (!s.has_value()) return std::nullopt;
   google::protobuf::Arena arena;
   size_t evaluated = 0;
@@ -354,7 +359,7 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                 scorer.ReplicaOf(s->id)};
     const pb::EvaluateResponse* resp = SendRound(round, scorer, &arena);
     if (resp == nullptr) return std::nullopt;
-    if (rebase) Rebased(in, plan.pod, *s);
+    if (rebase) Rebased(template_key, plan.pod, *s);
     rebase = false;
     evaluated += wk.pending.size();
     // Not final while a node it asked about was rejected and nodes remain:
