@@ -7,6 +7,7 @@
 #include "common/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "model/session_cluster.h"
 
 namespace kscore::framework {
 namespace {
@@ -119,7 +120,7 @@ std::string SessionKey(const Profile& profile, const pb::Pod& pod,
   key.push_back('\0');
   AppendDeterministic(anonymous, &key);
   key.push_back('\0');
-  AppendDeterministic(cluster, &key);
+  model::AppendSessionCluster(cluster, &key);
   return key;
 }
 

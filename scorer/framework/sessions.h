@@ -30,8 +30,9 @@ namespace kscore::framework {
 struct Session {
   const Profile* profile = nullptr;
   // What the session's answers depend on besides the nodes: the profile,
-  // the pod message without its name and uid, and the cluster data, as
-  // deterministic bytes. An update for anything else is refused.
+  // the pod message without its name and uid, and the cluster data with its
+  // totals only as zero or not (model::SessionCluster), as deterministic
+  // bytes. An update for anything else is refused.
   std::string key;
   // The same with the pod's label values left out (FamilyKey): an update
   // with `rebase` may change the pod within it.

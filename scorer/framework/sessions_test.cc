@@ -295,6 +295,33 @@ TEST(SessionTest, FamilyKeyLeavesOutLabelValuesOnly) {
   EXPECT_NE(FamilyKey(profile, web, {}), FamilyKey(profile, other, {}));
 }
 
+// Cluster data that differs only in how large a total is keeps the
+// session; a total that becomes zero, or any other field, does not.
+TEST(SessionTest, KeyReadsTotalsOnlyAsZeroOrNot) {
+  std::unique_ptr<ProfileSet> set = Profiles();
+  const Profile& profile = *set->profiles.at("concentrate-scheduler");
+  const pb::Pod pod = MakePod().Label("app", "web").Req(100, 1 << 20).Obj();
+  auto cluster = [](int64_t answer, int64_t term, int32_t min) {
+    pb::ClusterData c;
+    c.set_node_count(10);
+    pb::QueryAnswer* a = c.add_answers();
+    a->set_total(answer);
+    a->set_min_count(min);
+    pb::ExistingTerm* e = c.add_existing_terms();
+    e->set_kind(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY);
+    e->mutable_term()->set_topology_key("kubernetes.io/hostname");
+    e->set_total(term);
+    return c;
+  };
+  const std::string key = SessionKey(profile, pod, cluster(3, 2, 0));
+  EXPECT_EQ(key, SessionKey(profile, pod, cluster(7, 1, 0)));
+  EXPECT_NE(key, SessionKey(profile, pod, cluster(0, 2, 0)));
+  EXPECT_NE(key, SessionKey(profile, pod, cluster(3, 0, 0)));
+  EXPECT_NE(key, SessionKey(profile, pod, cluster(3, 2, 1)));
+  EXPECT_EQ(FamilyKey(profile, pod, cluster(3, 2, 0)),
+            FamilyKey(profile, pod, cluster(9, 9, 0)));
+}
+
 TEST(SessionTest, StoreEvictsTheLeastRecentlyUsedAndChecksGenerations) {
   SessionStore store(2, size_t{1} << 20);
   for (uint64_t id = 1; id <= 3; ++id) store.Put(id, Session{});

@@ -754,12 +754,7 @@ void ScorerService::KeepSession(uint64_t id, const framework::Profile& profile,
                                 const pb::ClusterData& cluster,
                                 const framework::ScoreTable& table,
                                 const framework::CycleState& state) {
-  // Answers to a plan (domain counts, existing pods' terms) change with pods
-  // on other nodes: such a pod's cycle is never kept.
-  if (!profile.batches() || cluster.answers_size() > 0 ||
-      cluster.existing_terms_size() > 0) {
-    return;
-  }
+  if (!profile.batches()) return;
   sessions_.Put(id,
                 framework::SessionFrom(
                     profile, framework::SessionKey(profile, pod, cluster),

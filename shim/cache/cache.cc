@@ -827,12 +827,14 @@ std::vector<std::string> Cache::NodeNames() const {
 void Cache::UpsertNamespace(const std::string& name,
                             const model::LabelMap& labels) {
   absl::MutexLock lock(&mu_);
-  index_.UpsertNamespace(name, labels);
+  // What a query's namespace selector matches may change.
+  if (index_.UpsertNamespace(name, labels)) StructureChangedLocked();
 }
 
 void Cache::RemoveNamespace(const std::string& name) {
   absl::MutexLock lock(&mu_);
   index_.RemoveNamespace(name);
+  StructureChangedLocked();  // what a query's namespace selector matches
 }
 
 void Cache::UpsertWorkload(objects::WorkloadKind kind, const std::string& ns,

@@ -351,7 +351,8 @@ std::vector<std::string> Names(
 
 // Batching reads the changes since a point: a pod's coming and going names
 // its node; the same Node again changes nothing; a changed, new or removed
-// node, or a nomination, means every node counts as changed.
+// node, a nomination, or a namespace's labels mean every node counts as
+// changed.
 TEST(CacheTest, ChangedSinceNamesTheNodesWhosePodsChanged) {
   Cache c;
   c.UpsertNode(Node("n1"));
@@ -394,6 +395,22 @@ TEST(CacheTest, ChangedSinceNamesTheNodesWhosePodsChanged) {
   seq = c.ChangeSeq();
   c.RemovePod("d/churn");
   EXPECT_EQ(changed(seq), std::set<std::string>{"n2"});
+  // What a query's namespace selector matches: a namespace that comes,
+  // changes its labels or goes; not the same labels again.
+  model::LabelMap team;
+  team["team"] = "a";
+  seq = c.ChangeSeq();
+  c.UpsertNamespace("d", team);
+  EXPECT_EQ(changed(seq), std::nullopt);
+  seq = c.ChangeSeq();
+  c.UpsertNamespace("d", team);
+  EXPECT_EQ(changed(seq), std::set<std::string>{});
+  team["team"] = "b";
+  c.UpsertNamespace("d", team);
+  EXPECT_EQ(changed(seq), std::nullopt);
+  seq = c.ChangeSeq();
+  c.RemoveNamespace("d");
+  EXPECT_EQ(changed(seq), std::nullopt);
 }
 
 // Batching over a share of the nodes keeps verdicts by position: a node's

@@ -109,14 +109,19 @@ std::string EligibilityKey(const pb::PodQuery& q, const pb::Pod& node_side) {
   return absl::StrCat(head.size(), ":", head, Deterministic(node_side));
 }
 
+bool SameLabels(const LabelMap& a, const LabelMap& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end() || it->second != v) return false;
+  }
+  return true;
+}
+
 bool SameLabelsAndTaints(const pb::Node& a, const pb::Node& b) {
-  if (a.labels_size() != b.labels_size() ||
+  if (!SameLabels(a.labels(), b.labels()) ||
       a.taints_size() != b.taints_size()) {
     return false;
-  }
-  for (const auto& [k, v] : a.labels()) {
-    auto it = b.labels().find(k);
-    if (it == b.labels().end() || it->second != v) return false;
   }
   for (int i = 0; i < a.taints_size(); ++i) {
     if (a.taints(i).SerializeAsString() != b.taints(i).SerializeAsString()) {
@@ -143,6 +148,7 @@ void Subtract(Map& m, const std::string& key, int64_t by) {
 struct ClusterIndex::KeyTable {
   std::vector<int32_t> domain;     // by node id: into names, -1 without it
   std::vector<std::string> names;  // the distinct values
+  bool per_node = true;            // no two nodes share a value
 };
 
 // Which nodes a query counts (for one pod's node side) at one node version.
@@ -241,9 +247,13 @@ void ClusterIndex::RemovePod(const PodRef& ref) {
   }
 }
 
-void ClusterIndex::UpsertNamespace(const std::string& name,
+bool ClusterIndex::UpsertNamespace(const std::string& name,
                                    const LabelMap& labels) {
-  namespaces_[name] = labels;
+  auto [it, fresh] = namespaces_.try_emplace(name, labels);
+  if (fresh) return true;
+  if (SameLabels(it->second, labels)) return false;
+  it->second = labels;
+  return true;
 }
 
 void ClusterIndex::RemoveNamespace(const std::string& name) {
@@ -404,6 +414,7 @@ std::shared_ptr<const ClusterIndex::KeyTable> ClusterIndex::DomainsOf(
     auto [it, fresh] =
         seen.try_emplace(*value, static_cast<int32_t>(t->names.size()));
     if (fresh) t->names.push_back(*value);
+    t->per_node = t->per_node && fresh;
     t->domain[n.id] = it->second;
   }
   if (key_tables_.size() >= kMaxCached) key_tables_.clear();
@@ -447,6 +458,7 @@ void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
   if (!pq.key.empty()) {
     e = EligibilityFor(q, pod);
     pq.domains = e->domains;
+    out.domains_per_node = out.domains_per_node && e->domains->per_node;
   }
   int64_t total = 0;
   for (const Signature* sig : SignaturesFor(q)) {
@@ -501,6 +513,7 @@ void ClusterIndex::PrepareTerms(const pb::PlanResponse& plan,
     d.id = t->id;
     d.key = t->term.term().topology_key();
     d.domains = DomainsOf(d.key);
+    out.domains_per_node = out.domains_per_node && d.domains->per_node;
     int64_t total = 0;
     for (const auto& [node, count] : t->nodes) {
       auto n = nodes_.find(node);

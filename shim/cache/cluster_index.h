@@ -78,6 +78,10 @@ class ClusterIndex {
     };
     std::vector<TermDomains> terms;
     std::vector<std::string> images;  // the pod's, normalised, distinct
+    // Every query's and term's topology key has a value of its own on each
+    // node that has it (as kubernetes.io/hostname has): a pod on a node
+    // changes that node's parts only.
+    bool domains_per_node = true;
     bool empty() const {
       return queries.empty() && terms.empty() && images.empty();
     }
@@ -96,7 +100,8 @@ class ClusterIndex {
   PodRef AddPod(const objects::PodInfo& pod, const std::string& node);
   void RemovePod(const PodRef& ref);
 
-  void UpsertNamespace(const std::string& name, const model::LabelMap& l);
+  // True when the namespace is new or its labels changed.
+  bool UpsertNamespace(const std::string& name, const model::LabelMap& l);
   void RemoveNamespace(const std::string& name);
   // A Service's selector (match_labels; has_selector false for a Service
   // without one, which selects no pod) or a controller's.

@@ -424,6 +424,39 @@ TEST_F(ClusterIndexTest, NodeSideIsKeptUntilLabelsOrTaintsChange) {
 }
 
 // Through the Cache: candidates carry their part of the answers.
+// Whether a pod on a node changes only that node's parts: each key the
+// plan's queries and the existing terms read has a value of its own per
+// node (the hostname), or none (the node's own pods).
+TEST_F(ClusterIndexTest, DomainsPerNodeWhenNoTwoNodesShareAValue) {
+  pb::PlanResponse plan;
+  pb::PodQuery host = ByZone("ns");
+  host.set_topology_key(kHost);
+  *plan.add_queries() = host;
+  pb::PodQuery own = ByZone("ns");
+  own.clear_topology_key();
+  *plan.add_queries() = own;
+  plan.add_existing_terms(pb::TERM_KIND_REQUIRED_ANTI_AFFINITY);
+  EXPECT_TRUE(index_.Prepare(incoming_, plan).domains_per_node);
+
+  // A term over the zone, which a1 and a2 share.
+  objects::PodInfo anti = Pod("ns", "guard", {{"app", "db"}}, "b1");
+  pb::PodAffinityTerm* t = anti.pod.mutable_pod_anti_affinity()->add_required();
+  t->set_topology_key(kZone);
+  *t->mutable_label_selector() = Selects("app", "web");
+  const ClusterIndex::PodRef ref = Add(anti);
+  EXPECT_FALSE(index_.Prepare(incoming_, plan).domains_per_node);
+  index_.RemovePod(ref);
+  EXPECT_TRUE(index_.Prepare(incoming_, plan).domains_per_node);
+
+  *plan.add_queries() = ByZone("ns");
+  EXPECT_FALSE(index_.Prepare(incoming_, plan).domains_per_node);
+  plan.mutable_queries()->RemoveLast();
+  pb::Node twin = Node("c1", "c");  // c1 takes a1's hostname
+  (*twin.mutable_labels())[kHost] = "a1";
+  index_.UpsertNode(twin, {});
+  EXPECT_FALSE(index_.Prepare(incoming_, plan).domains_per_node);
+}
+
 TEST(CacheClusterTest, CandidatesCarryQueryCounts) {
   Cache c;
   c.UpsertNode(Node("a1", "a"));

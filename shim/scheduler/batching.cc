@@ -6,14 +6,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/arena.h"
+#include "model/session_cluster.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
 namespace {
 
+// What of the cycle's cluster data the session's answers depend on.
 std::string ClusterBytes(const CyclePlan& plan) {
-  return plan.prepared != nullptr ? plan.prepared->cluster.SerializeAsString()
-                                  : std::string();
+  std::string bytes;
+  if (plan.prepared != nullptr)
+    model::AppendSessionCluster(plan.prepared->cluster, &bytes);
+  return bytes;
 }
 
 // A round of the window walk: the positions whose verdicts it needs, the
@@ -186,18 +190,32 @@ std::string FamilyKey(const ProfileInfo& profile, const pb::Pod& pod) {
   return TemplateKey(profile, family);
 }
 
+namespace {
+
+// The cycle reads counts of the cluster's pods: the plan's queries, or
+// existing pods' terms of the kinds it asks for.
+bool CountsPods(const CyclePlan& plan) {
+  return plan.prepared != nullptr &&
+         (plan.prepared->cluster.answers_size() > 0 ||
+          plan.prepared->cluster.existing_terms_size() > 0);
+}
+
+}  // namespace
+
+std::string SessionFamily(const ProfileInfo& profile, const CyclePlan& plan) {
+  return CountsPods(plan) ? TemplateKey(profile, plan.pod)
+                          : FamilyKey(profile, plan.pod);
+}
+
 bool Batchable(const CycleInput& in, const CyclePlan& plan) {
   if (in.batches == nullptr || !in.profile->batches || in.explain_top < 0 ||
       in.explain_rejections) {
     return false;
   }
-  if (!plan.plan.queries().empty() || plan.plan.score_needs_all_feasible())
-    return false;
-  if (plan.prepared != nullptr &&
-      (plan.prepared->cluster.answers_size() > 0 ||
-       plan.prepared->cluster.existing_terms_size() > 0)) {
-    return false;
-  }
+  if (plan.plan.score_needs_all_feasible()) return false;
+  // A binding changes the query and term counts of its domain's nodes; with
+  // a domain per node, only its own node's, which the session re-sends.
+  if (CountsPods(plan) && !plan.prepared->domains_per_node) return false;
   return in.cache->NominatedNode(in.pod->key).empty();
 }
 

@@ -32,7 +32,7 @@ struct BatchSession {
   uint64_t id = 0;
   uint32_t generation = 0;
   uint64_t seq = 0;        // Cache::ChangeSeq the verdicts reflect
-  std::string cluster;     // the cluster data, encoded
+  std::string cluster;     // model::SessionCluster's encoding
   std::string key;         // TemplateKey of the session's pod
   std::string namespace_;  // and its namespace and labels
   absl::flat_hash_map<std::string, std::string> labels;
@@ -62,10 +62,15 @@ class Batches {
 // plugins only through the label counts of the nodes, so a session follows
 // pods of one family, sending again the nodes whose counts differ.
 std::string FamilyKey(const ProfileInfo& profile, const pb::Pod& pod);
+// The key a cycle's session is kept under: FamilyKey, or the TemplateKey
+// when the plan asks for counts of the cluster's pods (which existing terms
+// match, and what a query counts, may read the pod's label values).
+std::string SessionFamily(const ProfileInfo& profile, const CyclePlan& plan);
 
 // Whether this pod's cycle may be batched: the scorer's profile batches,
-// the pod's plan asks nothing whose answers move with other nodes' pods (no
-// query, no existing pod's term, not every feasible node for scoring), no
+// the pod's plan asks nothing whose answers on a node move with pods on
+// other nodes (a query or an existing pod's term over a topology key that
+// two nodes share a value of; every feasible node for scoring), no
 // nomination, and no explanation of every node is asked for.
 bool Batchable(const CycleInput& in, const CyclePlan& plan);
 

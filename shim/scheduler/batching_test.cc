@@ -36,7 +36,8 @@ profiles:
 )");
 }
 objects::PodInfo MakePod(const std::string& name, const std::string& app,
-                         int milli_cpu, const std::string& node = "") {
+                         int milli_cpu, const std::string& node = "",
+                         const nlohmann::json& affinity = nullptr) {
   nlohmann::json spec = {
       {"schedulerName", "concentrate-scheduler"},
       {"containers",
@@ -45,6 +46,7 @@ objects::PodInfo MakePod(const std::string& name, const std::string& app,
           {{"requests",
             {{"cpu", absl::StrCat(milli_cpu, "m")}, {"memory", "256Mi"}}}}}}}}};
   if (!node.empty()) spec["nodeName"] = node;
+  if (!affinity.is_null()) spec["affinity"] = affinity;
   absl::StatusOr<objects::PodInfo> pod = objects::PodFromJson(
       {{"metadata",
         {{"name", name},
@@ -57,10 +59,59 @@ objects::PodInfo MakePod(const std::string& name, const std::string& app,
   return *std::move(pod);
 }
 
+// A pod (anti-)affinity term selecting app=`app` over `key`.
+nlohmann::json Term(const std::string& app, const std::string& key) {
+  return {{"labelSelector", {{"matchLabels", {{"app", app}}}}},
+          {"topologyKey", key}};
+}
+
+// The pod affinity of group `group` of the affinity sequences: required
+// anti-affinity to its own group, preferred affinity to the next group's
+// pods, or preferred anti-affinity to the group before, all per node.
+nlohmann::json AffinityOf(int group) {
+  const std::string self = absl::StrCat("g", group);
+  const std::string next = absl::StrCat("g", (group + 1) % 4);
+  const std::string before = absl::StrCat("g", (group + 3) % 4);
+  const char* host = "kubernetes.io/hostname";
+  switch (group % 4) {
+    case 0:
+      return {{"podAntiAffinity",
+               {{"requiredDuringSchedulingIgnoredDuringExecution",
+                 {Term(self, host)}}}}};
+    case 1:
+      return {{"podAffinity",
+               {{"preferredDuringSchedulingIgnoredDuringExecution",
+                 {{{"weight", 50}, {"podAffinityTerm", Term(next, host)}}}}}}};
+    case 2:
+      return {
+          {"podAntiAffinity",
+           {{"preferredDuringSchedulingIgnoredDuringExecution",
+             {{{"weight", 30}, {"podAffinityTerm", Term(before, host)}}}}}}};
+    default:
+      return nullptr;
+  }
+}
+
+// What the other pods bound meanwhile carry in the affinity sequences: now
+// and then a required anti-affinity to a group, per node, and in the last
+// round over the zone, where a binding changes the counts of every node of
+// its zone and no session may follow a pod the term matches.
+nlohmann::json OthersTerm(int round, std::mt19937_64& rng) {
+  const bool zone = round == 5;
+  if (!zone && rng() % 2 == 0) return nullptr;
+  const char* key =
+      zone ? "topology.kubernetes.io/zone" : "kubernetes.io/hostname";
+  return {{"podAntiAffinity",
+           {{"requiredDuringSchedulingIgnoredDuringExecution",
+             {Term(absl::StrCat("g", rng() % 4), key)}}}}};
+}
+
 pb::Node MakeNode(int i, std::mt19937_64& rng) {
   pb::Node n;
   n.set_name(absl::StrCat("node-", i));
   (*n.mutable_labels())["kubernetes.io/hostname"] = n.name();
+  (*n.mutable_labels())["topology.kubernetes.io/zone"] =
+      absl::StrCat("zone-", i % 3);
   n.mutable_allocatable()->set_milli_cpu(
       1000 * std::uniform_int_distribution<int>(2, 8)(rng));
   n.mutable_allocatable()->set_memory(int64_t{8} << 30);
@@ -116,6 +167,9 @@ struct Twin {
 struct Sequences {
   std::string profile_yaml;
   int min_nodes, max_nodes;
+  // Pods carry AffinityOf their group, and the other pods bound meanwhile
+  // now and then a required anti-affinity to a group.
+  bool affinity = false;
   int compared = 0, batched = 0;
 
   void Run(uint64_t seed) {
@@ -149,16 +203,17 @@ struct Sequences {
       // Mostly runs of one template; now and then another, or churn. Groups
       // 0 and 2 (and 1 and 3) are one family.
       const int group = (k / 10) % 4 + (rng() % 6 == 0 ? 1 : 0);
-      const objects::PodInfo pod =
-          MakePod(absl::StrCat("p", round, "-", k), absl::StrCat("g", group),
-                  100 * (1 + group % 2));
+      const objects::PodInfo pod = MakePod(
+          absl::StrCat("p", round, "-", k), absl::StrCat("g", group),
+          100 * (1 + group % 2), "", affinity ? AffinityOf(group) : nullptr);
       if (rng() % 5 == 0 && !placed.empty()) {
         twin.Remove(placed[rng() % placed.size()]);
       }
       if (rng() % 7 == 0) {
         twin.AddBound(MakePod(absl::StrCat("x", round, "-", k),
                               absl::StrCat("g", rng() % 4), 200,
-                              absl::StrCat("node-", rng() % n_nodes)));
+                              absl::StrCat("node-", rng() % n_nodes),
+                              affinity ? OthersTerm(round, rng) : nullptr));
       }
       if (rng() % 15 == 0) twin.UpsertNode(MakeNode(rng() % n_nodes, rng));
       CycleInput in{.pod = &pod,
@@ -222,6 +277,16 @@ TEST(BatchingTest, DecidesAsWholeCyclesOnRandomSequences) {
 TEST(BatchingTest, DecidesAsWholeCyclesOverAShareOfTheNodes) {
   Sequences t{ProfileScoring(30), 120, 260};
   t.Run(12);
+  EXPECT_GT(t.compared, 400);
+  EXPECT_GT(t.batched, t.compared / 2) << t.batched << " of " << t.compared;
+}
+
+// Pods with pod (anti-)affinity over the hostname, among other pods' terms:
+// a binding changes its own node's counts only, and sessions follow such
+// pods. Those over the zone run whole cycles.
+TEST(BatchingTest, DecidesAsWholeCyclesWithPodAffinityPerNode) {
+  Sequences t{ProfileScoring(30), 120, 260, true};
+  t.Run(13);
   EXPECT_GT(t.compared, 400);
   EXPECT_GT(t.batched, t.compared / 2) << t.batched << " of " << t.compared;
 }

@@ -641,7 +641,7 @@ CycleResult ChooseNode(const CycleInput& in, CyclePlan& plan_ref,
   const uint64_t seq = in.cache->ChangeSeq();
   std::string key;
   if (Batchable(in, *plan)) {
-    key = FamilyKey(*in.profile, plan->pod);
+    key = SessionFamily(*in.profile, *plan);
     if (std::optional<CycleResult> r =
             RunBatched(in, w, *plan, key, seq, scorer)) {
       return *std::move(r);

@@ -1,0 +1,27 @@
+#include "model/session_cluster.h"
+
+#include <algorithm>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+
+namespace kscore::model {
+
+pb::ClusterData SessionCluster(const pb::ClusterData& cluster) {
+  pb::ClusterData out = cluster;
+  for (pb::QueryAnswer& a : *out.mutable_answers())
+    a.set_total(std::clamp<int64_t>(a.total(), 0, 1));
+  for (pb::ExistingTerm& e : *out.mutable_existing_terms())
+    e.set_total(std::clamp<int64_t>(e.total(), 0, 1));
+  return out;
+}
+
+void AppendSessionCluster(const pb::ClusterData& cluster, std::string* out) {
+  const pb::ClusterData shape = SessionCluster(cluster);
+  google::protobuf::io::StringOutputStream stream(out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  shape.SerializeToCodedStream(&coded);
+}
+
+}  // namespace kscore::model
