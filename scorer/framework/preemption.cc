@@ -506,6 +506,7 @@ struct DryRun {
   model::FitErrorBuilder fit;
   int statuses = 0;  // nodes with a status (upstream's NodeToStatus.Len())
   std::vector<std::string> errors;
+  bool stopped = false;  // before the last node sent: it had enough
 };
 
 // The dry run, node after node in the order sent (upstream starts at a
@@ -539,6 +540,7 @@ absl::StatusOr<DryRun> DryRunNodes(const PreemptionPolicy& policy,
       if (!non_violating.empty() &&
           static_cast<int64_t>(non_violating.size() + violating.size()) >=
               num_candidates) {
+        run.stopped = true;
         break;
       }
       continue;
@@ -588,6 +590,7 @@ absl::StatusOr<PostFilterResult> Preempt(const PreemptionPolicy& policy,
   }
   // 2) The dry run.
   KSCORE_ASSIGN_OR_RETURN(DryRun run, DryRunNodes(policy, in));
+  out.partial = !run.stopped && req.nodes_size() < req.num_potential_nodes();
   out.candidates = std::move(run.candidates);
   std::sort(
       out.candidates.begin(), out.candidates.end(),

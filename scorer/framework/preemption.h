@@ -44,6 +44,9 @@ struct PostFilterResult {
   PluginStatus status;
   int chosen = -1;                    // into candidates
   std::vector<Candidate> candidates;  // in request order
+  // The dry run passed every node sent without stopping, and the request
+  // left potential nodes out (PreemptResponse.partial).
+  bool partial = false;
 };
 
 // Everything one Preempt call knows, shared by every step of it.

@@ -437,6 +437,24 @@ TEST_F(PreemptTest, StopsEarlyAsDryRunPreemption) {
   EXPECT_EQ(r->candidates[0].node, 0);
   EXPECT_EQ(r->candidates[1].node, 2);
   EXPECT_EQ(Chosen(req, *r).first, "free");
+  EXPECT_FALSE(r->partial);
+
+  // Potential nodes left out: an answer that stopped is whole, one that
+  // passed every node sent without stopping is partial; with every node
+  // sent it is whole again.
+  req.set_num_nodes(req.nodes_size() + 3);
+  req.set_num_potential_nodes(req.nodes_size() + 3);
+  r = Run(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->partial);
+  req.mutable_nodes()->DeleteSubrange(2, 2);  // v1, v2: no stop
+  r = Run(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->partial);
+  req.set_num_potential_nodes(req.nodes_size());
+  r = Run(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->partial);
 }
 
 // A victim's host port is freed with it.

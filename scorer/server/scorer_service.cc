@@ -576,6 +576,7 @@ void PostFilterTo(const framework::PostFilterResult& result,
   }
   resp->set_message(absl::StrJoin(result.status.reasons, ", "));
   resp->set_chosen(result.chosen);
+  resp->set_partial(result.partial);
   for (const framework::Candidate& c : result.candidates) {
     pb::PreemptionCandidate* out = resp->add_candidates();
     out->set_node(c.node);

@@ -35,27 +35,13 @@ std::vector<std::string> PotentialNodes(const CandidateVerdicts& ev,
   return out;
 }
 
-pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
-                                       const CyclePlan& plan,
-                                       const CandidateVerdicts& ev) {
-  const objects::PodInfo& pod = *in.pod;
-  pb::PreemptRequest req;
-  req.set_profile(pod.scheduler_name);
-  req.set_config_hash(in.profile->config_hash);
-  *req.mutable_pod() = plan.pod;
-  if (plan.prepared != nullptr) *req.mutable_cluster() = plan.prepared->cluster;
-  req.set_num_nodes(static_cast<int32_t>(ev.all_nodes));
+size_t FirstPreemptNodes(size_t potential) {
+  return std::min(potential, std::max<size_t>(200, potential / 5));
+}
+
+std::vector<std::string> PreemptOrder(const CycleInput& in,
+                                      const CandidateVerdicts& ev) {
   std::vector<std::string> potential = PotentialNodes(ev, *in.cache);
-  req.set_num_potential_nodes(static_cast<int32_t>(potential.size()));
-  const std::string nominated = in.cache->NominatedNode(pod.key);
-  req.set_nominated_node_name(nominated);
-  if (!nominated.empty() && std::find(potential.begin(), potential.end(),
-                                      nominated) != potential.end()) {
-    for (pb::VictimPod& v :
-         in.cache->LowerPriorityPods(nominated, pod.priority)) {
-      *req.add_nominated_node_pods() = std::move(v);
-    }
-  }
   if (!potential.empty()) {
     // Upstream's GetOffsetAndNumCandidates: a random start, so that
     // preemptions spread over the nodes.
@@ -66,8 +52,36 @@ pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
                                 in.rng != nullptr ? offset(*in.rng) : 0),
         potential.end());
   }
+  return potential;
+}
+
+pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
+                                       const CyclePlan& plan,
+                                       const CandidateVerdicts& ev,
+                                       const std::vector<std::string>& order,
+                                       size_t first_nodes) {
+  const objects::PodInfo& pod = *in.pod;
+  pb::PreemptRequest req;
+  req.set_profile(pod.scheduler_name);
+  req.set_config_hash(in.profile->config_hash);
+  *req.mutable_pod() = plan.pod;
+  if (plan.prepared != nullptr) *req.mutable_cluster() = plan.prepared->cluster;
+  req.set_num_nodes(static_cast<int32_t>(ev.all_nodes));
+  req.set_num_potential_nodes(static_cast<int32_t>(order.size()));
+  const std::string nominated = in.cache->NominatedNode(pod.key);
+  req.set_nominated_node_name(nominated);
+  if (!nominated.empty() &&
+      std::find(order.begin(), order.end(), nominated) != order.end()) {
+    for (pb::VictimPod& v :
+         in.cache->LowerPriorityPods(nominated, pod.priority)) {
+      *req.add_nominated_node_pods() = std::move(v);
+    }
+  }
+  const std::vector<std::string> sent(
+      order.begin(), order.begin() + static_cast<std::ptrdiff_t>(
+                                         std::min(order.size(), first_nodes)));
   in.cache->AppendPreemptionNodes(
-      pod, plan.pod, in.profile->label_count_keys, potential, plan.node_labels,
+      pod, plan.pod, in.profile->label_count_keys, sent, plan.node_labels,
       plan.plan, plan.prepared.get(), in.max_victim_pods, req.mutable_nodes());
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> namespaces;
@@ -137,8 +151,17 @@ absl::StatusOr<PostFilterOutcome> ReadPreemptResponse(
 void PostFilter(const CycleInput& in, const CyclePlan& plan,
                 const CandidateVerdicts& ev, scorer_client::Scorer& scorer,
                 CycleResult& result) {
-  const pb::PreemptRequest req = BuildPreemptRequest(in, plan, ev);
+  // First the nodes a dry run usually stops within, then, if it did not,
+  // every one (unless --preemption-max-victim-pods cut the first short).
+  const std::vector<std::string> order = PreemptOrder(in, ev);
+  const size_t first = FirstPreemptNodes(order.size());
+  pb::PreemptRequest req = BuildPreemptRequest(in, plan, ev, order, first);
   absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
+  if (resp.ok() && resp->partial() &&
+      static_cast<size_t>(req.nodes_size()) == first) {
+    req = BuildPreemptRequest(in, plan, ev, order, order.size());
+    resp = scorer.Preempt(req);
+  }
   if (absl::IsUnimplemented(resp.status())) {
     // A scorer from before the call: as a profile without PostFilter.
     static std::atomic<bool> logged{false};

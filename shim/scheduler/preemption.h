@@ -20,14 +20,27 @@ namespace kscore::scheduler {
 std::vector<std::string> PotentialNodes(const CandidateVerdicts& ev,
                                         const cache::Cache& cache);
 
-// The Preempt request for the pod of `in`: the potential nodes from a
-// random offset (as upstream's DryRunPreemption starts), each with its
+// The potential nodes in the order the dry run tries them: from a random
+// offset, as upstream's DryRunPreemption starts, wrapping.
+std::vector<std::string> PreemptOrder(const CycleInput& in,
+                                      const CandidateVerdicts& ev);
+
+// The Preempt request for the pod of `in`: the first `first_nodes` of
+// `order` (num_potential_nodes counts them all), each with its
 // lower-priority pods, until in.max_victim_pods; the pod's nominated node
 // and, unless Filter found it unresolvable, its lower-priority pods; the
 // victims' namespaces' PodDisruptionBudgets.
 pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
                                        const CyclePlan& plan,
-                                       const CandidateVerdicts& ev);
+                                       const CandidateVerdicts& ev,
+                                       const std::vector<std::string>& order,
+                                       size_t first_nodes);
+
+// How many potential nodes of `potential` a first Preempt call sends: twice
+// what upstream's default DefaultPreemptionArgs make its dry run look for
+// (max(100, 10%)), so that the run usually stops within them. An answer
+// that says `partial` is asked again with every node.
+size_t FirstPreemptNodes(size_t potential);
 
 // What an answer means for the pod, checked against the request it answers
 // (indices in range): on SUCCESS a Preemption and kSet; otherwise kClear

@@ -225,6 +225,35 @@ TEST(PostFilterTest, PotentialNodesStartAtARandomOffset) {
   EXPECT_GT(firsts.size(), 1u);
 }
 
+// The first call sends the nodes the dry run usually stops within; an
+// answer that says it passed them all without stopping (partial) is asked
+// again with every node, from the same offset.
+TEST(PostFilterTest, APartialAnswerIsAskedAgainWithEveryNode) {
+  Fixture f(300);
+  f.RejectAll(300);
+  bool partial = true;
+  f.scorer.preempt = [&](const pb::PreemptRequest& req) {
+    pb::PreemptResponse resp = NoCandidate();
+    resp.set_partial(partial && req.nodes_size() < 300);
+    return resp;
+  };
+  f.Cycle();
+  ASSERT_EQ(f.scorer.preempted.size(), 2u);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 200);
+  EXPECT_EQ(f.scorer.preempted[0].num_potential_nodes(), 300);
+  EXPECT_EQ(f.scorer.preempted[1].nodes_size(), 300);
+  EXPECT_EQ(f.scorer.preempted[0].nodes(0).node().name(),
+            f.scorer.preempted[1].nodes(0).node().name());
+
+  f.scorer.preempted.clear();
+  partial = false;
+  f.Cycle();
+  ASSERT_EQ(f.scorer.preempted.size(), 1u);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 200);
+  EXPECT_EQ(FirstPreemptNodes(5000), 1000u);
+  EXPECT_EQ(FirstPreemptNodes(50), 50u);
+}
+
 // A PreFilter rejection gives every node the same status: Unschedulable
 // makes them all potential, unresolvable none (the scorer still words the
 // answer).
