@@ -55,6 +55,7 @@ void SchedulingQueue::LeaveBackoffLocked(const Entry& e) {
 
 void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
   if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
+  e.gate = nullptr;
   LeaveBackoffLocked(e);
   e.parked = false;
   e.where = Where::kActive;
@@ -65,6 +66,10 @@ void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
 
 void SchedulingQueue::BackoffOrActivateLocked(Entry& e,
                                               absl::string_view event) {
+  if (e.gate != nullptr) {
+    if (!closed_ && e.where == Where::kUnschedulable && e.gate()) return;
+    e.gate = nullptr;
+  }
   absl::Time until = e.pod.timestamp + BackoffFor(e.pod.attempts);
   e.parked = false;
   if (e.pod.attempts > 0 && until > options_.now()) {
@@ -256,6 +261,18 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
     return;
   }
   BackoffOrActivateLocked(*e, kScheduleAttemptFailure);
+}
+
+void SchedulingQueue::RequeueGated(QueuedPod pod, std::function<bool()> gate) {
+  absl::MutexLock lock(&mu_);
+  bool moved = false;
+  Entry* e = ReturnLocked(std::move(pod), true, &moved);
+  if (e == nullptr) return;
+  e->where = Where::kUnschedulable;
+  unschedulable_.insert(e->pod.info->key);
+  e->unschedulable_since = options_.now();
+  e->gate = std::move(gate);
+  Incoming("unschedulable", kScheduleAttemptFailure);
 }
 
 void SchedulingQueue::RequeueUnreachable(QueuedPod pod) {

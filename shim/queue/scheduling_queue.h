@@ -134,6 +134,12 @@ class SchedulingQueue {
   // backoff (which grew while the scorer was away). If the scorer answered
   // while the pod was in flight, it is active at once.
   void RequeueUnreachable(QueuedPod pod);
+  // Upstream's PreEnqueue said no (DefaultPreemption: the pod's preemption
+  // is under way): the pod waits in unschedulable, the attempt not
+  // counted, and an event that would move it leaves it there while `gate`
+  // says true (asked under the queue's lock, so it must not call the
+  // queue). Activate moves it regardless.
+  void RequeueGated(QueuedPod pod, std::function<bool()> gate);
   // The scorer answers again: the parked pods are active at once.
   void ScorerAnswered();
 
@@ -196,6 +202,8 @@ class SchedulingQueue {
     bool deleted_in_flight = false;
     // In backoff after failing to reach the scorer (RequeueUnreachable).
     bool parked = false;
+    // Set by RequeueGated while the pod waits in unschedulable.
+    std::function<bool()> gate;
   };
 
   void ActivateLocked(Entry& e, absl::string_view event)

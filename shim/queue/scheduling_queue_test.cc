@@ -112,6 +112,42 @@ TEST_F(QueueTest, UnschedulableWaitsForAnEventOrTheCeiling) {
   EXPECT_EQ(q.sizes().unschedulable, 0u);
 }
 
+// A pod whose preemption is under way (RequeueGated) stays in
+// unschedulable, not popped, while events come and its gate says so; the
+// first event after the gate opens moves it; Activate moves it regardless.
+TEST_F(QueueTest, GatedPodsWaitForTheirGateThenAnEvent) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("g"));
+  q.AddOrUpdate(Pod("h"));
+  bool preempting = true;
+  int asked = 0;
+  auto gate = [&] {
+    ++asked;
+    return preempting;
+  };
+  q.RequeueGated(*q.Pop(absl::ZeroDuration()), gate);
+  q.RequeueGated(*q.Pop(absl::ZeroDuration()), gate);
+  for (int i = 0; i < 3; ++i) q.MoveAllToActiveOrBackoff(NodeAdd());
+  EXPECT_EQ(q.sizes().unschedulable, 2u);
+  EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
+  EXPECT_EQ(asked, 6);
+  q.Activate("ns/h");
+  EXPECT_EQ(q.sizes().active, 1u);
+  preempting = false;
+  q.MoveAllToActiveOrBackoff(NodeAdd());
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+  EXPECT_EQ(asked, 7);  // h's gate went with its Activate
+  now_ += absl::Seconds(30);
+  q.Flush();  // g's backoff is over
+  ASSERT_EQ(q.sizes().active, 2u);
+  q.Requeue(*q.Pop(absl::ZeroDuration()), true);
+  q.Requeue(*q.Pop(absl::ZeroDuration()), true);
+  preempting = true;  // an ordinary wait is not gated
+  q.MoveAllToActiveOrBackoff(NodeAdd());
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+  EXPECT_EQ(asked, 7);
+}
+
 // Activate (upstream's, event ForceActivate) sends a waiting pod, from
 // unschedulable or from backoff before its end, to activeQ at once; an
 // active, in-flight or unknown pod is left alone.

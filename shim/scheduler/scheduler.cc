@@ -71,10 +71,12 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   }
   // Its preemption is under way (upstream's PreEnqueue for
   // DefaultPreemption): back to wait, the attempt not counted, until a
-  // victim's deletion moves it.
+  // victim's deletion moves it once the preemption is over.
   if (preemption_.Preempting(pod.key)) {
     --qp.attempts;
-    queue_->Requeue(std::move(qp), /*unschedulable=*/true);
+    queue_->RequeueGated(std::move(qp), [this, key = pod.key] {
+      return preemption_.Preempting(key);
+    });
     return;
   }
   // What to send for the profile, from the scorer; or why its pods wait.
