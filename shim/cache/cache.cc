@@ -154,6 +154,13 @@ std::vector<std::string> Cache::NamesAt(
   return names;
 }
 
+bool Cache::DomainPeers(const ClusterIndex::Prepared& prepared,
+                        std::vector<std::string>* names) const {
+  absl::MutexLock lock(&mu_);
+  const std::vector<std::string> changed = *names;
+  return index_.DomainPeers(prepared, changed, names);
+}
+
 void Cache::NodesCounting(const std::string& ns, const std::string& key,
                           const std::string& value,
                           std::vector<std::string>* names) const {

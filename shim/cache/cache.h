@@ -235,6 +235,10 @@ class Cache {
                      std::vector<int32_t>* positions) const;
   // The names at `positions` (each below NodeCount()).
   std::vector<std::string> NamesAt(const std::vector<int32_t>& positions) const;
+  // ClusterIndex::DomainPeers under the cache's lock: the nodes that share
+  // a changed node's domain of a key `prepared` reads, appended to `names`.
+  bool DomainPeers(const ClusterIndex::Prepared& prepared,
+                   std::vector<std::string>* names) const;
   // The nodes running countable pods of namespace `ns` labelled key=value
   // (the label counts AppendCandidates adds), into `names`.
   void NodesCounting(const std::string& ns, const std::string& key,

@@ -529,6 +529,46 @@ void ClusterIndex::PrepareTerms(const pb::PlanResponse& plan,
   }
 }
 
+bool ClusterIndex::DomainPeers(const Prepared& prepared,
+                               const std::vector<std::string>& changed,
+                               std::vector<std::string>* out) const {
+  if (prepared.domains_per_node) return true;
+  if (prepared.node_version != node_version_ || ids_version_ != node_version_)
+    return false;
+  std::vector<const KeyTable*> shared;
+  for (const Prepared::Query& q : prepared.queries)
+    if (q.domains != nullptr && !q.domains->per_node)
+      shared.push_back(q.domains.get());
+  for (const Prepared::TermDomains& t : prepared.terms)
+    if (t.domains != nullptr && !t.domains->per_node)
+      shared.push_back(t.domains.get());
+  // Per shared table, the domains of the changed nodes.
+  std::vector<std::vector<bool>> hit(shared.size());
+  bool any = false;
+  for (size_t k = 0; k < shared.size(); ++k) {
+    hit[k].assign(shared[k]->names.size(), false);
+    for (const std::string& name : changed) {
+      auto n = nodes_.find(name);
+      if (n == nodes_.end()) continue;
+      const int32_t d = shared[k]->domain[n->second.id];
+      if (d < 0) continue;
+      hit[k][d] = true;
+      any = true;
+    }
+  }
+  if (!any) return true;
+  for (const auto& [name, n] : nodes_) {
+    for (size_t k = 0; k < shared.size(); ++k) {
+      const int32_t d = shared[k]->domain[n.id];
+      if (d >= 0 && hit[k][d]) {
+        out->push_back(name);
+        break;
+      }
+    }
+  }
+  return true;
+}
+
 const std::string* ClusterIndex::DomainOf(const Prepared& prepared,
                                           const KeyTable* table,
                                           const NodeData& n,

@@ -124,6 +124,14 @@ class ClusterIndex {
   // term_counts and images, into `out` (which has nothing else set).
   void NodeParts(const Prepared& prepared, const std::string& node,
                  pb::Node* out) const;
+  // The nodes whose parts a pod on one of `changed` changes besides its
+  // own: those sharing its value of a topology key that the prepared
+  // queries and terms read and that two nodes share a value of. Appended
+  // to `out`; false when `prepared` is of an older node version (then its
+  // domains may no longer be the nodes').
+  bool DomainPeers(const Prepared& prepared,
+                   const std::vector<std::string>& changed,
+                   std::vector<std::string>* out) const;
   // What one pod on a node adds to those answers (PreemptRequest's
   // VictimPod): the plan's queries whose Node.query_counts on its node
   // count it (matched_queries), and the prepared existing terms it carries

@@ -426,8 +426,9 @@ TEST_F(ClusterIndexTest, NodeSideIsKeptUntilLabelsOrTaintsChange) {
 // Through the Cache: candidates carry their part of the answers.
 // Whether a pod on a node changes only that node's parts: each key the
 // plan's queries and the existing terms read has a value of its own per
-// node (the hostname), or none (the node's own pods).
-TEST_F(ClusterIndexTest, DomainsPerNodeWhenNoTwoNodesShareAValue) {
+// node (the hostname), or none (the node's own pods); else which other
+// nodes' parts it changes (DomainPeers).
+TEST_F(ClusterIndexTest, DomainsPerNodeAndTheirPeers) {
   pb::PlanResponse plan;
   pb::PodQuery host = ByZone("ns");
   host.set_topology_key(kHost);
@@ -444,7 +445,16 @@ TEST_F(ClusterIndexTest, DomainsPerNodeWhenNoTwoNodesShareAValue) {
   t->set_topology_key(kZone);
   *t->mutable_label_selector() = Selects("app", "web");
   const ClusterIndex::PodRef ref = Add(anti);
-  EXPECT_FALSE(index_.Prepare(incoming_, plan).domains_per_node);
+  ClusterIndex::Prepared zoned = index_.Prepare(incoming_, plan);
+  EXPECT_FALSE(zoned.domains_per_node);
+  // A pod on a1 changes the counts of zone a: a1's and a2's.
+  std::vector<std::string> peers;
+  ASSERT_TRUE(index_.DomainPeers(zoned, {"a1", "none"}, &peers));
+  std::sort(peers.begin(), peers.end());
+  EXPECT_THAT(peers, ElementsAre("a1", "a2"));
+  index_.UpsertNode(Node("d1", "d"), {});  // another node version
+  EXPECT_FALSE(index_.DomainPeers(zoned, {"a1"}, &peers));
+  index_.RemoveNode("d1");
   index_.RemovePod(ref);
   EXPECT_TRUE(index_.Prepare(incoming_, plan).domains_per_node);
 

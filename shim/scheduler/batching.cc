@@ -213,9 +213,6 @@ bool Batchable(const CycleInput& in, const CyclePlan& plan) {
     return false;
   }
   if (plan.plan.score_needs_all_feasible()) return false;
-  // A binding changes the query and term counts of its domain's nodes; with
-  // a domain per node, only its own node's, which the session re-sends.
-  if (CountsPods(plan) && !plan.prepared->domains_per_node) return false;
   return in.cache->NominatedNode(in.pod->key).empty();
 }
 
@@ -253,6 +250,11 @@ std::optional<BatchSession> TakeSession(const CycleInput& in, const Window& w,
       s->verdict.size() != w.all_nodes || changed.size() > w.all_nodes / 2) {
     return std::nullopt;
   }
+  // A pod on a node changes the counts of every node of its domains.
+  if (CountsPods(plan) && (!in.cache->DomainPeers(*plan.prepared, &changed) ||
+                           changed.size() > w.all_nodes / 2)) {
+    return std::nullopt;
+  }
   *template_key = TemplateKey(*in.profile, plan.pod);
   *rebase = s->key != *template_key;
   if (*rebase) CountingNodes(in, *s, plan.pod, &changed);
@@ -286,8 +288,9 @@ const pb::EvaluateResponse* SendRound(Round& round,
                                       scorer_client::Scorer& scorer,
                                       google::protobuf::Arena* arena) {
   std::string req;
-  // The changed nodes go whole: they are new to every replica.
-  if (!round.Build(&req, nullptr, true)) return nullptr;
+  // A node goes by key to the replica that was sent it whole, else whole:
+  // the changed nodes have new keys, their domain peers the same ones.
+  if (!round.Build(&req, nullptr, false)) return nullptr;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
       EvaluateResolving(
           scorer, {req},

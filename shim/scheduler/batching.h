@@ -68,10 +68,11 @@ std::string FamilyKey(const ProfileInfo& profile, const pb::Pod& pod);
 std::string SessionFamily(const ProfileInfo& profile, const CyclePlan& plan);
 
 // Whether this pod's cycle may be batched: the scorer's profile batches,
-// the pod's plan asks nothing whose answers on a node move with pods on
-// other nodes (a query or an existing pod's term over a topology key that
-// two nodes share a value of; every feasible node for scoring), no
-// nomination, and no explanation of every node is asked for.
+// the pod's scoring does not need every feasible node, no nomination, and
+// no explanation of every node is asked for. A session re-sends the nodes
+// that changed and, for the plan's queries and existing terms, every node
+// sharing a changed node's domain (Cache::DomainPeers).
+
 bool Batchable(const CycleInput& in, const CyclePlan& plan);
 
 // The batched cycle: nullopt when it cannot run (no session for the
