@@ -22,17 +22,20 @@ bool HasCycleParts(const pb::Node& node) {
          node.disks_size() > 0 || node.volumes_in_use_size() > 0;
 }
 
+void AppendDeterministic(const google::protobuf::MessageLite& m,
+                         std::string* out) {
+  google::protobuf::io::StringOutputStream stream(out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&coded);
+}
+
 std::string NodeContentKey(const pb::Node& node) {
   pb::Node bare = node;
   ClearCycleParts(bare);
   bare.clear_content_key();
   std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    bare.SerializeToCodedStream(&coded);
-  }
+  AppendDeterministic(bare, &bytes);
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
          digest);

@@ -21,6 +21,11 @@ inline constexpr size_t kNodeKeyBytes = 16;
 void ClearCycleParts(pb::Node& node);
 bool HasCycleParts(const pb::Node& node);
 
+// `m`'s deterministic encoding (map entries sorted), appended to `out`:
+// what content keys and session keys are made of.
+void AppendDeterministic(const google::protobuf::MessageLite& m,
+                         std::string* out);
+
 // The key of `node`: SHA-256 of its deterministic encoding without the
 // cycle's parts and without content_key, truncated to kNodeKeyBytes.
 std::string NodeContentKey(const pb::Node& node);

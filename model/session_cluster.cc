@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "model/node_key.h"
 
 namespace kscore::model {
 
@@ -17,11 +16,7 @@ pb::ClusterData SessionCluster(const pb::ClusterData& cluster) {
 }
 
 void AppendSessionCluster(const pb::ClusterData& cluster, std::string* out) {
-  const pb::ClusterData shape = SessionCluster(cluster);
-  google::protobuf::io::StringOutputStream stream(out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  shape.SerializeToCodedStream(&coded);
+  AppendDeterministic(SessionCluster(cluster), out);
 }
 
 }  // namespace kscore::model

@@ -506,7 +506,7 @@ struct DryRun {
   model::FitErrorBuilder fit;
   int statuses = 0;  // nodes with a status (upstream's NodeToStatus.Len())
   std::vector<std::string> errors;
-  bool stopped = false;  // before the last node sent: it had enough
+  bool stopped = false;  // it had enough candidates: upstream stops there
 };
 
 // The dry run, node after node in the order sent (upstream starts at a

@@ -5,20 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "model/node_key.h"
 #include "model/session_cluster.h"
 
 namespace kscore::framework {
 namespace {
-
-void AppendDeterministic(const google::protobuf::MessageLite& m,
-                         std::string* out) {
-  google::protobuf::io::StringOutputStream stream(out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&coded);
-}
 
 // Checks `slots` against the session before anything changes: each at most
 // the slot count so far (which a new slot raises), none twice.
@@ -118,7 +109,7 @@ std::string SessionKey(const Profile& profile, const pb::Pod& pod,
   anonymous.clear_uid();
   std::string key = profile.scheduler_name();
   key.push_back('\0');
-  AppendDeterministic(anonymous, &key);
+  model::AppendDeterministic(anonymous, &key);
   key.push_back('\0');
   model::AppendSessionCluster(cluster, &key);
   return key;

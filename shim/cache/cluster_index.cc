@@ -5,8 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "model/node_key.h"
 #include "shim/objects/objects.h"
 
 namespace kscore::cache {
@@ -30,11 +29,7 @@ std::string SignatureKey(const std::string& ns, const LabelMap& labels) {
 // Deterministic bytes of a message (map fields sorted), for identity.
 std::string Deterministic(const google::protobuf::MessageLite& m) {
   std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&coded);
-  coded.Trim();
+  model::AppendDeterministic(m, &out);
   return out;
 }
 

@@ -6,8 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "google/protobuf/arena.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "model/node_key.h"
 #include "shim/scheduler/batching.h"
 #include "shim/scheduler/preemption.h"
 #include "spdlog/spdlog.h"
@@ -45,11 +44,7 @@ std::string TemplateKey(const ProfileInfo& profile, const pb::Pod& pod) {
   anonymous.clear_uid();
   std::string key =
       absl::StrCat(profile.scheduler_name, "/", profile.config_hash, "/");
-  google::protobuf::io::StringOutputStream stream(&key);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  anonymous.SerializeToCodedStream(&coded);
-  coded.Trim();
+  model::AppendDeterministic(anonymous, &key);
   return key;
 }
 
