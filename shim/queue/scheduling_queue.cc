@@ -254,13 +254,17 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
   Entry* e = ReturnLocked(std::move(pod), unschedulable, &moved);
   if (e == nullptr) return;
   if (unschedulable && !moved) {
-    e->where = Where::kUnschedulable;
-    unschedulable_.insert(e->pod.info->key);
-    e->unschedulable_since = options_.now();
-    Incoming("unschedulable", kScheduleAttemptFailure);
+    WaitLocked(*e);
     return;
   }
   BackoffOrActivateLocked(*e, kScheduleAttemptFailure);
+}
+
+void SchedulingQueue::WaitLocked(Entry& e) {
+  e.where = Where::kUnschedulable;
+  unschedulable_.insert(e.pod.info->key);
+  e.unschedulable_since = options_.now();
+  Incoming("unschedulable", kScheduleAttemptFailure);
 }
 
 void SchedulingQueue::RequeueGated(QueuedPod pod, std::function<bool()> gate) {
@@ -268,11 +272,8 @@ void SchedulingQueue::RequeueGated(QueuedPod pod, std::function<bool()> gate) {
   bool moved = false;
   Entry* e = ReturnLocked(std::move(pod), true, &moved);
   if (e == nullptr) return;
-  e->where = Where::kUnschedulable;
-  unschedulable_.insert(e->pod.info->key);
-  e->unschedulable_since = options_.now();
   e->gate = std::move(gate);
-  Incoming("unschedulable", kScheduleAttemptFailure);
+  WaitLocked(*e);
 }
 
 void SchedulingQueue::RequeueUnreachable(QueuedPod pod) {

@@ -208,6 +208,8 @@ class SchedulingQueue {
 
   void ActivateLocked(Entry& e, absl::string_view event)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A returned pod waits in unschedulable for an event (or the ceiling).
+  void WaitLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BackoffOrActivateLocked(Entry& e, absl::string_view event)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Incoming(absl::string_view queue, absl::string_view event) const;
