@@ -1,10 +1,13 @@
 #include "common/program.h"
 
+#include <sys/resource.h>
+
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/synchronization/mutex.h"
 #include "common/logging.h"
+#include "spdlog/spdlog.h"
 
 ABSL_FLAG(int, v, 0,
           "Log verbosity, as kube-scheduler's -v (2: info, 4: debug and the "
@@ -22,7 +25,20 @@ KubeStyleArgs StartProgram(int argc, char** argv, const char* name,
   KubeStyleArgs args(argc, argv);
   absl::ParseCommandLine(args.argc(), args.argv.data());
   SetUpLogging(name, absl::GetFlag(FLAGS_v));
+  const uint64_t open_files = RaiseOpenFileLimit();
+  spdlog::debug("open-file limit {}", open_files);
   return args;
+}
+
+uint64_t RaiseOpenFileLimit() {
+  rlimit nofile{};
+  if (getrlimit(RLIMIT_NOFILE, &nofile) != 0) return 0;
+  if (nofile.rlim_cur < nofile.rlim_max) {
+    rlimit raised = nofile;
+    raised.rlim_cur = nofile.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) nofile = raised;
+  }
+  return nofile.rlim_cur;
 }
 
 }  // namespace kscore::common

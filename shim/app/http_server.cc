@@ -1,5 +1,8 @@
 #include "shim/app/http_server.h"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -11,6 +14,7 @@
 #include <boost/beast/ssl.hpp>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <map>
 #include <optional>
 #include <thread>
@@ -94,6 +98,18 @@ class Lane {
   std::vector<std::thread> threads_;
 };
 
+// Three quarters of the open-file limit (soft), at least 64.
+int DefaultMaxConns() {
+  rlimit nofile{};
+  if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 ||
+      nofile.rlim_cur == RLIM_INFINITY) {
+    return std::numeric_limits<int>::max();
+  }
+  const rlim_t quarters = nofile.rlim_cur / 4 * 3;
+  return static_cast<int>(std::clamp<rlim_t>(
+      quarters, 64, static_cast<rlim_t>(std::numeric_limits<int>::max())));
+}
+
 // What one listener serves; its sessions share it.
 struct Endpoint {
   HttpHandler handler;
@@ -111,6 +127,7 @@ struct Listener {
 struct Core {
   Core(HttpLimits l, std::set<std::string> p)
       : limits(l),
+        max_conns(l.max_conns > 0 ? l.max_conns : DefaultMaxConns()),
         probe_paths(std::move(p)),
         probes(1, l.queue),
         workers(l.workers, l.queue) {}
@@ -119,8 +136,10 @@ struct Core {
   void Admit(const Listener& l, tcp::socket socket);
 
   const HttpLimits limits;
+  const int max_conns;  // limits.max_conns, or its default
   const std::set<std::string> probe_paths;
   std::map<asio::ip::address, int> conns;  // open connections per address
+  int open = 0;                            // open connections in all
   // Destroyed after the listeners and lanes, before `conns`: its
   // destruction ends the sessions still open.
   asio::io_context ioc{1};
@@ -204,8 +223,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         stream_(std::move(stream)),
         peer_(std::move(peer)) {
     ++core_->conns[peer_];
+    ++core_->open;
   }
   ~Session() {
+    --core_->open;
     auto it = core_->conns.find(peer_);
     if (it != core_->conns.end() && --it->second <= 0) core_->conns.erase(it);
   }
@@ -404,13 +425,15 @@ void Core::Accept(Listener* l) {
   });
 }
 
-// Starts a session, unless the client's address has its fill of them.
+// Starts a session, unless the server or the client's address has its
+// fill of them.
 void Core::Admit(const Listener& l, tcp::socket socket) {
   beast::error_code ec;
   const tcp::endpoint peer = socket.remote_endpoint(ec);
   if (ec) return;
   auto it = conns.find(peer.address());
-  if (it != conns.end() && it->second >= limits.max_conns_per_address) {
+  if (open >= max_conns ||
+      (it != conns.end() && it->second >= limits.max_conns_per_address)) {
     socket.close(ec);
     return;
   }

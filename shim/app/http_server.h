@@ -29,6 +29,11 @@ struct HttpLimits {
   // Connections open at once from one client address; more are closed as
   // soon as they are accepted.
   int max_conns_per_address = 64;
+  // Connections open at once from every address together; more are closed
+  // as soon as they are accepted. 0: three quarters of the open-file
+  // limit, so that clients never take the descriptors the scheduler needs
+  // for the API server, the scorer and its own files.
+  int max_conns = 0;
   size_t max_header_bytes = 64 << 10;  // 431 beyond
   // Threads that run the access check and the route, and requests that
   // may wait for one (503 beyond). Probes have a lane of their own.

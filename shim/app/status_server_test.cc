@@ -457,6 +457,37 @@ TEST(StatusServerTest, LimitsConnectionsPerAddress) {
   EXPECT_TRUE(served);
 }
 
+// Beyond max_conns connections in all, whatever their addresses, a new one
+// is closed at once; a freed slot is usable again.
+TEST(StatusServerTest, LimitsConnectionsInAll) {
+  Serving serving = Secure(FreePort());
+  serving.limits.max_conns = 3;
+  auto server = StatusServer::Start(serving, Basic(), nullptr);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->secure_port();
+  std::vector<std::unique_ptr<RawClient>> held;
+  for (int i = 0; i < 3; ++i) {
+    const std::string from = absl::StrCat("127.0.2.", i + 1);
+    held.push_back(RawClient::Open(port, true, from.c_str()));
+    ASSERT_NE(held.back(), nullptr);
+    ASSERT_TRUE(held.back()->Send(kHalfHeader));
+  }
+  auto fourth = RawClient::Open(port, false, "127.0.2.9");
+  ASSERT_NE(fourth, nullptr);
+  EXPECT_TRUE(fourth->ReadUntilClosed(absl::Seconds(2)).has_value());
+
+  held.pop_back();
+  bool served = false;
+  const absl::Time deadline = absl::Now() + absl::Seconds(3);
+  while (!served && absl::Now() < deadline) {
+    auto again = RawClient::Open(port, true, "127.0.2.9");
+    served = again != nullptr &&
+             again->Send(absl::StrCat(kHalfHeader, "\r\n")) &&
+             again->StatusLine(absl::Seconds(1)) == "HTTP/1.1 200 OK";
+  }
+  EXPECT_TRUE(served);
+}
+
 // Slow clients hold no thread: with many of them connected (TLS done,
 // header unfinished), probes over TLS still answer at once.
 TEST(StatusServerTest, ProbesAnswerWhileSlowClientsAreHeld) {
