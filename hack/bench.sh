@@ -100,7 +100,8 @@
 # Environment: KSCORE_BENCH_DIR (work dir, default /tmp/kscore-bench),
 # KSCORE_BENCH_MICRO_REPS (micro-benchmark repetitions, default 5), KSCORE_BENCH_BUILD=0
 # (do not run ninja), KSCORE_BENCH_PERF=cd (perf record the scheduler processes of runs c
-# and d into the raw dir), KSCORE_BENCH_PPROF=ce (a Go CPU profile of the API server, 20 s or
+# and d into the raw dir; KSCORE_BENCH_PERF_GRAPH=dwarf unwinds stacks from DWARF, since
+# the packaged libraries keep no frame pointers), KSCORE_BENCH_PPROF=ce (a Go CPU profile of the API server, 20 s or
 # KSCORE_BENCH_PPROF_SECONDS,
 # from the start of runs c and e, into the raw dir; read with: go tool pprof -top RAW/LETTER-N.apiserver.pprof),
 # KSCORE_BENCH_KEEP=1 (leave the last run's cluster up on exit, with its pods, for inspection),
@@ -407,7 +408,9 @@ run_one() {
     # Optional CPU profile of this run's scheduler processes (software clock: this VM
     # has no hardware counters). Read with: perf report -i RAW/LETTER-N.perf.data
     local pl=""; for p in "${procs[@]}"; do pl+="${pl:+,}${PIDS[$p]}"; done
-    perf record -F 499 -g -e cpu-clock -p "${pl}" -o "${RAW}/${r}-${n}${t}.perf.data" >"${RAW}/${r}-${n}${t}.perf.log" 2>&1 &
+    local graph=(-g)
+    [[ "${KSCORE_BENCH_PERF_GRAPH:-}" == dwarf ]] && graph=(-F 199 --call-graph dwarf,16384)
+    perf record -F 499 "${graph[@]}" -e cpu-clock -p "${pl}" -o "${RAW}/${r}-${n}${t}.perf.data" >"${RAW}/${r}-${n}${t}.perf.log" 2>&1 &
     perf_pid=$!
   fi
   local pprof_pid=""

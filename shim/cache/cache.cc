@@ -505,6 +505,11 @@ std::string Cache::NominatedNode(const std::string& key) const {
   return it == nominations_.end() ? "" : it->second.node;
 }
 
+size_t Cache::NominatedNodeCount() const {
+  absl::MutexLock lock(&mu_);
+  return nominated_on_.size();
+}
+
 std::vector<Cache::NominatedPod> Cache::NominatedPodsOn(
     const std::string& node) const {
   absl::MutexLock lock(&mu_);

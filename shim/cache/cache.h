@@ -84,6 +84,8 @@ class Cache {
     int32_t priority = 0;
     std::string scheduler_name;
   };
+  // How many nodes have a pod nominated to them.
+  size_t NominatedNodeCount() const;
   // The pods nominated to `node` (upstream's NominatedPodsForNode), by key.
   std::vector<NominatedPod> NominatedPodsOn(const std::string& node) const;
 

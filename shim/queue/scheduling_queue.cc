@@ -319,9 +319,18 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(
     const std::string label = model::EventLabel(event);
     std::vector<std::string> keys;
     for (const std::string& key : unschedulable_) {
-      const QueuedPod& pod = entries_.at(key).pod;
+      Entry& e = entries_.at(key);
+      const QueuedPod& pod = e.pod;
       if (max_priority.has_value() && pod.info->priority > *max_priority) {
         continue;
+      }
+      // A pod whose gate says true stays whatever the event: its hints
+      // are not asked for. The gate opens only with a later event or an
+      // Activate, so the pod misses none that could move it; once open,
+      // it is done with.
+      if (e.gate != nullptr) {
+        if (!closed_ && e.gate()) continue;
+        e.gate = nullptr;
       }
       std::vector<std::string> ask;
       switch (Classify(pod, event, &ask)) {

@@ -138,7 +138,7 @@ class SchedulingQueue {
   // is under way): the pod waits in unschedulable, the attempt not
   // counted, and an event that would move it leaves it there while `gate`
   // says true (asked under the queue's lock, so it must not call the
-  // queue). Activate moves it regardless.
+  // queue), without asking for its hints. Activate moves it regardless.
   void RequeueGated(QueuedPod pod, std::function<bool()> gate);
   // The scorer answers again: the parked pods are active at once.
   void ScorerAnswered();

@@ -464,6 +464,38 @@ TEST_F(QueueTest, HintedRegistrationsAskBeforeMoving) {
   EXPECT_EQ(asked.size(), 2u);
 }
 
+// A gated pod is not asked about while its gate holds: the hints could not
+// move it. Once the gate opens, the next event asks as for any pod.
+TEST_F(QueueTest, GatedPodsAreNotAskedAboutWhileTheirGateHolds) {
+  std::vector<SchedulingQueue::HintJob> asked;
+  SchedulingQueue::Options o = Opts();
+  o.ask_hints = [&asked](SchedulingQueue::HintJob job) {
+    asked.push_back(std::move(job));
+  };
+  SchedulingQueue q(o);
+  auto events = std::make_shared<PluginEvents>();
+  (*events)["NodeResourcesFit"] = {
+      MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd, /*hinted=*/true)};
+  q.AddOrUpdate(Pod("g"));
+  auto qp = q.Pop(absl::ZeroDuration());
+  qp->unschedulable_plugins = {"NodeResourcesFit"};
+  qp->plugin_events = events;
+  bool preempting = true;
+  q.RequeueGated(*qp, [&preempting] { return preempting; });
+  EventObjects node_added;
+  node_added.new_node = std::make_shared<objects::NodeInfo>();
+  q.MoveAllToActiveOrBackoff(NodeAdd(), node_added);
+  EXPECT_TRUE(asked.empty());
+  EXPECT_EQ(q.sizes().unschedulable, 1u);
+
+  preempting = false;
+  q.MoveAllToActiveOrBackoff(NodeAdd(), node_added);
+  ASSERT_EQ(asked.size(), 1u);
+  ASSERT_EQ(asked[0].pods.size(), 1u);
+  q.ApplyHints(asked[0], {true});
+  EXPECT_EQ(q.sizes().unschedulable, 0u);
+}
+
 // A pod that failed only because the scorer did not answer backs off, and
 // is active again as soon as the scorer answers: not after its backoff,
 // which grew while the scorer was away. Other errors keep their backoff.

@@ -35,8 +35,11 @@ std::vector<std::string> PotentialNodes(const CandidateVerdicts& ev,
   return out;
 }
 
-size_t FirstPreemptNodes(size_t potential) {
-  return std::min(potential, std::max<size_t>(200, potential / 5));
+size_t FirstPreemptNodes(size_t potential, size_t nominated, size_t all) {
+  const size_t base = std::max<size_t>(200, potential / 5);
+  if (nominated == 0 || all == 0) return std::min(potential, base);
+  if (nominated >= all) return potential;
+  return std::min(potential, base * all / (all - nominated));
 }
 
 std::vector<std::string> PreemptOrder(const CycleInput& in,
@@ -154,7 +157,8 @@ void PostFilter(const CycleInput& in, const CyclePlan& plan,
   // First the nodes a dry run usually stops within, then, if it did not,
   // every one (unless --preemption-max-victim-pods cut the first short).
   const std::vector<std::string> order = PreemptOrder(in, ev);
-  const size_t first = FirstPreemptNodes(order.size());
+  const size_t first = FirstPreemptNodes(
+      order.size(), in.cache->NominatedNodeCount(), ev.all_nodes);
   pb::PreemptRequest req = BuildPreemptRequest(in, plan, ev, order, first);
   absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
   if (resp.ok() && resp->partial() &&

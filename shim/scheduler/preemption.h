@@ -38,9 +38,12 @@ pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
 
 // How many potential nodes of `potential` a first Preempt call sends: twice
 // what upstream's default DefaultPreemptionArgs make its dry run look for
-// (max(100, 10%)), so that the run usually stops within them. An answer
-// that says `partial` is asked again with every node.
-size_t FirstPreemptNodes(size_t potential);
+// (max(100, 10%)), so that the run usually stops within them; more in the
+// ratio of `nominated` of `all` nodes having pods nominated to them, which
+// an equal-priority preemptor usually cannot use. An answer that says
+// `partial` is asked again with every node.
+size_t FirstPreemptNodes(size_t potential, size_t nominated = 0,
+                         size_t all = 0);
 
 // What an answer means for the pod, checked against the request it answers
 // (indices in range): on SUCCESS a Preemption and kSet; otherwise kClear

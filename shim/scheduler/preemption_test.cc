@@ -252,6 +252,22 @@ TEST(PostFilterTest, APartialAnswerIsAskedAgainWithEveryNode) {
   EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 200);
   EXPECT_EQ(FirstPreemptNodes(5000), 1000u);
   EXPECT_EQ(FirstPreemptNodes(50), 50u);
+
+  // With other pods nominated to 100 of the 300 nodes, the first call
+  // sends half as many again.
+  for (int i = 0; i < 100; ++i) {
+    objects::PodInfo other = Pod(absl::StrCat("other-", i), 0, "");
+    f.cache.Nominate(other, NodeName(i));
+  }
+  f.scorer.preempted.clear();
+  f.Cycle();
+  ASSERT_EQ(f.scorer.preempted.size(), 1u);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 300);
+  // Half the nodes hold nominations: twice as many, at most all.
+  EXPECT_EQ(FirstPreemptNodes(1000, 500, 1000), 400u);
+  EXPECT_EQ(FirstPreemptNodes(5000, 2500, 5000), 2000u);
+  EXPECT_EQ(FirstPreemptNodes(1000, 900, 1000), 1000u);
+  EXPECT_EQ(FirstPreemptNodes(1000, 1000, 1000), 1000u);
 }
 
 // A PreFilter rejection gives every node the same status: Unschedulable
