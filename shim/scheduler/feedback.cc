@@ -69,7 +69,8 @@ void Feedback::FailedScheduling(const objects::PodInfo& pod,
 void Feedback::MarkUnschedulable(
     const objects::PodInfo& pod, const std::string& reason,
     const std::string& message,
-    const std::optional<std::string>& nominated_node) {
+    const std::optional<std::string>& nominated_node,
+    std::function<bool()> pending) {
   nlohmann::json status = {
       {"conditions",
        {{{"type", "PodScheduled"},
@@ -86,16 +87,18 @@ void Feedback::MarkUnschedulable(
                                       : nlohmann::json(*nominated_node);
   }
   PatchStatus(pod.namespace_, pod.name, std::move(status),
-              absl::StrCat("condition for ", pod.key));
+              absl::StrCat("condition for ", pod.key), std::move(pending));
 }
 
 void Feedback::SetNominatedNode(const std::string& namespace_,
                                 const std::string& name,
-                                const std::string& node) {
+                                const std::string& node,
+                                std::function<bool()> pending) {
   PatchStatus(namespace_, name,
               {{"nominatedNodeName",
                 node.empty() ? nlohmann::json(nullptr) : nlohmann::json(node)}},
-              absl::StrCat("nominated node of ", namespace_, "/", name));
+              absl::StrCat("nominated node of ", namespace_, "/", name),
+              std::move(pending));
 }
 
 void Feedback::Annotate(const objects::PodInfo& pod,
@@ -117,7 +120,7 @@ void Feedback::Annotate(const objects::PodInfo& pod,
 
 void Feedback::PatchStatus(const std::string& namespace_,
                            const std::string& name, nlohmann::json status,
-                           std::string what) {
+                           std::string what, std::function<bool()> wanted) {
   nlohmann::json patch = {{"status", std::move(status)}};
   Writer::Request req;
   req.method = "PATCH";
@@ -125,6 +128,7 @@ void Feedback::PatchStatus(const std::string& namespace_,
                           "/status");
   req.body = {patch.dump(), "application/strategic-merge-patch+json"};
   req.accept = "application/json";
+  req.wanted = std::move(wanted);
   writer_->Send(
       Writer::Lane::kFeedback, std::move(req),
       [what = std::move(what)](const absl::StatusOr<kube::Response>& r) {

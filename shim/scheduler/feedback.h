@@ -1,6 +1,7 @@
 #ifndef KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
 #define KSCORE_SHIM_SCHEDULER_FEEDBACK_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -31,14 +32,18 @@ class Feedback {
                         const std::string& message);
   // PodScheduled=False with reason Unschedulable (or SchedulerError), and
   // with `nominated_node` status.nominatedNodeName in the same patch ("":
-  // cleared), as kube-scheduler's updatePod writes both.
+  // cleared), as kube-scheduler's updatePod writes both. `pending`, if set,
+  // is asked when the patch's turn comes: a pod bound or gone meanwhile is
+  // not patched (the API server refuses a nomination on a bound pod).
   void MarkUnschedulable(
       const objects::PodInfo& pod, const std::string& reason,
       const std::string& message,
-      const std::optional<std::string>& nominated_node = std::nullopt);
-  // status.nominatedNodeName alone ("": cleared).
+      const std::optional<std::string>& nominated_node = std::nullopt,
+      std::function<bool()> pending = nullptr);
+  // status.nominatedNodeName alone ("": cleared); `pending` as above.
   void SetNominatedNode(const std::string& namespace_, const std::string& name,
-                        const std::string& node);
+                        const std::string& node,
+                        std::function<bool()> pending = nullptr);
   // The victim's event (upstream's PreemptPod): "Preempted by pod <uid> on
   // node <node>", regarding the victim, related to the preemptor.
   void Preempted(const kube::ObjectRef& victim,
@@ -57,7 +62,8 @@ class Feedback {
              kube::ObjectRef related, const char* type, const char* action,
              const char* reason, const std::string& note);
   void PatchStatus(const std::string& namespace_, const std::string& name,
-                   nlohmann::json status, std::string what);
+                   nlohmann::json status, std::string what,
+                   std::function<bool()> wanted);
 
   Writer* writer_;
   std::string hostname_;

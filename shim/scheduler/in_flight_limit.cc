@@ -1,5 +1,7 @@
 #include "shim/scheduler/in_flight_limit.h"
 
+#include <atomic>
+#include <memory>
 #include <utility>
 
 namespace kscore::scheduler {
@@ -18,20 +20,33 @@ bool InFlightLimit::Run(Task task) {
   return true;
 }
 
+// A task that calls `done` before returning hands its slot on in this
+// loop, not by recursion, so that a run of tasks that end at once (a
+// request no longer wanted) keeps the stack flat.
 void InFlightLimit::Start(Task task) {
-  task([this] {
-    Task next;
-    {
-      absl::MutexLock lock(&mu_);
-      if (queued_.empty()) {
-        --in_flight_;  // WaitIdle may go on now
-        return;
-      }
-      next = std::move(queued_.front());
-      queued_.pop_front();
-    }
-    Start(std::move(next));  // takes over this one's slot
-  });
+  while (task) {
+    // 0: running; 1: done before returning; 2: returned first.
+    auto state = std::make_shared<std::atomic<int>>(0);
+    task([this, state] {
+      int running = 0;
+      if (state->compare_exchange_strong(running, 1)) return;
+      if (Task next = TakeNext()) Start(std::move(next));
+    });
+    int running = 0;
+    if (state->compare_exchange_strong(running, 2)) return;
+    task = TakeNext();
+  }
+}
+
+InFlightLimit::Task InFlightLimit::TakeNext() {
+  absl::MutexLock lock(&mu_);
+  if (queued_.empty()) {
+    --in_flight_;  // WaitIdle may go on now
+    return nullptr;
+  }
+  Task next = std::move(queued_.front());
+  queued_.pop_front();
+  return next;  // takes over the finished task's slot
 }
 
 size_t InFlightLimit::DropQueued() {

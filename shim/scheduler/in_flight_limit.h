@@ -35,6 +35,9 @@ class InFlightLimit {
 
  private:
   void Start(Task task);
+  // The next waiting task, which takes over a finished one's slot; or
+  // null, the slot given back.
+  Task TakeNext();
 
   const int max_in_flight_;
   const size_t max_queued_;

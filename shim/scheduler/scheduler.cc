@@ -399,10 +399,15 @@ void Scheduler::Fail(queue::SchedulingQueue::QueuedPod qp,
   }
   const char* reason = unschedulable ? "Unschedulable" : "SchedulerError";
   feedback_->FailedScheduling(*info, message);
+  // Written when the feedback lane gets to it, if the pod still waits.
+  auto pending = [queue = queue_, key = info->key] {
+    return queue->Contains(key);
+  };
   if (info->unschedulable_message != message) {
-    feedback_->MarkUnschedulable(*info, reason, message, nominated);
+    feedback_->MarkUnschedulable(*info, reason, message, nominated, pending);
   } else if (nominated.has_value()) {
-    feedback_->SetNominatedNode(info->namespace_, info->name, *nominated);
+    feedback_->SetNominatedNode(info->namespace_, info->name, *nominated,
+                                pending);
   }
 }
 

@@ -609,6 +609,44 @@ TEST(WriterTest, FeedbackTwoInFlightTheRestInOrder) {
   EXPECT_EQ(client.Binds(), 7u);
 }
 
+// A request no longer wanted when its turn comes is not sent: its `done`
+// gets CANCELLED and its slot goes on, however many such wait in a row.
+TEST(WriterTest, RequestsNoLongerWantedAreSkippedInTheirTurn) {
+  HoldingClient client(/*hold_all=*/true);
+  Writer writer(&client, Writer::Options());
+  absl::Cleanup answer_all = [&] { client.AnswerAll(); };
+  auto request = [](bool wanted) {
+    Writer::Request r;
+    r.method = "PATCH";
+    r.path = wanted ? "/wanted" : "/gone";
+    r.body = {"{}", "application/json"};
+    r.wanted = [wanted] { return wanted; };
+    return r;
+  };
+  int sent = 0, cancelled = 0;
+  auto done = [&](const absl::StatusOr<kube::Response>& r) {
+    if (absl::IsCancelled(r.status())) {
+      ++cancelled;
+    } else {
+      ++sent;
+    }
+  };
+  ASSERT_TRUE(writer.Send(Writer::Lane::kFeedback, request(true), done));
+  ASSERT_TRUE(writer.Send(Writer::Lane::kFeedback, request(true), done));
+  constexpr int kGone = 50000;
+  for (int i = 0; i < kGone; ++i) {
+    ASSERT_TRUE(writer.Send(Writer::Lane::kFeedback, request(false), done));
+  }
+  ASSERT_TRUE(writer.Send(Writer::Lane::kFeedback, request(true), done));
+  ASSERT_EQ(client.Binds(), 2u);
+  client.Answer(0);
+  EXPECT_EQ(cancelled, kGone);
+  ASSERT_EQ(client.Binds(), 3u);
+  client.Answer(1);
+  client.Answer(2);
+  EXPECT_EQ(sent, 3);
+}
+
 // kube-scheduler's buckets and labels: attempt duration in 15 exponential
 // buckets from 1 ms, attempts in 1..16, the SLI by attempts capped at 15+.
 // The plugins that rejected the pod, as the scorer names them, stay with it

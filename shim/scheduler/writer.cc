@@ -32,6 +32,11 @@ bool Writer::Send(Lane lane, Request request, kube::Client::Done done) {
   auto then = std::make_shared<kube::Client::Done>(std::move(done));
   const bool queued =
       LaneLimit(lane).Run([this, req, then](std::function<void()> finished) {
+        if (req->wanted && !req->wanted()) {
+          (*then)(absl::CancelledError("no longer wanted"));
+          finished();
+          return;
+        }
         const std::string& type = req->body.content_type;
         client_->DoAsync(req->method, req->path, std::move(req->body.data),
                          type, req->accept.empty() ? type : req->accept,
@@ -52,6 +57,10 @@ void Writer::WaitIdle(Lane lane) { LaneLimit(lane).WaitIdle(); }
 
 bool Writer::LogIfFailed(const absl::StatusOr<kube::Response>& r,
                          const std::string& what) {
+  if (absl::IsCancelled(r.status())) {
+    spdlog::debug("{}: skipped, {}", what, std::string(r.status().message()));
+    return true;
+  }
   if (!r.ok()) {
     spdlog::warn("{}: {}", what, std::string(r.status().message()));
     return true;

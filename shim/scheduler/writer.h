@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "shim/kube/client.h"
@@ -36,6 +37,9 @@ class Writer {
     kube::WriteBody body;
     // Accept header; the body's content type when empty.
     std::string accept;
+    // Asked when the request's turn comes, if set: false skips it, and
+    // `done` gets CANCELLED (a status patch for a pod bound meanwhile).
+    std::function<bool()> wanted;
   };
 
   Writer(kube::Client* client, Options options);
@@ -50,7 +54,8 @@ class Writer {
   // Until nothing of `lane` is in flight or waiting.
   void WaitIdle(Lane lane);
   // Logs a write that failed (transport error or non-2xx), naming it with
-  // `what` ("event for default/web-1"); true if it failed.
+  // `what` ("event for default/web-1"); true if it failed. A skipped one
+  // (CANCELLED) is logged at debug level.
   static bool LogIfFailed(const absl::StatusOr<kube::Response>& r,
                           const std::string& what);
 
