@@ -728,7 +728,11 @@ void Cache::VictimLocked(const PodEntry& e, const pb::Pod* pod,
   *v->mutable_requests() = e.requests;
   *v->mutable_non_zero_requests() = e.non_zero;
   for (const pb::HostPort& p : e.host_ports) *v->add_ports() = p;
-  for (const auto& [k, value] : e.labels) (*v->mutable_labels())[k] = value;
+  // The scorer reads a victim's labels only against the budgets of its
+  // namespace (DisruptionBudgetsIn sends those that select).
+  if (BudgetsSelectLocked(e.namespace_)) {
+    for (const auto& [k, value] : e.labels) (*v->mutable_labels())[k] = value;
+  }
   if (e.start_time.has_value()) {
     v->set_start_time_unix_nanos(absl::ToUnixNanos(*e.start_time));
   }
@@ -740,6 +744,15 @@ void Cache::VictimLocked(const PodEntry& e, const pb::Pod* pod,
     VolumeUse::ClaimRefsInto(e.volumes, *pod, v->mutable_claim_refs());
     VolumeUse::Matching(e.volumes, pod->inline_disks(), v->mutable_disks());
   }
+}
+
+bool Cache::BudgetsSelectLocked(const std::string& ns) const {
+  auto it = pdbs_.find(ns);
+  if (it == pdbs_.end()) return false;
+  for (const auto& [name, entry] : it->second) {
+    if (entry.selects) return true;
+  }
+  return false;
 }
 
 size_t Cache::AppendPreemptionNodes(

@@ -345,6 +345,9 @@ class Cache {
   struct Yielded;
   static std::string EncodeAggregates(const NodeEntry& n,
                                       const Yielded* nominated);
+  // A budget in namespace `ns` selects pods (DisruptionBudgetsIn sends it).
+  bool BudgetsSelectLocked(const std::string& ns) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Those of `node`'s nominated pods that `incoming` yields to.
   bool YieldedLocked(absl::string_view node, const objects::PodInfo& incoming,
                      Yielded* out) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -754,7 +754,8 @@ TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
   EXPECT_EQ(v.non_zero_requests().memory(), 200 << 20);
   ASSERT_EQ(v.ports_size(), 1);
   EXPECT_EQ(v.ports(0).port(), 8080);
-  EXPECT_EQ(v.labels().at("app"), "web");
+  // Labels only where a budget could read them.
+  EXPECT_TRUE(v.labels().empty());
   EXPECT_EQ(v.start_time_unix_nanos(), int64_t{1000} * 1000000000);
   EXPECT_FALSE(v.terminating());
   EXPECT_THAT(v.matched_queries(), ElementsAre(0));
@@ -789,6 +790,20 @@ TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
   EXPECT_TRUE(c.LowerPriorityPods("gone", 50).empty());
   EXPECT_THAT(c.NodeNames(), ElementsAre("a", "b", "c"));
   EXPECT_TRUE(c.DisruptionBudgetsIn({"ns"}).empty());
+
+  // A budget in the victims' namespace that selects pods: labels go too.
+  c.UpsertPdb(Pdb("other", "db", "db"));
+  out.Clear();
+  c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a"}, false, plan,
+                          nullptr, 100, &out);
+  ASSERT_EQ(out.size(), 1);
+  EXPECT_TRUE(out[0].pods(0).labels().empty());
+  c.UpsertPdb(Pdb("ns", "db", "db"));
+  out.Clear();
+  c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a"}, false, plan,
+                          nullptr, 100, &out);
+  ASSERT_EQ(out.size(), 1);
+  EXPECT_EQ(out[0].pods(0).labels().at("app"), "web");
 }
 
 TEST(CacheTest, DisruptionBudgetsInTheVictimsNamespacesGoToPreempt) {
