@@ -69,7 +69,17 @@ check "the shim runs during the attack" alive
 rss_during="$(rss)"
 wait "$ATTACK" || true
 info "attack: $(cat "$WORK/attack.json")"
-field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$WORK/attack.json" "$1"; }
+reported() {
+  [[ -s "$WORK/attack.json" ]] && return 0
+  sed 's/^/  slowloris.py: /' "$WORK/attack.err"
+  return 1
+}
+check "the attacker reported its figures" reported
+# One figure of the attacker's report (0 when it has none).
+field() {
+  python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))" \
+    "$WORK/attack.json" "$1" 2>/dev/null || echo 0
+}
 
 probes="$(field probes)"
 probe_max_ms="$(field probe_max_ms)"
