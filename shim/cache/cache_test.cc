@@ -694,11 +694,11 @@ TEST(CacheTest, NominationsFollowTheApiAndEndWithThePod) {
   EXPECT_TRUE(c.NominatedPodsOn("b").empty());
 }
 
-// PostFilter's view: each node as Evaluate gets it for the preemptor, with
-// its pods of lower priority as the cache counted them, in the order asked,
-// bounded by the number of victims.
-TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
-  Cache c;
+// Nodes a, b and c for the preemption tests: on a, pods of priority 1
+// ("low", with a port and a start time), 100 and 50, and a pod of priority
+// 60 nominated; on b, a pod being deleted by preemption and an assumed one;
+// c empty. True when the assumption took.
+bool FillForPreemption(Cache& c) {
   for (const char* n : {"a", "b", "c"}) c.UpsertNode(Node(n));
   objects::PodInfo low = Pod("ns", "low", "web", "a", 300);
   low.priority = 1;
@@ -719,14 +719,24 @@ TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
   leaving.deleting = true;
   leaving.preempted_by_scheduler = true;
   c.UpsertAssignedPod(leaving);
-  objects::PodInfo assumed = Pod("ns", "assumed", "", "", 100);
-  ASSERT_TRUE(c.AssumePod(assumed, "b"));
   objects::PodInfo nominated = Pod("ns", "nominated", "", "", 1000);
   nominated.priority = 60;
   c.Nominate(nominated, "a");
+  return c.AssumePod(Pod("ns", "assumed", "", "", 100), "b");
+}
 
+objects::PodInfo Preemptor() {
   objects::PodInfo preemptor = Pod("ns", "preemptor", "web", "", 2000);
   preemptor.priority = 50;
+  return preemptor;
+}
+
+// PostFilter's view: each node as Evaluate gets it for the preemptor, with
+// its pods of lower priority as the cache counted them, in the order asked.
+TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
+  Cache c;
+  ASSERT_TRUE(FillForPreemption(c));
+  const objects::PodInfo preemptor = Preemptor();
   pb::PlanResponse plan;  // one query: each node's own pods, any labels
   pb::PodMatcher* m = plan.add_queries()->add_all_of();
   m->add_namespaces("ns");
@@ -766,18 +776,30 @@ TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
   EXPECT_FALSE(out[1].pods(1).has_start_time_unix_nanos());
   EXPECT_EQ(out[2].node().name(), "c");
   EXPECT_EQ(out[2].pods_size(), 0);
+  EXPECT_TRUE(c.DisruptionBudgetsIn({"ns"}).empty());
+}
 
-  // Bounded: b's two victims would pass 2; the first node always goes.
+// Bounded by the number of victims: b's two would pass 2; the first node
+// always goes.
+TEST(CacheTest, PreemptionNodesStopAtTheVictimBound) {
+  Cache c;
+  ASSERT_TRUE(FillForPreemption(c));
+  const objects::PodInfo preemptor = Preemptor();
+  google::protobuf::RepeatedPtrField<pb::PreemptionNode> out;
   for (const auto& [max, want] :
        std::vector<std::pair<size_t, int>>{{2, 1}, {0, 1}, {3, 3}}) {
     out.Clear();
     c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a", "b", "c"},
-                            false, plan, nullptr, max, &out);
+                            false, {}, nullptr, max, &out);
     EXPECT_EQ(out.size(), want) << max;
   }
+}
 
-  // The nominated node's lower-priority pods: only terminating (by
-  // preemption) and priority are read of them.
+// The nominated node's lower-priority pods: only terminating (by
+// preemption) and priority are read of them.
+TEST(CacheTest, LowerPriorityPodsOfTheNominatedNode) {
+  Cache c;
+  ASSERT_TRUE(FillForPreemption(c));
   objects::PodInfo deleted = Pod("ns", "deleted", "", "b", 100);
   deleted.deleting = true;  // by someone else than a scheduler
   c.UpsertAssignedPod(deleted);
@@ -789,21 +811,30 @@ TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
   EXPECT_TRUE(c.LowerPriorityPods("b", 0).empty());
   EXPECT_TRUE(c.LowerPriorityPods("gone", 50).empty());
   EXPECT_THAT(c.NodeNames(), ElementsAre("a", "b", "c"));
-  EXPECT_TRUE(c.DisruptionBudgetsIn({"ns"}).empty());
+}
 
-  // A budget in the victims' namespace that selects pods: labels go too.
+// A victim's labels go only where a budget of its namespace selects pods:
+// the scorer reads them against those budgets alone.
+TEST(CacheTest, VictimLabelsGoWhereABudgetSelects) {
+  Cache c;
+  ASSERT_TRUE(FillForPreemption(c));
+  const objects::PodInfo preemptor = Preemptor();
+  google::protobuf::RepeatedPtrField<pb::PreemptionNode> out;
+  auto labels_of_low = [&] {
+    out.Clear();
+    c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a"}, false, {},
+                            nullptr, 100, &out);
+    return out.size() == 1 && out[0].pods_size() == 1
+               ? out[0].pods(0).labels()
+               : google::protobuf::Map<std::string, std::string>();
+  };
+  EXPECT_TRUE(labels_of_low().empty());
   c.UpsertPdb(Pdb("other", "db", "db"));
-  out.Clear();
-  c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a"}, false, plan,
-                          nullptr, 100, &out);
-  ASSERT_EQ(out.size(), 1);
-  EXPECT_TRUE(out[0].pods(0).labels().empty());
+  EXPECT_TRUE(labels_of_low().empty());
   c.UpsertPdb(Pdb("ns", "db", "db"));
-  out.Clear();
-  c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a"}, false, plan,
-                          nullptr, 100, &out);
-  ASSERT_EQ(out.size(), 1);
-  EXPECT_EQ(out[0].pods(0).labels().at("app"), "web");
+  const auto labels = labels_of_low();
+  ASSERT_TRUE(labels.contains("app"));
+  EXPECT_EQ(labels.at("app"), "web");
 }
 
 TEST(CacheTest, DisruptionBudgetsInTheVictimsNamespacesGoToPreempt) {
