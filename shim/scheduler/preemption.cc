@@ -151,21 +151,46 @@ absl::StatusOr<PostFilterOutcome> ReadPreemptResponse(
   return out;
 }
 
-void PostFilter(const CycleInput& in, const CyclePlan& plan,
-                const CandidateVerdicts& ev, scorer_client::Scorer& scorer,
-                CycleResult& result) {
-  // First the nodes a dry run usually stops within, then, if it did not,
-  // every one (unless --preemption-max-victim-pods cut the first short).
+namespace {
+
+// Asks the scorer's PostFilter, filling `req` with the request answered.
+// When the request names lower-priority pods on the pod's nominated node
+// (besides the pod itself, the one input that can make it ineligible), it
+// asks first with no nodes: a pod still waiting for its victims is then
+// answered without every node's victims built and sent. Then the nodes a
+// dry run usually stops within and, if it did not stop there, every one
+// (unless --preemption-max-victim-pods cut the first short).
+absl::StatusOr<pb::PreemptResponse> AskPreempt(const CycleInput& in,
+                                               const CyclePlan& plan,
+                                               const CandidateVerdicts& ev,
+                                               scorer_client::Scorer& scorer,
+                                               pb::PreemptRequest& req) {
   const std::vector<std::string> order = PreemptOrder(in, ev);
+  req = BuildPreemptRequest(in, plan, ev, order, 0);
+  if (req.nominated_node_pods_size() > 0) {
+    absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
+    if (!resp.ok() || NotEligible(*resp)) return resp;
+  }
   const size_t first = FirstPreemptNodes(
       order.size(), in.cache->NominatedNodeCount(), ev.all_nodes);
-  pb::PreemptRequest req = BuildPreemptRequest(in, plan, ev, order, first);
+  req = BuildPreemptRequest(in, plan, ev, order, first);
   absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
   if (resp.ok() && resp->partial() &&
       static_cast<size_t>(req.nodes_size()) == first) {
     req = BuildPreemptRequest(in, plan, ev, order, order.size());
     resp = scorer.Preempt(req);
   }
+  return resp;
+}
+
+}  // namespace
+
+void PostFilter(const CycleInput& in, const CyclePlan& plan,
+                const CandidateVerdicts& ev, scorer_client::Scorer& scorer,
+                CycleResult& result) {
+  pb::PreemptRequest req;
+  absl::StatusOr<pb::PreemptResponse> resp =
+      AskPreempt(in, plan, ev, scorer, req);
   if (absl::IsUnimplemented(resp.status())) {
     // A scorer from before the call: as a profile without PostFilter.
     static std::atomic<bool> logged{false};

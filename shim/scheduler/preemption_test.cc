@@ -171,7 +171,9 @@ TEST(PostFilterTest, PotentialNodesAndTheirLowerPriorityPods) {
   EXPECT_EQ(r.preemption->victims[0].name, "low2");
   EXPECT_EQ(r.preemption->victims[0].uid, "u-low2");
 
-  ASSERT_EQ(f.scorer.preempted.size(), 1u);
+  // First without nodes (the nominated node holds a lower-priority pod).
+  ASSERT_EQ(f.scorer.preempted.size(), 2u);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 0);
   EXPECT_EQ(got.profile(), "test-scheduler");
   EXPECT_EQ(got.config_hash(), "h1");
   EXPECT_EQ(got.pod().name(), "preemptor");
@@ -268,6 +270,51 @@ TEST(PostFilterTest, APartialAnswerIsAskedAgainWithEveryNode) {
   EXPECT_EQ(FirstPreemptNodes(5000, 2500, 5000), 2000u);
   EXPECT_EQ(FirstPreemptNodes(1000, 900, 1000), 1000u);
   EXPECT_EQ(FirstPreemptNodes(1000, 1000, 1000), 1000u);
+}
+
+// A pod nominated to a node with lower-priority pods is asked about its
+// eligibility first, with no nodes: one still waiting for its victims is
+// answered so, and an eligible one is asked again with the nodes.
+TEST(PostFilterTest, ANominatedPodIsAskedWithoutNodesFirst) {
+  const std::string waiting =
+      "preemption: not eligible due to a terminating pod on the nominated "
+      "node.";
+  Fixture f(300);
+  f.RejectAll(300);
+  f.Run("low", 0, NodeName(7));
+  f.cache.Nominate(f.pod, NodeName(7));
+  bool eligible = false;
+  f.scorer.preempt = [&](const pb::PreemptRequest& req) {
+    pb::PreemptResponse resp = NoCandidate();
+    if (!eligible) resp.set_message(waiting);
+    resp.set_partial(req.nodes_size() < 300);
+    return resp;
+  };
+  CycleResult r = f.Cycle();
+  ASSERT_EQ(f.scorer.preempted.size(), 1u);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 0);
+  EXPECT_EQ(f.scorer.preempted[0].nominated_node_name(), NodeName(7));
+  ASSERT_EQ(f.scorer.preempted[0].nominated_node_pods_size(), 1);
+  EXPECT_EQ(f.scorer.preempted[0].nominated_node_pods(0).name(), "low");
+  EXPECT_EQ(r.nominating, Nominating::kKeep);
+  EXPECT_THAT(r.failure->message, ::testing::EndsWith(waiting));
+
+  f.scorer.preempted.clear();
+  eligible = true;
+  f.Cycle();
+  ASSERT_EQ(f.scorer.preempted.size(), 3u);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 0);
+  EXPECT_GE(f.scorer.preempted[1].nodes_size(), 200);
+  EXPECT_EQ(f.scorer.preempted[2].nodes_size(), 300);
+
+  // Without lower-priority pods on the nominated node: no first question.
+  Fixture g(300);
+  g.RejectAll(300);
+  g.cache.Nominate(g.pod, NodeName(7));
+  g.scorer.preempt = [](const pb::PreemptRequest&) { return NoCandidate(); };
+  g.Cycle();
+  ASSERT_EQ(g.scorer.preempted.size(), 1u);
+  EXPECT_EQ(g.scorer.preempted[0].nodes_size(), 200);
 }
 
 // A PreFilter rejection gives every node the same status: Unschedulable
