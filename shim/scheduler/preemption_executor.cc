@@ -1,5 +1,6 @@
 #include "shim/scheduler/preemption_executor.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -29,64 +30,76 @@ void PreemptionExecutor::Preempt(PodPtr preemptor, const Preemption& p) {
     cache_->DropNomination(n.key);
     feedback_->SetNominatedNode(n.namespace_, n.name, "");
   }
-  {
-    Running running;
-    for (const Preemption::Victim& v : p.victims) {
-      if (v.terminating) continue;
-      ++running.outstanding;
-      running.victims.push_back(absl::StrCat(v.namespace_, "/", v.name));
-    }
-    absl::MutexLock lock(&mu_);
-    if (running.outstanding > 0) {
-      running_[preemptor->key] = std::move(running);
-    } else {
-      running_.erase(preemptor->key);
-    }
-  }
+  std::vector<Preemption::Victim> victims;
   for (const Preemption::Victim& v : p.victims) {
     if (v.terminating) {  // its deletion is under way: nothing to send
       spdlog::info("victim {}/{} of {} is already being deleted", v.namespace_,
                    v.name, preemptor->key);
       continue;
     }
-    const std::string scheduler = preemptor->scheduler_name;
-    nlohmann::json patch = {
-        {"status",
-         {{"conditions",
-           {{{"type", "DisruptionTarget"},
-             {"status", "True"},
-             {"reason", "PreemptionByScheduler"},
-             {"message",
-              absl::StrCat(scheduler,
-                           ": preempting to accommodate a higher priority "
-                           "pod")},
-             {"lastTransitionTime",
-              absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(),
-                               absl::UTCTimeZone())}}}}}}};
-    Writer::Request req;
-    req.method = "PATCH";
-    req.path = PodPath(v.namespace_, v.name) + "/status";
-    req.body = {patch.dump(), "application/strategic-merge-patch+json"};
-    req.accept = "application/json";
-    writer_->Send(Writer::Lane::kBindings, std::move(req),
-                  [this, preemptor, node = p.node,
-                   v](const absl::StatusOr<kube::Response>& r) {
-                    const std::string what =
-                        absl::StrCat("DisruptionTarget condition for victim ",
-                                     v.namespace_, "/", v.name);
-                    if (Gone(r)) {
-                      spdlog::info("victim {}/{} of {} is already deleted",
-                                   v.namespace_, v.name, preemptor->key);
-                      Answered(preemptor->key, true);
-                      return;
-                    }
-                    if (Writer::LogIfFailed(r, what)) {
-                      Answered(preemptor->key, false);
-                      return;
-                    }
-                    Delete(preemptor, node, v);
-                  });
+    victims.push_back(v);
   }
+  if (victims.empty()) {
+    absl::MutexLock lock(&mu_);
+    running_.erase(preemptor->key);
+    return;
+  }
+  // As upstream: every victim but the last at once; the last once they are
+  // all answered, so that its deletion event, the one the pod waits for,
+  // comes after theirs.
+  Running running;
+  running.last = victims.back();
+  victims.pop_back();
+  running.outstanding = static_cast<int>(victims.size());
+  running.last_round = victims.empty();
+  if (running.last_round) running.outstanding = 1;
+  {
+    absl::MutexLock lock(&mu_);
+    running_[preemptor->key] = running;
+  }
+  if (victims.empty()) victims.push_back(running.last);
+  for (const Preemption::Victim& v : victims) Evict(preemptor, p.node, v);
+}
+
+void PreemptionExecutor::Evict(const PodPtr& preemptor, const std::string& node,
+                               const Preemption::Victim& v) {
+  const std::string scheduler = preemptor->scheduler_name;
+  nlohmann::json patch = {
+      {"status",
+       {{"conditions",
+         {{{"type", "DisruptionTarget"},
+           {"status", "True"},
+           {"reason", "PreemptionByScheduler"},
+           {"message",
+            absl::StrCat(scheduler,
+                         ": preempting to accommodate a higher priority "
+                         "pod")},
+           {"lastTransitionTime",
+            absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(),
+                             absl::UTCTimeZone())}}}}}}};
+  Writer::Request req;
+  req.method = "PATCH";
+  req.path = PodPath(v.namespace_, v.name) + "/status";
+  req.body = {patch.dump(), "application/strategic-merge-patch+json"};
+  req.accept = "application/json";
+  writer_->Send(
+      Writer::Lane::kBindings, std::move(req),
+      [this, preemptor, node, v](const absl::StatusOr<kube::Response>& r) {
+        const std::string what =
+            absl::StrCat("DisruptionTarget condition for victim ", v.namespace_,
+                         "/", v.name);
+        if (Gone(r)) {
+          spdlog::info("victim {}/{} of {} is already deleted", v.namespace_,
+                       v.name, preemptor->key);
+          Answered(preemptor, node, true);
+          return;
+        }
+        if (Writer::LogIfFailed(r, what)) {
+          Answered(preemptor, node, false);
+          return;
+        }
+        Delete(preemptor, node, v);
+      });
 }
 
 void PreemptionExecutor::Delete(const PodPtr& preemptor,
@@ -106,16 +119,16 @@ void PreemptionExecutor::Delete(const PodPtr& preemptor,
         if (Gone(r) || (r.ok() && r->status == 409)) {
           spdlog::info("victim {}/{} of {} is already deleted", v.namespace_,
                        v.name, preemptor->key);
-          Answered(preemptor->key, true);
+          Answered(preemptor, node, true);
           return;
         }
         if (Writer::LogIfFailed(
                 r, absl::StrCat("deleting victim ", v.namespace_, "/", v.name,
                                 " of ", preemptor->key))) {
-          Answered(preemptor->key, false);
+          Answered(preemptor, node, false);
           return;
         }
-        Answered(preemptor->key, true);
+        Answered(preemptor, node, true);
         spdlog::info("pod {} preempted victim {}/{} on node {}", preemptor->key,
                      v.namespace_, v.name, node);
         feedback_->Preempted({"v1", "Pod", v.namespace_, v.name, v.uid, ""},
@@ -123,35 +136,49 @@ void PreemptionExecutor::Delete(const PodPtr& preemptor,
       });
 }
 
-bool PreemptionExecutor::AnyVictimLive(const Running& r) const {
-  for (const std::string& victim : r.victims) {
-    if (cache_->HoldsLivePod(victim)) return true;
-  }
-  return false;
-}
-
-void PreemptionExecutor::Answered(const std::string& preemptor, bool ok) {
+void PreemptionExecutor::Answered(const PodPtr& preemptor,
+                                  const std::string& node, bool ok) {
+  std::optional<Preemption::Victim> next;
   {
     absl::MutexLock lock(&mu_);
-    auto it = running_.find(preemptor);
+    auto it = running_.find(preemptor->key);
     if (it == running_.end()) return;
-    it->second.failed |= !ok;
-    if (--it->second.outstanding > 0) return;
-    // A failure leaves a victim in place, so no deletion event may come to
-    // move the pod. Otherwise the victims' deletion events may have come
-    // already, while the pod waited on these answers, and moved it to no
-    // avail; unless the cache still holds a victim, whose event will come.
-    if (!it->second.failed && AnyVictimLive(it->second)) return;
-    running_.erase(it);
+    Running& r = it->second;
+    r.failed |= !ok;
+    if (--r.outstanding > 0) return;
+    if (!r.last_round && !r.failed) {
+      // The others are answered: now the last victim.
+      r.last_round = true;
+      r.outstanding = 1;
+      next = r.last;
+    } else {
+      // A failure leaves a victim in place (upstream then skips the last
+      // one), so no deletion event may come to move the pod. Otherwise the
+      // last victim's deletion event may have come already, while the pod
+      // waited on this answer, and moved it to no avail; unless the cache
+      // still holds that victim, whose event will come.
+      if (!r.failed && LastVictimLive(r)) return;
+      running_.erase(it);
+    }
   }
-  activate_(preemptor);
+  if (next.has_value()) {
+    Evict(preemptor, node, *next);
+    return;
+  }
+  activate_(preemptor->key);
+}
+
+bool PreemptionExecutor::LastVictimLive(const Running& r) const {
+  return cache_->HoldsLivePod(
+      absl::StrCat(r.last.namespace_, "/", r.last.name));
 }
 
 bool PreemptionExecutor::Preempting(const std::string& key) const {
   absl::MutexLock lock(&mu_);
   auto it = running_.find(key);
   if (it == running_.end()) return false;
-  if (it->second.outstanding > 0 || AnyVictimLive(it->second)) return true;
+  const Running& r = it->second;
+  if (!r.last_round || r.outstanding > 0 || LastVictimLive(r)) return true;
   running_.erase(it);
   return false;
 }

@@ -42,6 +42,9 @@ class PreemptionExecutor {
   //   so a pod re-created under the name is spared) and gets a Preempted
   //   event. A victim already gone (404) is skipped; a failed patch leaves
   //   the victim alone, as upstream.
+  // As upstream, every victim but the last goes at once, and the last once
+  // their calls are answered (none if one failed), so that its deletion
+  // event, which the preemptor waits for, comes after the others'.
   // Victims' writes use the bindings lane: they are what frees the room,
   // and that lane drops nothing.
   void Preempt(std::shared_ptr<const objects::PodInfo> preemptor,
@@ -49,27 +52,33 @@ class PreemptionExecutor {
 
   // Upstream's IsPodRunningPreemption (checked in its PreEnqueue): true
   // while the preemption the pod `key` set off is under way: a victim's
-  // calls are not answered yet, or a victim they deleted is still in the
-  // cache and not being deleted. Such a pod is not tried: a try before the
-  // cache sees its victims go finds no room and preempts again elsewhere.
-  // A victim's deletion event moves it back; a preemption that failed
-  // partway, or whose victims the cache saw go before their calls were
-  // answered, activates it at once (upstream's Activate).
+  // calls are not answered yet, or the last victim is still in the cache
+  // and not being deleted. Such a pod is not tried: a try before the cache
+  // sees its victims go finds no room, and is not eligible to preempt while
+  // they terminate. The last victim's deletion event moves it back; a
+  // preemption that failed partway, or whose last victim the cache saw go
+  // before its calls were answered, activates it at once (upstream's
+  // Activate).
   bool Preempting(const std::string& key) const;
 
  private:
   using PodPtr = std::shared_ptr<const objects::PodInfo>;
   struct Running {
-    int outstanding = 0;  // victims whose calls are not answered yet
+    // Calls not answered yet: the other victims', then the last one's.
+    int outstanding = 0;
+    bool last_round = false;  // the last victim's calls were sent
     bool failed = false;
-    std::vector<std::string> victims;  // their cache keys
+    Preemption::Victim last;  // deleted once the others are answered
   };
+  // A victim's DisruptionTarget condition, then (Delete) its deletion.
+  void Evict(const PodPtr& preemptor, const std::string& node,
+             const Preemption::Victim& victim);
   void Delete(const PodPtr& preemptor, const std::string& node,
               const Preemption::Victim& victim);
-  // The cache still holds one of r's victims, not being deleted.
-  bool AnyVictimLive(const Running& r) const;
+  // The cache still holds r's last victim, not being deleted.
+  bool LastVictimLive(const Running& r) const;
   // A victim's calls are answered (`ok`: deleted, or already gone).
-  void Answered(const std::string& preemptor, bool ok);
+  void Answered(const PodPtr& preemptor, const std::string& node, bool ok);
 
   Writer* writer_;
   Feedback* feedback_;
