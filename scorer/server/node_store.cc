@@ -29,10 +29,66 @@ void NodeStore::Put(const std::string& key,
 void NodeStore::PutLocked(const std::string& key,
                           std::shared_ptr<const pb::Node> node) {
   if (current_.size() >= half_ && !current_.contains(key)) {
+    for (const auto& [dropped, unused] : previous_) spares_.erase(dropped);
     previous_ = std::move(current_);
     current_.clear();
   }
   current_[key] = std::move(node);
+}
+
+std::unique_ptr<pb::Node> NodeStore::Borrow(const std::string& key,
+                                            const pb::Node& kept) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = spares_.find(key);
+    if (it != spares_.end() && !it->second.empty()) {
+      std::unique_ptr<pb::Node> spare = std::move(it->second.back());
+      it->second.pop_back();
+      return spare;
+    }
+  }
+  return std::make_unique<pb::Node>(kept);
+}
+
+void NodeStore::GiveBack(
+    std::vector<std::pair<std::string, std::unique_ptr<pb::Node>>> copies) {
+  absl::MutexLock lock(&mu_);
+  for (auto& [key, copy] : copies) {
+    if (!current_.contains(key) && !previous_.contains(key)) continue;
+    std::vector<std::unique_ptr<pb::Node>>& kept = spares_[key];
+    if (kept.size() < kSparesPerKey) kept.push_back(std::move(copy));
+  }
+}
+
+size_t NodeStore::spares() const {
+  absl::MutexLock lock(&mu_);
+  size_t n = 0;
+  for (const auto& [key, list] : spares_) n += list.size();
+  return n;
+}
+
+BorrowedNodes::BorrowedNodes(BorrowedNodes&& other) noexcept
+    : store_(std::exchange(other.store_, nullptr)),
+      copies_(std::exchange(other.copies_, {})) {}
+
+BorrowedNodes& BorrowedNodes::operator=(BorrowedNodes&& other) noexcept {
+  if (this != &other) {
+    Release();
+    store_ = std::exchange(other.store_, nullptr);
+    copies_ = std::exchange(other.copies_, {});
+  }
+  return *this;
+}
+
+pb::Node* BorrowedNodes::Borrow(const std::string& key, const pb::Node& kept) {
+  copies_.emplace_back(key, store_->Borrow(key, kept));
+  return copies_.back().second.get();
+}
+
+void BorrowedNodes::Release() {
+  if (store_ != nullptr && !copies_.empty()) {
+    store_->GiveBack(std::exchange(copies_, {}));
+  }
 }
 
 size_t NodeStore::size() const {
@@ -71,6 +127,7 @@ absl::StatusOr<ResolvedNodes> ResolveNodes(
     NodeStore& store,
     const google::protobuf::RepeatedPtrField<pb::Node>& nodes) {
   ResolvedNodes r;
+  r.merged = BorrowedNodes(&store);
   r.nodes.reserve(static_cast<size_t>(nodes.size()));
   for (int i = 0; i < nodes.size(); ++i) {
     const pb::Node& n = nodes[i];
@@ -103,7 +160,10 @@ absl::StatusOr<ResolvedNodes> ResolveNodes(
     if (!model::HasCycleParts(n)) {
       r.nodes.push_back(kept.get());
     } else {
-      pb::Node& m = r.merged.emplace_back(*kept);
+      // Every cycle part is replaced: the copy may carry another
+      // request's.
+      pb::Node& m = *r.merged.Borrow(n.content_key(), *kept);
+      model::ClearCycleParts(m);
       *m.mutable_label_counts() = n.label_counts();
       *m.mutable_query_counts() = n.query_counts();
       *m.mutable_term_counts() = n.term_counts();

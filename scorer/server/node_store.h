@@ -7,9 +7,9 @@
 // computed from data the key does not stand for.
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -33,7 +33,20 @@ class NodeStore {
   void Put(const std::string& key, std::shared_ptr<const pb::Node> node);
   size_t size() const;
 
+  // A copy of `kept` (the node kept under `key`) that a request adds its
+  // cycle's parts to: one handed back before (GiveBack), else a new copy.
+  // Copying a node (its labels above all) for every request that adds
+  // parts to it was most of an Evaluate call.
+  std::unique_ptr<pb::Node> Borrow(const std::string& key,
+                                   const pb::Node& kept);
+  // Copies borrowed under their keys, for the next requests (at most
+  // kSparesPerKey each; those of keys no longer kept are dropped).
+  void GiveBack(
+      std::vector<std::pair<std::string, std::unique_ptr<pb::Node>>> copies);
+  size_t spares() const;
+
  private:
+  static constexpr size_t kSparesPerKey = 2;
   void PutLocked(const std::string& key, std::shared_ptr<const pb::Node> node)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -43,6 +56,25 @@ class NodeStore {
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::shared_ptr<const pb::Node>> previous_
       ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::vector<std::unique_ptr<pb::Node>>>
+      spares_ ABSL_GUARDED_BY(mu_);
+};
+
+// Copies borrowed from a NodeStore, handed back when this goes.
+class BorrowedNodes {
+ public:
+  BorrowedNodes() = default;
+  explicit BorrowedNodes(NodeStore* store) : store_(store) {}
+  BorrowedNodes(BorrowedNodes&& other) noexcept;
+  BorrowedNodes& operator=(BorrowedNodes&& other) noexcept;
+  ~BorrowedNodes() { Release(); }
+  // Borrows a copy of `kept` under `key`; valid while this lives.
+  pb::Node* Borrow(const std::string& key, const pb::Node& kept);
+
+ private:
+  void Release();
+  NodeStore* store_ = nullptr;
+  std::vector<std::pair<std::string, std::unique_ptr<pb::Node>>> copies_;
 };
 
 // An Evaluate request's nodes with their content keys resolved. The
@@ -53,7 +85,7 @@ struct ResolvedNodes {
   // complete and the request is not evaluated).
   std::vector<int32_t> missing;
   std::vector<std::shared_ptr<const pb::Node>> held;
-  std::deque<pb::Node> merged;  // a kept node with the cycle's parts added
+  BorrowedNodes merged;  // kept nodes with the cycle's parts added
 };
 
 // Resolves `nodes` against `store`, keeping those sent in full with their

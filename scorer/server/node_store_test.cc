@@ -107,5 +107,61 @@ TEST(NodeStoreTest, BoundedByGenerations) {
   EXPECT_LE(store.size(), 4u);
 }
 
+// A node a request adds its cycle's parts to is a copy made once and
+// reused by later requests, each with its own parts only; copies go with
+// their key.
+TEST(NodeStoreTest, CopiesWithCyclePartsAreReused) {
+  NodeStore store(4);
+  google::protobuf::RepeatedPtrField<pb::Node> first;
+  *first.Add() = Whole("n1", 4000);
+  ASSERT_TRUE(ResolveNodes(store, first).ok());
+  auto with_count = [&](const std::string& value, bool image) {
+    google::protobuf::RepeatedPtrField<pb::Node> req;
+    pb::Node* n = req.Add();
+    *n = Ref(first[0]);
+    pb::LabelCount* lc = n->add_label_counts();
+    lc->set_key("app");
+    lc->set_value(value);
+    lc->set_count(1);
+    if (image) n->add_images()->set_name("pause");
+    return req;
+  };
+  const pb::Node* used = nullptr;
+  {
+    google::protobuf::RepeatedPtrField<pb::Node> req = with_count("a", true);
+    absl::StatusOr<ResolvedNodes> r = ResolveNodes(store, req);
+    ASSERT_TRUE(r.ok()) << r.status();
+    used = r->nodes[0];
+    EXPECT_EQ(used->images_size(), 1);
+    EXPECT_EQ(store.spares(), 0u);
+  }
+  EXPECT_EQ(store.spares(), 1u);
+  {
+    google::protobuf::RepeatedPtrField<pb::Node> req = with_count("b", false);
+    absl::StatusOr<ResolvedNodes> r = ResolveNodes(store, req);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->nodes[0], used);  // the same copy again
+    EXPECT_EQ(store.spares(), 0u);
+    ASSERT_EQ(r->nodes[0]->label_counts_size(), 1);
+    EXPECT_EQ(r->nodes[0]->label_counts(0).value(), "b");
+    EXPECT_EQ(r->nodes[0]->images_size(), 0);  // not the last request's
+    EXPECT_EQ(r->nodes[0]->name(), "n1");
+    EXPECT_EQ(r->nodes[0]->labels().at("zone"), "a");
+    // Two at once: the second gets a copy of its own.
+    google::protobuf::RepeatedPtrField<pb::Node> req2 = with_count("c", false);
+    absl::StatusOr<ResolvedNodes> r2 = ResolveNodes(store, req2);
+    ASSERT_TRUE(r2.ok()) << r2.status();
+    EXPECT_NE(r2->nodes[0], r->nodes[0]);
+    EXPECT_EQ(r2->nodes[0]->label_counts(0).value(), "c");
+    EXPECT_EQ(r->nodes[0]->label_counts(0).value(), "b");
+  }
+  EXPECT_EQ(store.spares(), 2u);
+  // The key's generation goes: its copies go with it.
+  auto other = std::make_shared<const pb::Node>();
+  for (const char* k : {"x", "y", "z", "w"}) store.Put(k, other);
+  EXPECT_EQ(store.Find(first[0].content_key()), nullptr);
+  EXPECT_EQ(store.spares(), 0u);
+}
+
 }  // namespace
 }  // namespace kscore::server
