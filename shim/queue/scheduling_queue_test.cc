@@ -56,6 +56,15 @@ class QueueTest : public ::testing::Test {
     o.now = [this] { return now_; };
     return o;
   }
+  // Opts, with the queue's questions to the hints kept in `asked`.
+  SchedulingQueue::Options OptsAsking(
+      std::vector<SchedulingQueue::HintJob>* asked) {
+    SchedulingQueue::Options o = Opts();
+    o.ask_hints = [asked](SchedulingQueue::HintJob job) {
+      asked->push_back(std::move(job));
+    };
+    return o;
+  }
   absl::Time now_ = absl::FromUnixSeconds(1000);
 };
 
@@ -409,11 +418,7 @@ TEST_F(QueueTest, CountsUnschedulablePodsPerPlugin) {
 // hint's answer; only a pod still waiting since then moves on "true".
 TEST_F(QueueTest, HintedRegistrationsAskBeforeMoving) {
   std::vector<SchedulingQueue::HintJob> asked;
-  SchedulingQueue::Options o = Opts();
-  o.ask_hints = [&asked](SchedulingQueue::HintJob job) {
-    asked.push_back(std::move(job));
-  };
-  SchedulingQueue q(o);
+  SchedulingQueue q(OptsAsking(&asked));
   auto events = std::make_shared<PluginEvents>();
   (*events)["NodeResourcesFit"] = {MakeEvent(
       pb::EVENT_RESOURCE_NODE, action::kAdd | action::kUpdateNodeAllocatable,
@@ -468,11 +473,7 @@ TEST_F(QueueTest, HintedRegistrationsAskBeforeMoving) {
 // move it. Once the gate opens, the next event asks as for any pod.
 TEST_F(QueueTest, GatedPodsAreNotAskedAboutWhileTheirGateHolds) {
   std::vector<SchedulingQueue::HintJob> asked;
-  SchedulingQueue::Options o = Opts();
-  o.ask_hints = [&asked](SchedulingQueue::HintJob job) {
-    asked.push_back(std::move(job));
-  };
-  SchedulingQueue q(o);
+  SchedulingQueue q(OptsAsking(&asked));
   auto events = std::make_shared<PluginEvents>();
   (*events)["NodeResourcesFit"] = {
       MakeEvent(pb::EVENT_RESOURCE_NODE, action::kAdd, /*hinted=*/true)};
