@@ -58,11 +58,13 @@ std::vector<std::string> PreemptOrder(const CycleInput& in,
   return potential;
 }
 
-pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
-                                       const CyclePlan& plan,
-                                       const CandidateVerdicts& ev,
-                                       const std::vector<std::string>& order,
-                                       size_t first_nodes) {
+namespace {
+
+// The request but its nodes: the pod, the counts, its nominated node and,
+// unless Filter found it unresolvable, that node's lower-priority pods.
+pb::PreemptRequest PreemptHeader(const CycleInput& in, const CyclePlan& plan,
+                                 const CandidateVerdicts& ev,
+                                 const std::vector<std::string>& order) {
   const objects::PodInfo& pod = *in.pod;
   pb::PreemptRequest req;
   req.set_profile(pod.scheduler_name);
@@ -80,11 +82,21 @@ pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
       *req.add_nominated_node_pods() = std::move(v);
     }
   }
+  return req;
+}
+
+// Replaces req's nodes with the first `first_nodes` of `order`, and its
+// budgets with those of the victims' namespaces.
+void SetPreemptNodes(const CycleInput& in, const CyclePlan& plan,
+                     const std::vector<std::string>& order, size_t first_nodes,
+                     pb::PreemptRequest& req) {
+  req.clear_nodes();
+  req.clear_pdbs();
   const std::vector<std::string> sent(
       order.begin(), order.begin() + static_cast<std::ptrdiff_t>(
                                          std::min(order.size(), first_nodes)));
   in.cache->AppendPreemptionNodes(
-      pod, plan.pod, in.profile->label_count_keys, sent, plan.node_labels,
+      *in.pod, plan.pod, in.profile->label_count_keys, sent, plan.node_labels,
       plan.plan, plan.prepared.get(), in.max_victim_pods, req.mutable_nodes());
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> namespaces;
@@ -99,6 +111,17 @@ pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
   for (pb::DisruptionBudget& b : in.cache->DisruptionBudgetsIn(namespaces)) {
     *req.add_pdbs() = std::move(b);
   }
+}
+
+}  // namespace
+
+pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
+                                       const CyclePlan& plan,
+                                       const CandidateVerdicts& ev,
+                                       const std::vector<std::string>& order,
+                                       size_t first_nodes) {
+  pb::PreemptRequest req = PreemptHeader(in, plan, ev, order);
+  SetPreemptNodes(in, plan, order, first_nodes, req);
   return req;
 }
 
@@ -166,18 +189,18 @@ absl::StatusOr<pb::PreemptResponse> AskPreempt(const CycleInput& in,
                                                scorer_client::Scorer& scorer,
                                                pb::PreemptRequest& req) {
   const std::vector<std::string> order = PreemptOrder(in, ev);
-  req = BuildPreemptRequest(in, plan, ev, order, 0);
+  req = PreemptHeader(in, plan, ev, order);
   if (req.nominated_node_pods_size() > 0) {
     absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
     if (!resp.ok() || NotEligible(*resp)) return resp;
   }
   const size_t first = FirstPreemptNodes(
       order.size(), in.cache->NominatedNodeCount(), ev.all_nodes);
-  req = BuildPreemptRequest(in, plan, ev, order, first);
+  SetPreemptNodes(in, plan, order, first, req);
   absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
   if (resp.ok() && resp->partial() &&
       static_cast<size_t>(req.nodes_size()) == first) {
-    req = BuildPreemptRequest(in, plan, ev, order, order.size());
+    SetPreemptNodes(in, plan, order, order.size(), req);
     resp = scorer.Preempt(req);
   }
   return resp;
