@@ -49,15 +49,13 @@ void PreemptionExecutor::Preempt(PodPtr preemptor, const Preemption& p) {
   // comes after theirs.
   Running running;
   running.last = victims.back();
-  victims.pop_back();
+  running.last_round = victims.size() == 1;  // the last is the only one
+  if (!running.last_round) victims.pop_back();
   running.outstanding = static_cast<int>(victims.size());
-  running.last_round = victims.empty();
-  if (running.last_round) running.outstanding = 1;
   {
     absl::MutexLock lock(&mu_);
     running_[preemptor->key] = running;
   }
-  if (victims.empty()) victims.push_back(running.last);
   for (const Preemption::Victim& v : victims) Evict(preemptor, p.node, v);
 }
 
