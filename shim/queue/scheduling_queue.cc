@@ -54,7 +54,7 @@ void SchedulingQueue::LeaveBackoffLocked(const Entry& e) {
 }
 
 void SchedulingQueue::ActivateLocked(Entry& e, absl::string_view event) {
-  if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
+  if (e.where == Where::kUnschedulable) unschedulable_.erase(&e);
   e.gate = nullptr;
   LeaveBackoffLocked(e);
   e.parked = false;
@@ -73,7 +73,7 @@ void SchedulingQueue::BackoffOrActivateLocked(Entry& e,
   absl::Time until = e.pod.timestamp + BackoffFor(e.pod.attempts);
   e.parked = false;
   if (e.pod.attempts > 0 && until > options_.now()) {
-    if (e.where == Where::kUnschedulable) unschedulable_.erase(e.pod.info->key);
+    if (e.where == Where::kUnschedulable) unschedulable_.erase(&e);
     LeaveBackoffLocked(e);
     e.where = Where::kBackoff;
     e.backoff_until = until;
@@ -143,7 +143,7 @@ void SchedulingQueue::Delete(const std::string& key) {
   }
   RemoveFromActiveLocked(it->second);
   LeaveBackoffLocked(it->second);
-  unschedulable_.erase(key);
+  unschedulable_.erase(&it->second);
   entries_.erase(it);
 }
 
@@ -262,7 +262,7 @@ void SchedulingQueue::Requeue(QueuedPod pod, bool unschedulable) {
 
 void SchedulingQueue::WaitLocked(Entry& e) {
   e.where = Where::kUnschedulable;
-  unschedulable_.insert(e.pod.info->key);
+  unschedulable_.insert(&e);
   e.unschedulable_since = options_.now();
   Incoming("unschedulable", kScheduleAttemptFailure);
 }
@@ -317,9 +317,9 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(
     if (unschedulable_.empty()) return;
     const bool can_ask = options_.ask_hints && !objects.empty();
     const std::string label = model::EventLabel(event);
-    std::vector<std::string> keys;
-    for (const std::string& key : unschedulable_) {
-      Entry& e = entries_.at(key);
+    std::vector<Entry*> moving;
+    for (Entry* entry : unschedulable_) {
+      Entry& e = *entry;
       const QueuedPod& pod = e.pod;
       if (max_priority.has_value() && pod.info->priority > *max_priority) {
         continue;
@@ -337,11 +337,11 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(
         case Strategy::kSkip:
           break;
         case Strategy::kMove:
-          keys.push_back(key);
+          moving.push_back(&e);
           break;
         case Strategy::kAsk:
           if (!can_ask) {
-            keys.push_back(key);
+            moving.push_back(&e);
             break;
           }
           job.pods.push_back(pod);
@@ -349,9 +349,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(
           break;
       }
     }
-    for (const std::string& key : keys) {
-      BackoffOrActivateLocked(entries_.at(key), label);
-    }
+    for (Entry* e : moving) BackoffOrActivateLocked(*e, label);
   }
   if (job.pods.empty()) return;
   job.event = event;
@@ -405,8 +403,8 @@ std::map<std::pair<std::string, std::string>, int>
 SchedulingQueue::UnschedulableByPlugin() const {
   absl::MutexLock lock(&mu_);
   std::map<std::pair<std::string, std::string>, int> out;
-  for (const std::string& key : unschedulable_) {
-    const QueuedPod& pod = entries_.at(key).pod;
+  for (const Entry* e : unschedulable_) {
+    const QueuedPod& pod = e->pod;
     for (const std::string& plugin : pod.unschedulable_plugins) {
       ++out[{pod.info->scheduler_name, plugin}];
     }

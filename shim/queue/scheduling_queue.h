@@ -16,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -236,13 +237,14 @@ class SchedulingQueue {
 
   Options options_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
+  // A node map: unschedulable_ points into it.
+  absl::node_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   std::set<ActiveKey> active_ ABSL_GUARDED_BY(mu_);
   // Pods in backoff that plugins rejected (Pop takes them when active_ is
   // empty); pods that failed on an error back off outside it.
   std::set<BackoffKey> backoff_ ABSL_GUARDED_BY(mu_);
-  // Keys of the unschedulable pods, so a cluster event touches only them.
-  absl::flat_hash_set<std::string> unschedulable_ ABSL_GUARDED_BY(mu_);
+  // The unschedulable pods' entries, so a cluster event touches only them.
+  absl::flat_hash_set<Entry*> unschedulable_ ABSL_GUARDED_BY(mu_);
   // Cluster events so far; those since the oldest in-flight pod's Pop are
   // kept, so a pod coming back unschedulable sees what happened meanwhile.
   uint64_t events_seen_ ABSL_GUARDED_BY(mu_) = 0;

@@ -41,7 +41,9 @@ void PreemptionExecutor::Preempt(PodPtr preemptor, const Preemption& p) {
   }
   if (victims.empty()) {
     absl::MutexLock lock(&mu_);
-    running_.erase(preemptor->key);
+    if (auto it = running_.find(preemptor->key); it != running_.end()) {
+      EraseLocked(it);
+    }
     return;
   }
   // As upstream: every victim but the last at once; the last once they are
@@ -54,7 +56,10 @@ void PreemptionExecutor::Preempt(PodPtr preemptor, const Preemption& p) {
   running.outstanding = static_cast<int>(victims.size());
   {
     absl::MutexLock lock(&mu_);
-    running_[preemptor->key] = running;
+    if (auto it = running_.find(preemptor->key); it != running_.end()) {
+      EraseLocked(it);
+    }
+    running_.emplace(preemptor->key, running);
   }
   for (const Preemption::Victim& v : victims) Evict(preemptor, p.node, v);
 }
@@ -155,8 +160,9 @@ void PreemptionExecutor::Answered(const PodPtr& preemptor,
       // last victim's deletion event may have come already, while the pod
       // waited on this answer, and moved it to no avail; unless the cache
       // still holds that victim, whose event will come.
+      r.calls_pending->store(false);
       if (!r.failed && LastVictimLive(r)) return;
-      running_.erase(it);
+      EraseLocked(it);
     }
   }
   if (next.has_value()) {
@@ -177,8 +183,28 @@ bool PreemptionExecutor::Preempting(const std::string& key) const {
   if (it == running_.end()) return false;
   const Running& r = it->second;
   if (!r.last_round || r.outstanding > 0 || LastVictimLive(r)) return true;
-  running_.erase(it);
+  EraseLocked(it);
   return false;
+}
+
+std::function<bool()> PreemptionExecutor::Gate(const std::string& key) const {
+  std::shared_ptr<const std::atomic<bool>> pending;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = running_.find(key); it != running_.end()) {
+      pending = it->second.calls_pending;
+    }
+  }
+  return [this, key, pending] {
+    if (pending != nullptr && pending->load()) return true;
+    return Preempting(key);
+  };
+}
+
+void PreemptionExecutor::EraseLocked(
+    absl::flat_hash_map<std::string, Running>::iterator it) const {
+  it->second.calls_pending->store(false);
+  running_.erase(it);
 }
 
 }  // namespace kscore::scheduler

@@ -1,6 +1,7 @@
 #ifndef KSCORE_SHIM_SCHEDULER_PREEMPTION_EXECUTOR_H_
 #define KSCORE_SHIM_SCHEDULER_PREEMPTION_EXECUTOR_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -60,6 +61,10 @@ class PreemptionExecutor {
   // before its calls were answered, activates it at once (upstream's
   // Activate).
   bool Preempting(const std::string& key) const;
+  // Preempting(key) as a gate for the queue, which asks it of every waiting
+  // preemptor at every cluster event: while a victim's calls are not
+  // answered it says true without a lookup.
+  std::function<bool()> Gate(const std::string& key) const;
 
  private:
   using PodPtr = std::shared_ptr<const objects::PodInfo>;
@@ -69,7 +74,14 @@ class PreemptionExecutor {
     bool last_round = false;  // the last victim's calls were sent
     bool failed = false;
     Preemption::Victim last;  // deleted once the others are answered
+    // True while !last_round || outstanding > 0: read by Gate without the
+    // lock; false once those calls are answered or the entry goes.
+    std::shared_ptr<std::atomic<bool>> calls_pending =
+        std::make_shared<std::atomic<bool>>(true);
   };
+  // Erases running_'s entry `it`, opening the gates that read it.
+  void EraseLocked(absl::flat_hash_map<std::string, Running>::iterator it) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A victim's DisruptionTarget condition, then (Delete) its deletion.
   void Evict(const PodPtr& preemptor, const std::string& node,
              const Preemption::Victim& victim);

@@ -269,6 +269,53 @@ TEST(PreemptionExecutorTest, PreemptingUntilTheCacheSeesTheVictimsGo) {
   EXPECT_FALSE(executor.Preempting("default/big"));
 }
 
+// Gate is Preempting for the queue, which asks it at every cluster event:
+// one taken while a victim's calls are pending says true, then follows the
+// preemption to its end, and to the end of the next one of the same pod.
+TEST(PreemptionExecutorTest, AGateTakenWhileCallsArePendingEndsWithThem) {
+  RecordingClient client;
+  cache::Cache cache;
+  pb::Node node;
+  node.set_name("n1");
+  cache.UpsertNode(node);
+  cache.UpsertAssignedPod(Pod("low", 5, "n1"));
+  cache.UpsertAssignedPod(Pod("other", 5, "n1"));
+  cache.UpsertAssignedPod(Pod("third", 5, "n1"));
+  Writer writer(&client, Writer::Options());
+  Feedback feedback(&writer, "host");
+  std::vector<std::string> activated;
+  PreemptionExecutor executor(
+      &writer, &feedback, &cache, [](const std::string&) { return true; },
+      [&activated](const std::string& key) { activated.push_back(key); });
+  std::function<bool()> gate;
+  client.answer = [&](absl::string_view method, absl::string_view path) {
+    if (gate == nullptr && method == "DELETE" &&
+        absl::StrContains(path, "/low")) {
+      gate = executor.Gate("default/big");  // low's call is not answered
+      EXPECT_TRUE(gate());
+    }
+    return absl::StrContains(path, "/third") && method == "DELETE" ? 500 : 200;
+  };
+  const auto big = std::make_shared<const objects::PodInfo>(Pod("big", 100));
+  executor.Preempt(big, {"n1",
+                         {{"default", "low", "u-low", false},
+                          {"default", "other", "u-other", false}}});
+  writer.WaitIdle(Writer::Lane::kBindings);
+  ASSERT_NE(gate, nullptr);
+  EXPECT_TRUE(gate());  // the cache still holds the last victim
+  cache.RemovePod("default/other");
+  EXPECT_FALSE(gate());
+  EXPECT_FALSE(executor.Preempting("default/big"));
+  executor.Preempt(big, {"n1", {{"default", "low", "u-low", false}}});
+  writer.WaitIdle(Writer::Lane::kBindings);
+  EXPECT_TRUE(gate());  // a preemption of the same pod, under way
+  // One that fails (a refused deletion) ends at once, activating the pod.
+  executor.Preempt(big, {"n1", {{"default", "third", "u-third", false}}});
+  writer.WaitIdle(Writer::Lane::kBindings);
+  EXPECT_EQ(activated, std::vector<std::string>{"default/big"});
+  EXPECT_FALSE(gate());
+}
+
 // The victims' deletion events may come before the calls are answered (and
 // find the pod waiting on them): then the answers activate it, as no event
 // is left to come.

@@ -74,9 +74,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   // victim's deletion moves it once the preemption is over.
   if (preemption_.Preempting(pod.key)) {
     --qp.attempts;
-    queue_->RequeueGated(std::move(qp), [this, key = pod.key] {
-      return preemption_.Preempting(key);
-    });
+    queue_->RequeueGated(std::move(qp), preemption_.Gate(pod.key));
     return;
   }
   // What to send for the profile, from the scorer; or why its pods wait.
