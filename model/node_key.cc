@@ -31,11 +31,14 @@ void AppendDeterministic(const google::protobuf::MessageLite& m,
 }
 
 std::string NodeContentKey(const pb::Node& node) {
-  pb::Node bare = node;
-  ClearCycleParts(bare);
-  bare.clear_content_key();
+  if (HasCycleParts(node) || !node.content_key().empty()) {
+    pb::Node bare = node;
+    ClearCycleParts(bare);
+    bare.clear_content_key();
+    return NodeContentKey(bare);
+  }
   std::string bytes;
-  AppendDeterministic(bare, &bytes);
+  AppendDeterministic(node, &bytes);
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
          digest);

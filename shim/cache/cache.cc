@@ -90,12 +90,13 @@ void Cache::Encode(NodeEntry* n) {
   const std::string dynamic = EncodeAggregates(*n, nullptr);
   n->wire[0] = n->static_unlabeled + dynamic;
   n->wire[1] = n->static_labeled + dynamic;
-  for (int v = 0; v < 2; ++v) {
-    pb::Node parsed;
-    parsed.ParseFromString(n->wire[v]);
-    n->key[v] = model::NodeContentKey(parsed);
-    n->sent[v] = 0;  // a new key: no replica has it
-  }
+  // wire[0] is wire[1] without the labels: one parse for both keys.
+  pb::Node parsed;
+  parsed.ParseFromString(n->wire[1]);
+  n->key[1] = model::NodeContentKey(parsed);
+  parsed.clear_labels();
+  n->key[0] = model::NodeContentKey(parsed);
+  n->sent[0] = n->sent[1] = 0;  // new keys: no replica has them
   if (n->present && !order_stale_) WriteSlotLocked(*n);
   NodeChangedLocked(*n);
 }
@@ -352,6 +353,35 @@ void Cache::SubtractLocked(const std::string& key) {
 }
 
 namespace {
+
+bool SameResources(const pb::Resources& a, const pb::Resources& b) {
+  return a.SerializeAsString() == b.SerializeAsString();
+}
+
+}  // namespace
+
+bool Cache::ConfirmsAssumed(const PodEntry& assumed, const PodEntry& e) {
+  if (!assumed.assumed || assumed.node != e.node ||
+      assumed.namespace_ != e.namespace_ || assumed.name != e.name ||
+      assumed.uid != e.uid || assumed.priority != e.priority ||
+      assumed.deleting != e.deleting ||
+      assumed.preempted_by_scheduler != e.preempted_by_scheduler ||
+      assumed.countable != e.countable || assumed.labels != e.labels ||
+      !SameResources(assumed.requests, e.requests) ||
+      !SameResources(assumed.non_zero, e.non_zero) ||
+      assumed.host_ports.size() != e.host_ports.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < e.host_ports.size(); ++i) {
+    if (!SamePort(assumed.host_ports[i], e.host_ports[i])) return false;
+  }
+  // Volumes resolve against storage objects that may have changed since.
+  return assumed.claims == nullptr && e.claims == nullptr &&
+         assumed.volumes.claims.empty() && e.volumes.claims.empty() &&
+         assumed.volumes.disks.empty() && e.volumes.disks.empty();
+}
+
+namespace {
 // The aggregates a pod adds to its node. Terminated pods free their
 // resources; pods being deleted still hold them but no longer count as a
 // workload's replica.
@@ -393,8 +423,16 @@ Entry MakeEntry(const objects::PodInfo& pod, const std::string& node,
 void Cache::UpsertAssignedPod(const objects::PodInfo& pod) {
   absl::MutexLock lock(&mu_);
   DropNominationLocked(pod.key);  // bound
-  SubtractLocked(pod.key);
   PodEntry e = MakeEntry<PodEntry>(pod, pod.node_name, false);
+  if (auto it = pods_.find(pod.key);
+      it != pods_.end() && ConfirmsAssumed(it->second, e)) {
+    // The binding of an assumed pod, as assumed: its node's content and the
+    // index stay as they are (the node does not count as changed).
+    it->second.assumed = false;
+    it->second.start_time = e.start_time;
+    return;
+  }
+  SubtractLocked(pod.key);
   e.ref = index_.AddPod(pod, pod.node_name);
   ResolveCsiLocked(&e);
   AddLocked(pod.key, std::move(e));

@@ -278,6 +278,9 @@ class Cache {
     std::string csi_error;
     std::vector<std::string> csi_deps;
   };
+  // Whether `e`, made of a bound pod, is `assumed` as it was assumed
+  // (same node and all its node's aggregates and the index read).
+  static bool ConfirmsAssumed(const PodEntry& assumed, const PodEntry& e);
   struct NodeEntry {
     bool present = false;  // a Node object exists (pods may arrive first)
     size_t pos = 0;        // index in order_ (and slab_) while present

@@ -413,6 +413,45 @@ TEST(CacheTest, ChangedSinceNamesTheNodesWhosePodsChanged) {
   EXPECT_EQ(changed(seq), std::nullopt);
 }
 
+// The watch's copy of a pod bound as it was assumed leaves its node as it
+// is: same content key, not counted as changed (a batched cycle does not
+// send it again); a pod bound otherwise than assumed changes it.
+TEST(CacheTest, ABindingAsAssumedLeavesTheNodeUnchanged) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  const objects::PodInfo incoming = Pod("d", "in", "web", "");
+  auto key = [&] {
+    std::string out;
+    c.AppendCandidates(incoming, {"app"}, 0, 1, true,
+                       pb::EvaluateRequest::kNodesFieldNumber, &out, nullptr,
+                       nullptr, NodeForm::kKey);
+    pb::EvaluateRequest req;
+    EXPECT_TRUE(req.ParseFromString(out));
+    return req.nodes(0).content_key();
+  };
+  ASSERT_TRUE(c.AssumePod(Pod("d", "a", "web", ""), "n1"));
+  const std::string assumed = key();
+  uint64_t seq = c.ChangeSeq();
+  c.UpsertAssignedPod(Pod("d", "a", "web", "n1"));
+  std::vector<std::string> names;
+  ASSERT_TRUE(c.ChangedSince(seq, &names));
+  EXPECT_THAT(names, ElementsAre());
+  EXPECT_EQ(key(), assumed);
+  c.ForgetPod("d/a");  // bound now: no longer assumed, so it stays
+  EXPECT_EQ(Candidates(c, incoming)["n1"].pod_count(), 1);
+  // Bound with other labels than assumed: the node changes.
+  ASSERT_TRUE(c.AssumePod(Pod("d", "b", "web", ""), "n1"));
+  seq = c.ChangeSeq();
+  c.UpsertAssignedPod(Pod("d", "b", "db", "n1"));
+  names.clear();
+  ASSERT_TRUE(c.ChangedSince(seq, &names));
+  EXPECT_THAT(names, ElementsAre("n1"));
+  EXPECT_EQ(Count(Candidates(c, incoming)["n1"]), 1);  // only d/a is web
+  c.RemovePod("d/a");
+  c.RemovePod("d/b");
+  EXPECT_EQ(Candidates(c, incoming)["n1"].pod_count(), 0);
+}
+
 // Batching over a share of the nodes keeps verdicts by position: a node's
 // position is its place in the candidate order (AppendCandidates'), names
 // at positions read it back, and the nodes counting a label value are
