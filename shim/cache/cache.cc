@@ -560,6 +560,28 @@ std::vector<Cache::NominatedPod> Cache::NominatedPodsOn(
   return out;
 }
 
+Cache::NodeEntry::Yielding& Cache::YieldingLocked(
+    const NodeEntry& n, bool with_labels, std::string aggregates) const {
+  const int variant = with_labels ? 1 : 0;
+  NodeEntry::Yielding& v = n.yielding[variant];
+  const std::string& fixed =
+      with_labels ? n.static_labeled : n.static_unlabeled;
+  // The node's own aggregates are in `aggregates`, and its static part is
+  // compared: a change of either, or of what yields, is a new content.
+  if (v.aggregates == aggregates && !v.wire.empty() &&
+      absl::string_view(v.wire).substr(0, fixed.size()) == fixed &&
+      v.wire.size() == fixed.size() + aggregates.size()) {
+    return v;
+  }
+  v.aggregates = std::move(aggregates);
+  v.wire = fixed + v.aggregates;
+  pb::Node parsed;
+  parsed.ParseFromString(v.wire);
+  v.key = model::NodeContentKey(parsed);
+  v.sent = 0;
+  return v;
+}
+
 bool Cache::YieldedLocked(absl::string_view node,
                           const objects::PodInfo& incoming,
                           Yielded* out) const {
@@ -623,14 +645,13 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
                             std::vector<std::string>* names) const {
   using google::protobuf::io::CodedOutputStream;
   const absl::string_view name = NameIn(fixed);  // every Node has one
-  std::string with_nominated;
   if (!nominated_on_.empty()) {  // else nothing to build, per candidate
     if (Yielded y; YieldedLocked(name, incoming, &y)) {
-      with_nominated =
-          (with_labels ? entry->static_labeled : entry->static_unlabeled) +
-          EncodeAggregates(*entry, &y);
-      fixed = with_nominated;  // `name` still points into the cached bytes
-      form = NodeForm::kFull;  // not the key's content
+      NodeEntry::Yielding& v =
+          YieldingLocked(*entry, with_labels, EncodeAggregates(*entry, &y));
+      fixed = v.wire;  // `name` still points into the entry's own bytes
+      key = v.key;
+      if (sent != nullptr) sent = reinterpret_cast<char*>(&v.sent);
     }
   }
   pb::Node extra;  // label counts and plan answers only

@@ -306,6 +306,15 @@ class Cache {
     // slot when the node fits one).
     std::string key[2];
     mutable uint64_t sent[2] = {0, 0};
+    // The node as the last pod that yields to pods nominated here saw it
+    // (their aggregates added), without and with labels: its aggregates'
+    // encoding, the whole, its key and the replicas it went to. Kept while
+    // the same pods yield, so such a node too goes by key.
+    struct Yielding {
+      std::string aggregates, wire, key;
+      uint64_t sent = 0;
+    };
+    mutable Yielding yielding[2];
     // NodeVolumeLimits. Whether a CSINode exists, and its drivers; per
     // distinct CSI volume in use here (by unique name), who uses it; per
     // driver the distinct volumes counted (CsiDriverUse::attached); and per
@@ -350,6 +359,11 @@ class Cache {
                                       const Yielded* nominated);
   // A budget in namespace `ns` selects pods (DisruptionBudgetsIn sends it).
   bool BudgetsSelectLocked(const std::string& ns) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // n.yielding for its form with `aggregates` (EncodeAggregates with the
+  // pods yielded to), rebuilt with a new key when they or the node differ.
+  NodeEntry::Yielding& YieldingLocked(const NodeEntry& n, bool with_labels,
+                                      std::string aggregates) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Those of `node`'s nominated pods that `incoming` yields to.
   bool YieldedLocked(absl::string_view node, const objects::PodInfo& incoming,

@@ -545,6 +545,52 @@ TEST(CacheTest, NodesGoWholeToAReplicaUntilItWasSentTheirKey) {
   }
 }
 
+// A node as a pod that yields to the pods nominated there sees it is a
+// content of its own: it goes whole to a replica, then by its key while
+// the same pods yield, and whole again when they change.
+TEST(CacheTest, NodesWithNominatedPodsGoByTheirOwnKey) {
+  Cache c;
+  c.UpsertNode(Node("n1"));
+  c.UpsertAssignedPod(Pod("d", "a", "web", "n1"));
+  objects::PodInfo nominated = Pod("d", "big", "", "", 1000);
+  nominated.priority = 10;
+  c.Nominate(nominated, "n1");
+  for (bool labels : {false, true}) {
+    SCOPED_TRACE(labels);
+    auto to = [&](const objects::PodInfo& incoming) {
+      std::string out;
+      c.AppendNamed(incoming, {"app"}, {"n1"}, labels,
+                    pb::EvaluateRequest::kNodesFieldNumber, &out, nullptr,
+                    nullptr, NodeForm::kKey, nullptr, 0);
+      pb::EvaluateRequest req;
+      EXPECT_TRUE(req.ParseFromString(out));
+      return req.nodes(0);
+    };
+    const objects::PodInfo low = Pod("d", "low", "web", "");  // priority 0
+    const pb::Node whole = to(low);
+    EXPECT_EQ(whole.pod_count(), 2);  // its pod and the nominated one
+    EXPECT_EQ(whole.requested().milli_cpu(), 1100);
+    EXPECT_EQ(whole.content_key(), model::NodeContentKey(whole));
+    const pb::Node ref = to(low);
+    EXPECT_TRUE(ref.name().empty());
+    EXPECT_EQ(ref.content_key(), whole.content_key());
+    // A pod that does not yield sees the node's own content, another key.
+    objects::PodInfo high = low;
+    high.priority = 20;
+    EXPECT_NE(to(high).content_key(), whole.content_key());
+    // Another nominated pod: another content, whole again.
+    objects::PodInfo more = Pod("d", "more", "", "", 50);
+    more.priority = 10;
+    c.Nominate(more, "n1");
+    const pb::Node grown = to(low);
+    EXPECT_EQ(grown.pod_count(), 3);
+    EXPECT_FALSE(grown.name().empty());
+    EXPECT_NE(grown.content_key(), whole.content_key());
+    EXPECT_TRUE(to(low).name().empty());
+    c.DropNomination("d/more");
+  }
+}
+
 TEST(CacheTest, PdbsCoveringMatchSelectorsInThePodsNamespace) {
   Cache c;
   c.UpsertPdb(Pdb("ns", "web-b", "web"));
