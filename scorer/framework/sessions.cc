@@ -151,9 +151,11 @@ absl::StatusOr<std::optional<SessionBest>> ApplyUpdate(
   table.weights = s.weights;
   table.raw.resize(s.plugins.size());
   for (size_t k = 0; k < s.plugins.size(); ++k) {
-    table.raw[k].reserve(best.at.size());
-    for (int32_t i : best.at)
-      table.raw[k].push_back(s.raw[k][static_cast<size_t>(i)]);
+    // A gather over every slot a pod: no push_back's capacity checks.
+    table.raw[k].resize(best.at.size());
+    int64_t* to = table.raw[k].data();
+    const int64_t* from = s.raw[k].data();
+    for (int32_t i : best.at) *to++ = from[static_cast<size_t>(i)];
   }
   best.feasible = static_cast<int32_t>(best.at.size());
   if (best.at.empty()) return best;
