@@ -103,7 +103,10 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
 ScorerClient::~ScorerClient() { StopWatching(); }
 
 void ScorerClient::StopWatching() {
-  stop_watch_ = true;
+  {
+    absl::MutexLock lock(&watch_mu_);  // wakes the watcher
+    stop_watch_ = true;
+  }
   if (watcher_.joinable()) watcher_.join();
 }
 
@@ -114,7 +117,10 @@ void ScorerClient::WhenReachable(std::function<void()> reachable) {
 
 void ScorerClient::RecordReachability(CallOutcome outcome) {
   if (outcome == CallOutcome::kUnreachable) {
-    unreachable_.store(true);
+    if (!unreachable_.load(std::memory_order_relaxed)) {
+      absl::MutexLock lock(&watch_mu_);  // wakes the watcher
+      unreachable_.store(true);
+    }
   } else if (outcome == CallOutcome::kNoAnswer) {
     // No answer either way: a slow scorer is not an unreachable one.
   } else if (unreachable_.load(std::memory_order_relaxed) &&
@@ -124,44 +130,59 @@ void ScorerClient::RecordReachability(CallOutcome outcome) {
 }
 
 void ScorerClient::WatchChannels() {
-  // Each channel's next state change is asked for with a short deadline,
-  // so that the destructor's stop is seen within it.
+  // While calls reach the scorer the watcher waits on its own: a thread
+  // waiting on a completion queue is one of gRPC's pollers, and would take
+  // the scorer's answers from the calling threads, then hand them over
+  // (a wake-up each). Each wait is short, so that an idle channel (its
+  // connection lost under a policy that waits for the next call) is asked
+  // to connect: the scorer is wanted back.
   constexpr absl::Duration kPoll = absl::Milliseconds(250);
   grpc::CompletionQueue cq;
-  for (size_t i = 0; i < channels_.size(); ++i) {
-    channels_[i]->NotifyOnStateChange(
-        channels_[i]->GetState(/*try_to_connect=*/false),
-        absl::ToChronoTime(absl::Now() + kPoll), &cq,
-        reinterpret_cast<void*>(i));
-  }
-  size_t watching = channels_.size();
-  while (watching > 0) {
-    void* tag = nullptr;
-    bool changed = false;
-    if (!cq.Next(&tag, &changed)) break;
-    if (stop_watch_) {
-      --watching;
-      continue;
+  while (true) {
+    {
+      absl::MutexLock lock(&watch_mu_);
+      watch_mu_.AwaitWithTimeout(absl::Condition(
+                                     +[](ScorerClient* c) {
+                                       return c->stop_watch_.load() ||
+                                              c->unreachable_.load();
+                                     },
+                                     this),
+                                 kPoll);
     }
-    const auto i = reinterpret_cast<size_t>(tag);
-    // An idle channel (its connection lost under a policy that waits for
-    // the next call) is asked to connect: the scorer is wanted back.
-    const grpc_connectivity_state now =
-        channels_[i]->GetState(/*try_to_connect=*/true);
-    // READY after a call failed to reach the scorer; checked at each
-    // wake-up, not only on the change, for a call that failed just as the
-    // channel became ready.
-    if (now == GRPC_CHANNEL_READY && unreachable_.exchange(false) &&
-        reachable_) {
-      reachable_();
+    if (stop_watch_) break;
+    if (unreachable_) {
+      WatchUntilChange(cq, kPoll);
+    } else {
+      for (const auto& ch : channels_) ch->GetState(/*try_to_connect=*/true);
     }
-    channels_[i]->NotifyOnStateChange(
-        now, absl::ToChronoTime(absl::Now() + kPoll), &cq, tag);
   }
   cq.Shutdown();
   void* tag = nullptr;
   bool ok = false;
   while (cq.Next(&tag, &ok)) {
+  }
+}
+
+void ScorerClient::WatchUntilChange(grpc::CompletionQueue& cq,
+                                    absl::Duration wait) {
+  // Each channel's next state change, or `wait`: READY after a call failed
+  // to reach the scorer is reported (checked at each wake-up, not only on
+  // the change, for a call that failed just as the channel became ready).
+  for (size_t i = 0; i < channels_.size(); ++i) {
+    channels_[i]->NotifyOnStateChange(
+        channels_[i]->GetState(/*try_to_connect=*/true),
+        absl::ToChronoTime(absl::Now() + wait), &cq,
+        reinterpret_cast<void*>(i));
+  }
+  for (size_t left = channels_.size(); left > 0; --left) {
+    void* tag = nullptr;
+    bool changed = false;
+    if (!cq.Next(&tag, &changed)) return;
+    const auto i = reinterpret_cast<size_t>(tag);
+    if (channels_[i]->GetState(/*try_to_connect=*/true) == GRPC_CHANNEL_READY &&
+        unreachable_.exchange(false) && reachable_) {
+      reachable_();
+    }
   }
 }
 

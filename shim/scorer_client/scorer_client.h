@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "common/tls_files.h"
@@ -129,8 +130,10 @@ class ScorerClient : public Scorer {
   // after one. A replica down while another answers is not the scorer
   // unreachable.
   void RecordReachability(CallOutcome outcome);
-  // The connectivity watch: every channel's state changes, READY reported.
+  // The connectivity watch: while a call failed to reach the scorer, every
+  // channel's state changes, READY reported.
   void WatchChannels();
+  void WatchUntilChange(grpc::CompletionQueue& cq, absl::Duration wait);
 
   Options options_;
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
@@ -146,6 +149,7 @@ class ScorerClient : public Scorer {
   std::function<void()> reachable_;
   std::atomic<bool> unreachable_{false};
   std::atomic<bool> stop_watch_{false};
+  absl::Mutex watch_mu_;  // the watcher waits on it for either flag
   std::thread watcher_;
 };
 

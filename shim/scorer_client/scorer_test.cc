@@ -1,9 +1,14 @@
 #include "shim/scorer_client/scorer.h"
 
+#include <atomic>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "shim/scorer_client/scorer_client.h"
+#include "tests/support/in_process_scorer.h"
 
 namespace kscore::scorer_client {
 namespace {
@@ -52,6 +57,41 @@ INSTANTIATE_TEST_SUITE_P(
       std::erase(name, '_');
       return name;
     });
+
+constexpr char kConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+)";
+
+// The watch that tells the shim the scorer is back: a call fails to reach
+// it, the scorer starts on that address, and `reachable` is called with no
+// other call made.
+TEST(ScorerClientTest, ReachableOnceTheScorerServesAfterAFailedCall) {
+  std::string target;
+  {
+    auto first = testing::InProcessScorer::Start(kConfig);
+    ASSERT_TRUE(first.ok()) << first.status();
+    target = (*first)->target();
+  }  // stopped: the port is free again
+  auto client = ScorerClient::Create({.target = target});
+  ASSERT_TRUE(client.ok()) << client.status();
+  std::atomic<int> reachable{0};
+  (*client)->WhenReachable([&reachable] { ++reachable; });
+  const absl::Time stop = absl::Now() + absl::Seconds(10);
+  absl::StatusOr<pb::ListProfilesResponse> listed;
+  do {  // until a call fails to reach it (not merely times out)
+    listed = (*client)->ListProfiles();
+  } while (!absl::IsUnavailable(listed.status()) && absl::Now() < stop);
+  ASSERT_TRUE(absl::IsUnavailable(listed.status())) << listed.status();
+  auto again = testing::InProcessScorer::Start(kConfig, target);
+  ASSERT_TRUE(again.ok()) << again.status();
+  while (reachable.load() == 0 && absl::Now() < stop) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(reachable.load(), 1);
+  (*client)->StopWatching();
+}
 
 }  // namespace
 }  // namespace kscore::scorer_client

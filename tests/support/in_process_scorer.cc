@@ -27,7 +27,7 @@ InProcessScorer::~InProcessScorer() {
 }
 
 absl::StatusOr<std::unique_ptr<InProcessScorer>> InProcessScorer::Start(
-    absl::string_view config_yaml) {
+    absl::string_view config_yaml, absl::string_view listen) {
   auto parts = std::make_unique<Parts>();
   KSCORE_ASSIGN_OR_RETURN(model::SchedulerConfig config,
                           model::ParseSchedulerConfig(config_yaml));
@@ -38,8 +38,8 @@ absl::StatusOr<std::unique_ptr<InProcessScorer>> InProcessScorer::Start(
       parts->profiles.get(), server::ServiceOptions{});
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
+  builder.AddListeningPort(std::string(listen),
+                           grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(parts->service.get());
   parts->server = builder.BuildAndStart();
   if (parts->server == nullptr || port == 0) {

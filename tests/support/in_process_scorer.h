@@ -19,9 +19,10 @@ namespace kscore::testing {
 
 class InProcessScorer {
  public:
-  // Serves every profile of `config_yaml` (a KubeSchedulerConfiguration).
+  // Serves every profile of `config_yaml` (a KubeSchedulerConfiguration)
+  // on `listen` (a free loopback port by default).
   static absl::StatusOr<std::unique_ptr<InProcessScorer>> Start(
-      absl::string_view config_yaml);
+      absl::string_view config_yaml, absl::string_view listen = "127.0.0.1:0");
   ~InProcessScorer();
   InProcessScorer(const InProcessScorer&) = delete;
   InProcessScorer& operator=(const InProcessScorer&) = delete;
