@@ -1,5 +1,6 @@
 #include "scorer/server/node_store.h"
 
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -8,7 +9,18 @@
 
 namespace kscore::server {
 
-std::shared_ptr<const pb::Node> NodeStore::Find(const std::string& key) {
+bool NodeStore::KeyOf(absl::string_view key, Key* out) {
+  if (key.size() != model::kNodeKeyBytes) return false;
+  uint64_t hi = 0, lo = 0;
+  std::memcpy(&hi, key.data(), sizeof(hi));
+  std::memcpy(&lo, key.data() + sizeof(hi), sizeof(lo));
+  *out = absl::MakeUint128(hi, lo);
+  return true;
+}
+
+std::shared_ptr<const pb::Node> NodeStore::Find(absl::string_view k) {
+  Key key;
+  if (!KeyOf(k, &key)) return nullptr;
   absl::MutexLock lock(&mu_);
   if (auto it = current_.find(key); it != current_.end()) return it->second;
   auto it = previous_.find(key);
@@ -19,15 +31,15 @@ std::shared_ptr<const pb::Node> NodeStore::Find(const std::string& key) {
   return node;
 }
 
-void NodeStore::Put(const std::string& key,
-                    std::shared_ptr<const pb::Node> node) {
+void NodeStore::Put(absl::string_view k, std::shared_ptr<const pb::Node> node) {
+  Key key;
+  if (!KeyOf(k, &key)) return;
   absl::MutexLock lock(&mu_);
   previous_.erase(key);
   PutLocked(key, std::move(node));
 }
 
-void NodeStore::PutLocked(const std::string& key,
-                          std::shared_ptr<const pb::Node> node) {
+void NodeStore::PutLocked(Key key, std::shared_ptr<const pb::Node> node) {
   if (current_.size() >= half_ && !current_.contains(key)) {
     for (const auto& [dropped, unused] : previous_) spares_.erase(dropped);
     previous_ = std::move(current_);
@@ -36,9 +48,9 @@ void NodeStore::PutLocked(const std::string& key,
   current_[key] = std::move(node);
 }
 
-std::unique_ptr<pb::Node> NodeStore::Borrow(const std::string& key,
+std::unique_ptr<pb::Node> NodeStore::Borrow(absl::string_view k,
                                             const pb::Node& kept) {
-  {
+  if (Key key; KeyOf(k, &key)) {
     absl::MutexLock lock(&mu_);
     auto it = spares_.find(key);
     if (it != spares_.end() && !it->second.empty()) {
@@ -53,7 +65,9 @@ std::unique_ptr<pb::Node> NodeStore::Borrow(const std::string& key,
 void NodeStore::GiveBack(
     std::vector<std::pair<std::string, std::unique_ptr<pb::Node>>> copies) {
   absl::MutexLock lock(&mu_);
-  for (auto& [key, copy] : copies) {
+  for (auto& [k, copy] : copies) {
+    Key key;
+    if (!KeyOf(k, &key)) continue;
     if (!current_.contains(key) && !previous_.contains(key)) continue;
     std::vector<std::unique_ptr<pb::Node>>& kept = spares_[key];
     if (kept.size() < kSparesPerKey) kept.push_back(std::move(copy));

@@ -14,7 +14,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/numeric/int128.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "kscore/scorer/v1/scorer.pb.h"
 
@@ -24,21 +26,22 @@ namespace pb = ::kscore::scorer::v1;
 
 // Bounded: two generations of at most max_nodes / 2 each; a node found in
 // the older one moves to the newer, and when the newer is full the older is
-// dropped. Thread-safe.
+// dropped. Thread-safe. Keys are model::kNodeKeyBytes long (others are
+// never found nor kept), held as integers: a 16-byte std::string lives
+// outside its map slot, and each lookup's compare missed the cache.
 class NodeStore {
  public:
   explicit NodeStore(size_t max_nodes)
       : half_(std::max<size_t>(1, max_nodes / 2)) {}
-  std::shared_ptr<const pb::Node> Find(const std::string& key);
-  void Put(const std::string& key, std::shared_ptr<const pb::Node> node);
+  std::shared_ptr<const pb::Node> Find(absl::string_view key);
+  void Put(absl::string_view key, std::shared_ptr<const pb::Node> node);
   size_t size() const;
 
   // A copy of `kept` (the node kept under `key`) that a request adds its
   // cycle's parts to: one handed back before (GiveBack), else a new copy.
   // Copying a node (its labels above all) for every request that adds
   // parts to it was most of an Evaluate call.
-  std::unique_ptr<pb::Node> Borrow(const std::string& key,
-                                   const pb::Node& kept);
+  std::unique_ptr<pb::Node> Borrow(absl::string_view key, const pb::Node& kept);
   // Copies borrowed under their keys, for the next requests (at most
   // kSparesPerKey each; those of keys no longer kept are dropped).
   void GiveBack(
@@ -46,18 +49,21 @@ class NodeStore {
   size_t spares() const;
 
  private:
+  using Key = absl::uint128;
   static constexpr size_t kSparesPerKey = 2;
-  void PutLocked(const std::string& key, std::shared_ptr<const pb::Node> node)
+  // False for a key of another length.
+  static bool KeyOf(absl::string_view key, Key* out);
+  void PutLocked(Key key, std::shared_ptr<const pb::Node> node)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const size_t half_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<const pb::Node>> current_
+  absl::flat_hash_map<Key, std::shared_ptr<const pb::Node>> current_
       ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::shared_ptr<const pb::Node>> previous_
+  absl::flat_hash_map<Key, std::shared_ptr<const pb::Node>> previous_
       ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::vector<std::unique_ptr<pb::Node>>>
-      spares_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<Key, std::vector<std::unique_ptr<pb::Node>>> spares_
+      ABSL_GUARDED_BY(mu_);
 };
 
 // Copies borrowed from a NodeStore, handed back when this goes.

@@ -30,6 +30,9 @@ pb::Node Ref(const pb::Node& whole) {
 
 // A node sent whole with its key is kept; later requests name it by key,
 // with the cycle's parts added to the kept node, never to the store.
+// A key of kNodeKeyBytes, `c` repeated.
+std::string K(char c) { return std::string(model::kNodeKeyBytes, c); }
+
 TEST(NodeStoreTest, NodesSentWholeAreFoundByTheirKey) {
   NodeStore store(16);
   google::protobuf::RepeatedPtrField<pb::Node> first;
@@ -97,14 +100,22 @@ TEST(NodeStoreTest, MalformedReferencesAreInvalidArgument) {
 TEST(NodeStoreTest, BoundedByGenerations) {
   NodeStore store(4);
   auto node = std::make_shared<const pb::Node>();
-  store.Put("a", node);
-  store.Put("b", node);                 // the newer generation is full: a, b
-  store.Put("c", node);                 // older: a, b; newer: c
-  EXPECT_NE(store.Find("a"), nullptr);  // found: newer c, a; older b
-  store.Put("d", node);                 // older: c, a; newer: d; b is dropped
-  EXPECT_EQ(store.Find("b"), nullptr);
-  EXPECT_NE(store.Find("c"), nullptr);
+  store.Put(K('a'), node);
+  store.Put(K('b'), node);                 // the newer is full: a, b
+  store.Put(K('c'), node);                 // older: a, b; newer: c
+  EXPECT_NE(store.Find(K('a')), nullptr);  // found: newer c, a; older b
+  store.Put(K('d'), node);  // older: c, a; newer: d; b is dropped
+  EXPECT_EQ(store.Find(K('b')), nullptr);
+  EXPECT_NE(store.Find(K('c')), nullptr);
   EXPECT_LE(store.size(), 4u);
+  // Keys differing in either half, or of another length, are other keys.
+  std::string low = K('a'), high = K('a');
+  low.back() = 'z';
+  high.front() = 'z';
+  EXPECT_EQ(store.Find(low), nullptr);
+  EXPECT_EQ(store.Find(high), nullptr);
+  store.Put("a", node);
+  EXPECT_EQ(store.Find("a"), nullptr);
 }
 
 // A node a request adds its cycle's parts to is a copy made once and
@@ -158,7 +169,7 @@ TEST(NodeStoreTest, CopiesWithCyclePartsAreReused) {
   EXPECT_EQ(store.spares(), 2u);
   // The key's generation goes: its copies go with it.
   auto other = std::make_shared<const pb::Node>();
-  for (const char* k : {"x", "y", "z", "w"}) store.Put(k, other);
+  for (char k : {'x', 'y', 'z', 'w'}) store.Put(K(k), other);
   EXPECT_EQ(store.Find(first[0].content_key()), nullptr);
   EXPECT_EQ(store.spares(), 0u);
 }
