@@ -663,7 +663,7 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
     lc->set_count(it->second);
   }
   if (prepared != nullptr && !prepared->empty()) {
-    index_.NodeParts(*prepared, std::string(name), &extra);
+    index_.NodeParts(*prepared, name, &extra);
   }
   if (incoming.pod.inline_disks_size() > 0) {
     volume_use_.DisksOn(std::string(name), incoming.pod.inline_disks(),

@@ -576,7 +576,7 @@ const std::string* ClusterIndex::DomainOf(const Prepared& prepared,
   return Label(n.node, key);
 }
 
-void ClusterIndex::NodeParts(const Prepared& prepared, const std::string& node,
+void ClusterIndex::NodeParts(const Prepared& prepared, absl::string_view node,
                              pb::Node* out) const {
   auto it = nodes_.find(node);
   const NodeData* n = it == nodes_.end() ? nullptr : &it->second;

@@ -122,7 +122,7 @@ class ClusterIndex {
   Prepared Prepare(const pb::Pod& pod, const pb::PlanResponse& plan) const;
   // The per-node parts of the answers for one candidate: query_counts,
   // term_counts and images, into `out` (which has nothing else set).
-  void NodeParts(const Prepared& prepared, const std::string& node,
+  void NodeParts(const Prepared& prepared, absl::string_view node,
                  pb::Node* out) const;
   // The nodes whose parts a pod on one of `changed` changes besides its
   // own: those sharing its value of a topology key that the prepared
