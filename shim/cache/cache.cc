@@ -493,7 +493,9 @@ void Cache::NominateLocked(const objects::PodInfo& pod, const std::string& node,
   n.api_node = std::move(api);
   n.requests = pod.requests;
   n.host_ports = pod.host_ports;
-  nominated_on_[node].push_back(pod.key);
+  NominatedHere& here = nominated_on_[node];
+  here.keys.push_back(pod.key);
+  here.seq = ++nomination_changes_;
 }
 
 void Cache::DropNominationLocked(const std::string& key) {
@@ -503,8 +505,9 @@ void Cache::DropNominationLocked(const std::string& key) {
   StructureChangedLocked();
   auto on = nominated_on_.find(it->second.node);
   if (on != nominated_on_.end()) {
-    std::erase(on->second, key);
-    if (on->second.empty()) nominated_on_.erase(on);
+    std::erase(on->second.keys, key);
+    on->second.seq = ++nomination_changes_;
+    if (on->second.keys.empty()) nominated_on_.erase(on);
   }
   nominations_.erase(it);
 }
@@ -554,7 +557,7 @@ std::vector<Cache::NominatedPod> Cache::NominatedPodsOn(
   std::vector<NominatedPod> out;
   auto on = nominated_on_.find(node);
   if (on == nominated_on_.end()) return out;
-  for (const std::string& key : on->second) {
+  for (const std::string& key : on->second.keys) {
     out.push_back(nominations_.at(key).pod);
   }
   return out;
@@ -582,12 +585,33 @@ Cache::NodeEntry::Yielding& Cache::YieldingLocked(
   return v;
 }
 
-bool Cache::YieldedLocked(absl::string_view node,
+Cache::NodeEntry::Yielding* Cache::YieldingFor(const NodeEntry& n,
+                                               const NominatedHere& here,
+                                               const objects::PodInfo& incoming,
+                                               bool with_labels) const {
+  const int variant = with_labels ? 1 : 0;
+  NodeEntry::Yielding& v = n.yielding[variant];
+  const bool self = std::find(here.keys.begin(), here.keys.end(),
+                              incoming.key) != here.keys.end();
+  if (v.seq == here.seq && v.priority == incoming.priority && v.self == self &&
+      v.own_key == n.key[variant]) {
+    return v.yields ? &v : nullptr;
+  }
+  Yielded y;
+  const bool yields = YieldedLocked(here, incoming, &y);
+  if (yields) YieldingLocked(n, with_labels, EncodeAggregates(n, &y));
+  v.seq = here.seq;
+  v.priority = incoming.priority;
+  v.self = self;
+  v.own_key = n.key[variant];
+  v.yields = yields;
+  return yields ? &v : nullptr;
+}
+
+bool Cache::YieldedLocked(const NominatedHere& here,
                           const objects::PodInfo& incoming,
                           Yielded* out) const {
-  auto on = nominated_on_.find(node);
-  if (on == nominated_on_.end()) return false;
-  for (const std::string& key : on->second) {
+  for (const std::string& key : here.keys) {
     const Nomination& n = nominations_.at(key);
     if (key == incoming.key || n.pod.priority < incoming.priority) continue;
     ++out->pods;
@@ -646,12 +670,14 @@ void Cache::AppendOneLocked(const NodeEntry* entry, absl::string_view fixed,
   using google::protobuf::io::CodedOutputStream;
   const absl::string_view name = NameIn(fixed);  // every Node has one
   if (!nominated_on_.empty()) {  // else nothing to build, per candidate
-    if (Yielded y; YieldedLocked(name, incoming, &y)) {
-      NodeEntry::Yielding& v =
-          YieldingLocked(*entry, with_labels, EncodeAggregates(*entry, &y));
-      fixed = v.wire;  // `name` still points into the entry's own bytes
-      key = v.key;
-      if (sent != nullptr) sent = reinterpret_cast<char*>(&v.sent);
+    auto on = nominated_on_.find(name);
+    if (NodeEntry::Yielding* v =
+            on == nominated_on_.end()
+                ? nullptr
+                : YieldingFor(*entry, on->second, incoming, with_labels)) {
+      fixed = v->wire;  // `name` still points into the entry's own bytes
+      key = v->key;
+      if (sent != nullptr) sent = reinterpret_cast<char*>(&v->sent);
     }
   }
   pb::Node extra;  // label counts and plan answers only

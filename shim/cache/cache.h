@@ -313,6 +313,14 @@ class Cache {
     struct Yielding {
       std::string aggregates, wire, key;
       uint64_t sent = 0;
+      // What it was built for: the nominations here (NominatedHere::seq),
+      // the node's own key, and the pod's priority and whether it is one
+      // of them; `yields` false when that pod yields to none of them.
+      uint64_t seq = 0;
+      std::string own_key;
+      int32_t priority = 0;
+      bool self = false;
+      bool yields = false;
     };
     mutable Yielding yielding[2];
     // NodeVolumeLimits. Whether a CSINode exists, and its drivers; per
@@ -365,9 +373,24 @@ class Cache {
   NodeEntry::Yielding& YieldingLocked(const NodeEntry& n, bool with_labels,
                                       std::string aggregates) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Those of `node`'s nominated pods that `incoming` yields to.
-  bool YieldedLocked(absl::string_view node, const objects::PodInfo& incoming,
-                     Yielded* out) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The keys of the pods nominated to a node.
+  struct NominatedHere {
+    std::vector<std::string> keys;
+    uint64_t seq = 0;  // nomination_changes_ at its last change
+  };
+  // Those of the pods nominated to a node (`here`) that `incoming` yields
+  // to.
+  bool YieldedLocked(const NominatedHere& here,
+                     const objects::PodInfo& incoming, Yielded* out) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // n.yielding for `incoming` when pods are nominated to n (`here`): kept
+  // while nothing it was built for changed, else built again. Null when
+  // `incoming` yields to none of them.
+  NodeEntry::Yielding* YieldingFor(const NodeEntry& n,
+                                   const NominatedHere& here,
+                                   const objects::PodInfo& incoming,
+                                   bool with_labels) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Re-encodes the aggregates into `wire` (and the node's slab_ slot) after
   // a node or pod change.
@@ -509,8 +532,9 @@ class Cache {
   // a cluster without preemption: then candidates cost no lookup).
   absl::flat_hash_map<std::string, Nomination> nominations_
       ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::vector<std::string>> nominated_on_
+  absl::flat_hash_map<std::string, NominatedHere> nominated_on_
       ABSL_GUARDED_BY(mu_);
+  uint64_t nomination_changes_ ABSL_GUARDED_BY(mu_) = 0;
   // VolumeAttachments by name: the node, and the unique name and attacher
   // counted there ("" when it names no CSI volume).
   struct Attachment {

@@ -581,6 +581,7 @@ TEST(CacheTest, NodesWithNominatedPodsGoByTheirOwnKey) {
     // Another nominated pod: another content, whole again.
     objects::PodInfo more = Pod("d", "more", "", "", 50);
     more.priority = 10;
+    EXPECT_EQ(to(low).content_key(), whole.content_key());  // then:
     c.Nominate(more, "n1");
     const pb::Node grown = to(low);
     EXPECT_EQ(grown.pod_count(), 3);
@@ -588,6 +589,21 @@ TEST(CacheTest, NodesWithNominatedPodsGoByTheirOwnKey) {
     EXPECT_NE(grown.content_key(), whole.content_key());
     EXPECT_TRUE(to(low).name().empty());
     c.DropNomination("d/more");
+    // The nominated pod itself yields to the others only: here, none,
+    // while another pod of its priority yields to it.
+    objects::PodInfo peer = Pod("d", "peer", "web", "");
+    peer.priority = nominated.priority;
+    EXPECT_EQ(to(peer).content_key(), whole.content_key());
+    const std::string self_sees = to(nominated).content_key();  // then:
+    EXPECT_EQ(self_sees, to(high).content_key());
+    const pb::Node back = to(low);  // the first form again, not a stale one
+    EXPECT_EQ(back.content_key(), whole.content_key());
+    // The node's own pods change: the form a yielding pod sees does too.
+    c.UpsertAssignedPod(Pod("d", "own", "web", "n1"));
+    const pb::Node own = to(low);
+    EXPECT_FALSE(own.name().empty());
+    EXPECT_EQ(own.pod_count(), whole.pod_count() + 1);
+    c.RemovePod("d/own");
   }
 }
 
