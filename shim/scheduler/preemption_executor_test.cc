@@ -236,22 +236,34 @@ TEST(PreemptionExecutorTest, FailuresStopThatVictimAndTheLast) {
   }
 }
 
+// A node n1 holding `pods` (priority 5), and an executor over a recording
+// client (answering at once) that notes the pods it activates.
+struct ExecutorWorld {
+  explicit ExecutorWorld(const std::vector<std::string>& pods) {
+    pb::Node node;
+    node.set_name("n1");
+    cache.UpsertNode(node);
+    for (const std::string& p : pods) cache.UpsertAssignedPod(Pod(p, 5, "n1"));
+  }
+  RecordingClient client;
+  cache::Cache cache;
+  Writer writer{&client, Writer::Options()};
+  Feedback feedback{&writer, "host"};
+  std::vector<std::string> activated;
+  PreemptionExecutor executor{
+      &writer, &feedback, &cache, [](const std::string&) { return true; },
+      [this](const std::string& key) { activated.push_back(key); }};
+};
+
 // Upstream's IsPodRunningPreemption: the preemptor waits while a victim's
 // calls are unanswered or the cache still holds a victim they deleted; a
 // victim seen being deleted or gone ends the wait.
 TEST(PreemptionExecutorTest, PreemptingUntilTheCacheSeesTheVictimsGo) {
-  RecordingClient client;
-  cache::Cache cache;
-  pb::Node node;
-  node.set_name("n1");
-  cache.UpsertNode(node);
-  cache.UpsertAssignedPod(Pod("low", 5, "n1"));
-  cache.UpsertAssignedPod(Pod("other", 5, "n1"));
-  Writer writer(&client, Writer::Options());
-  Feedback feedback(&writer, "host");
-  PreemptionExecutor executor(
-      &writer, &feedback, &cache, [](const std::string&) { return true; },
-      [](const std::string&) {});
+  ExecutorWorld w({"low", "other"});
+  RecordingClient& client = w.client;
+  cache::Cache& cache = w.cache;
+  Writer& writer = w.writer;
+  PreemptionExecutor& executor = w.executor;
   EXPECT_FALSE(executor.Preempting("default/big"));
   executor.Preempt(std::make_shared<const objects::PodInfo>(Pod("big", 100)),
                    {"n1",
@@ -273,20 +285,12 @@ TEST(PreemptionExecutorTest, PreemptingUntilTheCacheSeesTheVictimsGo) {
 // one taken while a victim's calls are pending says true, then follows the
 // preemption to its end, and to the end of the next one of the same pod.
 TEST(PreemptionExecutorTest, AGateTakenWhileCallsArePendingEndsWithThem) {
-  RecordingClient client;
-  cache::Cache cache;
-  pb::Node node;
-  node.set_name("n1");
-  cache.UpsertNode(node);
-  cache.UpsertAssignedPod(Pod("low", 5, "n1"));
-  cache.UpsertAssignedPod(Pod("other", 5, "n1"));
-  cache.UpsertAssignedPod(Pod("third", 5, "n1"));
-  Writer writer(&client, Writer::Options());
-  Feedback feedback(&writer, "host");
-  std::vector<std::string> activated;
-  PreemptionExecutor executor(
-      &writer, &feedback, &cache, [](const std::string&) { return true; },
-      [&activated](const std::string& key) { activated.push_back(key); });
+  ExecutorWorld w({"low", "other", "third"});
+  RecordingClient& client = w.client;
+  cache::Cache& cache = w.cache;
+  Writer& writer = w.writer;
+  PreemptionExecutor& executor = w.executor;
+  const std::vector<std::string>& activated = w.activated;
   std::function<bool()> gate;
   client.answer = [&](absl::string_view method, absl::string_view path) {
     if (gate == nullptr && method == "DELETE" &&
@@ -320,27 +324,16 @@ TEST(PreemptionExecutorTest, AGateTakenWhileCallsArePendingEndsWithThem) {
 // find the pod waiting on them): then the answers activate it, as no event
 // is left to come.
 TEST(PreemptionExecutorTest, VictimsSeenGoneBeforeTheAnswersActivate) {
-  RecordingClient client;
-  cache::Cache cache;
-  pb::Node node;
-  node.set_name("n1");
-  cache.UpsertNode(node);
-  cache.UpsertAssignedPod(Pod("low", 5, "n1"));
-  client.answer = [&cache](absl::string_view method, absl::string_view) {
-    if (method == "DELETE") cache.RemovePod("default/low");
+  ExecutorWorld w({"low"});
+  w.client.answer = [&w](absl::string_view method, absl::string_view) {
+    if (method == "DELETE") w.cache.RemovePod("default/low");
     return 200;
   };
-  Writer writer(&client, Writer::Options());
-  Feedback feedback(&writer, "host");
-  std::vector<std::string> activated;
-  PreemptionExecutor executor(
-      &writer, &feedback, &cache, [](const std::string&) { return true; },
-      [&activated](const std::string& key) { activated.push_back(key); });
-  executor.Preempt(std::make_shared<const objects::PodInfo>(Pod("big", 100)),
-                   {"n1", {{"default", "low", "u-low", false}}});
-  writer.WaitIdle(Writer::Lane::kBindings);
-  EXPECT_EQ(activated, std::vector<std::string>{"default/big"});
-  EXPECT_FALSE(executor.Preempting("default/big"));
+  w.executor.Preempt(std::make_shared<const objects::PodInfo>(Pod("big", 100)),
+                     {"n1", {{"default", "low", "u-low", false}}});
+  w.writer.WaitIdle(Writer::Lane::kBindings);
+  EXPECT_EQ(w.activated, std::vector<std::string>{"default/big"});
+  EXPECT_FALSE(w.executor.Preempting("default/big"));
 }
 
 // The Scheduler around it: a pod no node took preempts where the scorer
