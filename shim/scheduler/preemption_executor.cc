@@ -41,9 +41,7 @@ void PreemptionExecutor::Preempt(PodPtr preemptor, const Preemption& p) {
   }
   if (victims.empty()) {
     absl::MutexLock lock(&mu_);
-    if (auto it = running_.find(preemptor->key); it != running_.end()) {
-      EraseLocked(it);
-    }
+    EraseLocked(preemptor->key);
     return;
   }
   // As upstream: every victim but the last at once; the last once they are
@@ -56,9 +54,7 @@ void PreemptionExecutor::Preempt(PodPtr preemptor, const Preemption& p) {
   running.outstanding = static_cast<int>(victims.size());
   {
     absl::MutexLock lock(&mu_);
-    if (auto it = running_.find(preemptor->key); it != running_.end()) {
-      EraseLocked(it);
-    }
+    EraseLocked(preemptor->key);
     running_.emplace(preemptor->key, running);
   }
   for (const Preemption::Victim& v : victims) Evict(preemptor, p.node, v);
@@ -205,6 +201,10 @@ void PreemptionExecutor::EraseLocked(
     absl::flat_hash_map<std::string, Running>::iterator it) const {
   it->second.calls_pending->store(false);
   running_.erase(it);
+}
+
+void PreemptionExecutor::EraseLocked(const std::string& key) const {
+  if (auto it = running_.find(key); it != running_.end()) EraseLocked(it);
 }
 
 }  // namespace kscore::scheduler

@@ -82,6 +82,9 @@ class PreemptionExecutor {
   // Erases running_'s entry `it`, opening the gates that read it.
   void EraseLocked(absl::flat_hash_map<std::string, Running>::iterator it) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The same by key, if it is there.
+  void EraseLocked(const std::string& key) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A victim's DisruptionTarget condition, then (Delete) its deletion.
   void Evict(const PodPtr& preemptor, const std::string& node,
              const Preemption::Victim& victim);
