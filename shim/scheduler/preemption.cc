@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "spdlog/spdlog.h"
 
 namespace kscore::scheduler {
@@ -36,7 +37,7 @@ std::vector<std::string> PotentialNodes(const CandidateVerdicts& ev,
 }
 
 size_t FirstPreemptNodes(size_t potential, size_t nominated, size_t all) {
-  const size_t base = std::max<size_t>(200, potential / 5);
+  const size_t base = std::max<size_t>(125, potential / 8);
   if (nominated == 0 || all == 0) return std::min(potential, base);
   if (nominated >= all) return potential;
   return std::min(potential, base * all / (all - nominated));
@@ -62,11 +63,12 @@ namespace {
 
 // The request but its nodes: the pod, the counts, its nominated node and,
 // unless Filter found it unresolvable, that node's lower-priority pods.
-pb::PreemptRequest PreemptHeader(const CycleInput& in, const CyclePlan& plan,
-                                 const CandidateVerdicts& ev,
-                                 const std::vector<std::string>& order) {
+void PreemptHeader(const CycleInput& in, const CyclePlan& plan,
+                   const CandidateVerdicts& ev,
+                   const std::vector<std::string>& order,
+                   pb::PreemptRequest& req) {
   const objects::PodInfo& pod = *in.pod;
-  pb::PreemptRequest req;
+  req.Clear();
   req.set_profile(pod.scheduler_name);
   req.set_config_hash(in.profile->config_hash);
   *req.mutable_pod() = plan.pod;
@@ -82,7 +84,6 @@ pb::PreemptRequest PreemptHeader(const CycleInput& in, const CyclePlan& plan,
       *req.add_nominated_node_pods() = std::move(v);
     }
   }
-  return req;
 }
 
 // Replaces req's nodes with the first `first_nodes` of `order`, and its
@@ -120,7 +121,8 @@ pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
                                        const CandidateVerdicts& ev,
                                        const std::vector<std::string>& order,
                                        size_t first_nodes) {
-  pb::PreemptRequest req = PreemptHeader(in, plan, ev, order);
+  pb::PreemptRequest req;
+  PreemptHeader(in, plan, ev, order, req);
   SetPreemptNodes(in, plan, order, first_nodes, req);
   return req;
 }
@@ -181,26 +183,31 @@ namespace {
 // (besides the pod itself, the one input that can make it ineligible), it
 // asks first with no nodes: a pod still waiting for its victims is then
 // answered without every node's victims built and sent. Then the nodes a
-// dry run usually stops within and, if it did not stop there, every one
-// (unless --preemption-max-victim-pods cut the first short).
+// dry run usually stops within and, while it did not stop within those
+// sent, twice as many, up to every one (unless --preemption-max-victim-pods
+// cut the call short). The dry run goes through the nodes in order and
+// stops at the same node whatever follows it, so an answer that is not
+// partial is the answer over every node.
 absl::StatusOr<pb::PreemptResponse> AskPreempt(const CycleInput& in,
                                                const CyclePlan& plan,
                                                const CandidateVerdicts& ev,
                                                scorer_client::Scorer& scorer,
                                                pb::PreemptRequest& req) {
   const std::vector<std::string> order = PreemptOrder(in, ev);
-  req = PreemptHeader(in, plan, ev, order);
+  PreemptHeader(in, plan, ev, order, req);
   if (req.nominated_node_pods_size() > 0) {
     absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
     if (!resp.ok() || NotEligible(*resp)) return resp;
   }
   const size_t first = FirstPreemptNodes(
       order.size(), in.cache->NominatedNodeCount(), ev.all_nodes);
-  SetPreemptNodes(in, plan, order, first, req);
+  size_t asked = first;
+  SetPreemptNodes(in, plan, order, asked, req);
   absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
-  if (resp.ok() && resp->partial() &&
-      static_cast<size_t>(req.nodes_size()) == first) {
-    SetPreemptNodes(in, plan, order, order.size(), req);
+  while (resp.ok() && resp->partial() && asked < order.size() &&
+         static_cast<size_t>(req.nodes_size()) == asked) {
+    asked = std::min(order.size(), 2 * asked);
+    SetPreemptNodes(in, plan, order, asked, req);
     resp = scorer.Preempt(req);
   }
   return resp;
@@ -211,7 +218,10 @@ absl::StatusOr<pb::PreemptResponse> AskPreempt(const CycleInput& in,
 void PostFilter(const CycleInput& in, const CyclePlan& plan,
                 const CandidateVerdicts& ev, scorer_client::Scorer& scorer,
                 CycleResult& result) {
-  pb::PreemptRequest req;
+  // On an arena: a request carries hundreds of nodes and their pods.
+  google::protobuf::Arena arena;
+  pb::PreemptRequest& req =
+      *google::protobuf::Arena::CreateMessage<pb::PreemptRequest>(&arena);
   absl::StatusOr<pb::PreemptResponse> resp =
       AskPreempt(in, plan, ev, scorer, req);
   if (absl::IsUnimplemented(resp.status())) {

@@ -36,12 +36,12 @@ pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
                                        const std::vector<std::string>& order,
                                        size_t first_nodes);
 
-// How many potential nodes of `potential` a first Preempt call sends: twice
-// what upstream's default DefaultPreemptionArgs make its dry run look for
-// (max(100, 10%)), so that the run usually stops within them; more in the
-// ratio of `nominated` of `all` nodes having pods nominated to them, which
-// an equal-priority preemptor usually cannot use. An answer that says
-// `partial` is asked again with every node.
+// How many potential nodes of `potential` a first Preempt call sends: a
+// quarter more than upstream's default DefaultPreemptionArgs make its dry
+// run look for (max(100, 10%)), so that the run usually stops within them;
+// more in the ratio of `nominated` of `all` nodes having pods nominated to
+// them, which an equal-priority preemptor usually cannot use. An answer
+// that says `partial` is asked again with twice the nodes, up to every one.
 size_t FirstPreemptNodes(size_t potential, size_t nominated = 0,
                          size_t all = 0);
 

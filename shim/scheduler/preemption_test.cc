@@ -229,8 +229,8 @@ TEST(PostFilterTest, PotentialNodesStartAtARandomOffset) {
 
 // The first call sends the nodes the dry run usually stops within; an
 // answer that says it passed them all without stopping (partial) is asked
-// again with every node, from the same offset.
-TEST(PostFilterTest, APartialAnswerIsAskedAgainWithEveryNode) {
+// again with twice the nodes, from the same offset, up to every node.
+TEST(PostFilterTest, APartialAnswerIsAskedAgainWithTwiceTheNodes) {
   Fixture f(300);
   f.RejectAll(300);
   bool partial = true;
@@ -240,19 +240,22 @@ TEST(PostFilterTest, APartialAnswerIsAskedAgainWithEveryNode) {
     return resp;
   };
   f.Cycle();
-  ASSERT_EQ(f.scorer.preempted.size(), 2u);
-  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 200);
+  ASSERT_EQ(f.scorer.preempted.size(), 3u);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 125);
   EXPECT_EQ(f.scorer.preempted[0].num_potential_nodes(), 300);
-  EXPECT_EQ(f.scorer.preempted[1].nodes_size(), 300);
+  EXPECT_EQ(f.scorer.preempted[1].nodes_size(), 250);
+  EXPECT_EQ(f.scorer.preempted[2].nodes_size(), 300);
   EXPECT_EQ(f.scorer.preempted[0].nodes(0).node().name(),
-            f.scorer.preempted[1].nodes(0).node().name());
+            f.scorer.preempted[2].nodes(0).node().name());
+  EXPECT_EQ(f.scorer.preempted[1].nodes(249).node().name(),
+            f.scorer.preempted[2].nodes(249).node().name());
 
   f.scorer.preempted.clear();
   partial = false;
   f.Cycle();
   ASSERT_EQ(f.scorer.preempted.size(), 1u);
-  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 200);
-  EXPECT_EQ(FirstPreemptNodes(5000), 1000u);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 125);
+  EXPECT_EQ(FirstPreemptNodes(5000), 625u);
   EXPECT_EQ(FirstPreemptNodes(50), 50u);
 
   // With other pods nominated to 100 of the 300 nodes, the first call
@@ -264,10 +267,10 @@ TEST(PostFilterTest, APartialAnswerIsAskedAgainWithEveryNode) {
   f.scorer.preempted.clear();
   f.Cycle();
   ASSERT_EQ(f.scorer.preempted.size(), 1u);
-  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 300);
+  EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 187);
   // Half the nodes hold nominations: twice as many, at most all.
-  EXPECT_EQ(FirstPreemptNodes(1000, 500, 1000), 400u);
-  EXPECT_EQ(FirstPreemptNodes(5000, 2500, 5000), 2000u);
+  EXPECT_EQ(FirstPreemptNodes(1000, 500, 1000), 250u);
+  EXPECT_EQ(FirstPreemptNodes(5000, 2500, 5000), 1250u);
   EXPECT_EQ(FirstPreemptNodes(1000, 900, 1000), 1000u);
   EXPECT_EQ(FirstPreemptNodes(1000, 1000, 1000), 1000u);
 }
@@ -302,10 +305,11 @@ TEST(PostFilterTest, ANominatedPodIsAskedWithoutNodesFirst) {
   f.scorer.preempted.clear();
   eligible = true;
   f.Cycle();
-  ASSERT_EQ(f.scorer.preempted.size(), 3u);
+  ASSERT_EQ(f.scorer.preempted.size(), 4u);
   EXPECT_EQ(f.scorer.preempted[0].nodes_size(), 0);
-  EXPECT_GE(f.scorer.preempted[1].nodes_size(), 200);
-  EXPECT_EQ(f.scorer.preempted[2].nodes_size(), 300);
+  EXPECT_EQ(f.scorer.preempted[1].nodes_size(), 125);
+  EXPECT_EQ(f.scorer.preempted[2].nodes_size(), 250);
+  EXPECT_EQ(f.scorer.preempted[3].nodes_size(), 300);
 
   // Without lower-priority pods on the nominated node: no first question.
   Fixture g(300);
@@ -314,7 +318,7 @@ TEST(PostFilterTest, ANominatedPodIsAskedWithoutNodesFirst) {
   g.scorer.preempt = [](const pb::PreemptRequest&) { return NoCandidate(); };
   g.Cycle();
   ASSERT_EQ(g.scorer.preempted.size(), 1u);
-  EXPECT_EQ(g.scorer.preempted[0].nodes_size(), 200);
+  EXPECT_EQ(g.scorer.preempted[0].nodes_size(), 125);
 }
 
 // A PreFilter rejection gives every node the same status: Unschedulable
