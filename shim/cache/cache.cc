@@ -111,6 +111,17 @@ void Cache::NodeChangedLocked(const NodeEntry& n) {
   }
 }
 
+void Cache::NominationChangedLocked(const std::string& node) {
+  // A nomination changes what its node offers the pods it counts for;
+  // batching sends that node again (a node not in the snapshot, none).
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) {
+    ++seq_;
+    return;
+  }
+  NodeChangedLocked(*it->second);
+}
+
 uint64_t Cache::ChangeSeq() const {
   absl::MutexLock lock(&mu_);
   return seq_;
@@ -485,7 +496,7 @@ void Cache::NominateLocked(const objects::PodInfo& pod, const std::string& node,
   }
   DropNominationLocked(pod.key);
   if (node.empty()) return;
-  StructureChangedLocked();
+  NominationChangedLocked(node);
   Nomination& n = nominations_[pod.key];
   n.pod = {pod.key, pod.namespace_, pod.name,
            pod.uid, pod.priority,   pod.scheduler_name};
@@ -502,7 +513,7 @@ void Cache::DropNominationLocked(const std::string& key) {
   if (nominations_.empty()) return;
   auto it = nominations_.find(key);
   if (it == nominations_.end()) return;
-  StructureChangedLocked();
+  NominationChangedLocked(it->second.node);
   auto on = nominated_on_.find(it->second.node);
   if (on != nominated_on_.end()) {
     std::erase(on->second.keys, key);

@@ -222,8 +222,9 @@ class Cache {
 
   // Changes, for batching equivalent pods: a counter every change to a node
   // as a candidate reads it (its aggregates, label counts) advances, and
-  // whether the candidates changed in any other way (a node came, went or
-  // changed, a nomination) since a value of it.
+  // whether the candidates changed in any other way (a node came or went,
+  // a namespace changed) since a value of it; a nomination counts as a
+  // change of its node.
   uint64_t ChangeSeq() const;
   // The present nodes changed since `seq` (ChangeSeq's), each once, into
   // `names`; false when something else changed too, or the changes are
@@ -467,6 +468,8 @@ class Cache {
     structure_seq_ = ++seq_;
   }
   void NodeChangedLocked(const NodeEntry& n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void NominationChangedLocked(const std::string& node)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Entries are boxed so `order_` can point at them across rehashes.
   absl::flat_hash_map<std::string, std::unique_ptr<NodeEntry>> nodes_
       ABSL_GUARDED_BY(mu_);

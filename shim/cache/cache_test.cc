@@ -383,9 +383,16 @@ TEST(CacheTest, ChangedSinceNamesTheNodesWhosePodsChanged) {
   c.RemoveNode("n4");
   EXPECT_EQ(changed(seq), std::nullopt);
   seq = c.ChangeSeq();
+  // A nomination changes its node; moved, both nodes; dropped, its node.
   objects::PodInfo pending = Pod("d", "p", "web", "");
   c.Nominate(pending, "n1");
-  EXPECT_EQ(changed(seq), std::nullopt);
+  EXPECT_EQ(changed(seq), std::set<std::string>{"n1"});
+  seq = c.ChangeSeq();
+  c.Nominate(pending, "n2");
+  EXPECT_EQ(changed(seq), (std::set<std::string>{"n1", "n2"}));
+  seq = c.ChangeSeq();
+  c.DropNomination(pending.key);
+  EXPECT_EQ(changed(seq), std::set<std::string>{"n2"});
   seq = c.ChangeSeq();
   // Older changes than the cache remembers: every node counts as changed.
   for (int i = 0; i < (1 << 16) + 1; ++i) {

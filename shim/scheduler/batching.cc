@@ -167,21 +167,47 @@ uint64_t Batches::NewId() {
   return id;
 }
 
+namespace {
+
+template <typename T>
+std::optional<T> TakeFrom(std::list<std::pair<std::string, T>>& lru,
+                          const std::string& key) {
+  auto it = std::find_if(lru.begin(), lru.end(),
+                         [&](const auto& e) { return e.first == key; });
+  if (it == lru.end()) return std::nullopt;
+  T out = std::move(it->second);
+  lru.erase(it);
+  return out;
+}
+
+template <typename T>
+void PutInto(std::list<std::pair<std::string, T>>& lru, const std::string& key,
+             T value, size_t capacity) {
+  std::erase_if(lru, [&](const auto& e) { return e.first == key; });
+  lru.emplace_front(key, std::move(value));
+  while (lru.size() > capacity) lru.pop_back();
+}
+
+}  // namespace
+
 std::optional<BatchSession> Batches::Take(const std::string& key) {
   absl::MutexLock lock(&mu_);
-  auto it = std::find_if(lru_.begin(), lru_.end(),
-                         [&](const auto& e) { return e.first == key; });
-  if (it == lru_.end()) return std::nullopt;
-  BatchSession s = std::move(it->second);
-  lru_.erase(it);
-  return s;
+  return TakeFrom(lru_, key);
 }
 
 void Batches::Put(const std::string& key, BatchSession s) {
   absl::MutexLock lock(&mu_);
-  std::erase_if(lru_, [&](const auto& e) { return e.first == key; });
-  lru_.emplace_front(key, std::move(s));
-  while (lru_.size() > capacity_) lru_.pop_back();
+  PutInto(lru_, key, std::move(s), capacity_);
+}
+
+std::optional<RejectedNodes> Batches::TakeRejected(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  return TakeFrom(rejected_, key);
+}
+
+void Batches::PutRejected(const std::string& key, RejectedNodes r) {
+  absl::MutexLock lock(&mu_);
+  PutInto(rejected_, key, std::move(r), capacity_);
 }
 
 std::string FamilyKey(const ProfileInfo& profile, const pb::Pod& pod) {
@@ -426,6 +452,181 @@ void RememberSession(const CycleInput& in, const CyclePlan& plan,
     s.slots.push_back(ev.names[i]);
   }
   in.batches->Put(key, std::move(s));
+}
+
+bool RemembersRejections(const CycleInput& in, const CyclePlan& plan) {
+  if (in.batches == nullptr || in.explain_top < 0 || in.explain_rejections) {
+    return false;
+  }
+  const pb::Pod& pod = plan.pod;
+  return pod.volume_claims().empty() && pod.volumes().claims().empty() &&
+         pod.volumes().attachable().empty() && pod.inline_disks().empty() &&
+         pod.in_tree_volumes().empty();
+}
+
+namespace {
+
+// The positions to ask about again: the nodes changed since the memo (and
+// their domain peers when the plan counts pods), the memo's pod's
+// nominated node and this pod's (`nominated`), and the window's first node
+// (so that there is a call, which carries PreFilter's plugins). False when
+// a whole cycle is due.
+bool ChangedPositions(const CycleInput& in, const Window& w,
+                      const CyclePlan& plan, const RejectedNodes& m,
+                      const std::string& nominated, std::vector<int32_t>* out) {
+  std::vector<std::string> changed;
+  if (m.cluster != ClusterBytes(plan) || m.kind_at.size() != w.all_nodes ||
+      !in.cache->ChangedSince(m.seq, &changed)) {
+    return false;
+  }
+  if (CountsPods(plan) && !in.cache->DomainPeers(*plan.prepared, &changed)) {
+    return false;
+  }
+  if (!m.nominated.empty()) changed.push_back(m.nominated);
+  if (!nominated.empty()) changed.push_back(nominated);
+  std::vector<int32_t> at;
+  if (in.cache->PositionsOf(changed, &at) != w.all_nodes) return false;
+  at.push_back(static_cast<int32_t>(w.first % w.all_nodes));
+  std::erase_if(at, [](int32_t p) { return p < 0; });
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  // Past half the nodes a whole cycle costs about as much.
+  if (at.size() > w.all_nodes / 2) return false;
+  *out = std::move(at);
+  return true;
+}
+
+// Filter's answer for the nodes `names` (filter only), or nullptr.
+const pb::EvaluateResponse* FilterNamed(const CycleInput& in,
+                                        const CyclePlan& plan,
+                                        const std::vector<std::string>& names,
+                                        scorer_client::Scorer& scorer,
+                                        google::protobuf::Arena* arena) {
+  const EvaluateRequests build(in, plan);
+  const std::string filter_only = EvaluateOverrides(true, true);
+  std::string req;
+  std::vector<std::string> sent;
+  build.Named(filter_only, names, &req, &sent);
+  if (sent != names) return nullptr;
+  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
+      EvaluateResolving(
+          scorer, {req},
+          [&](size_t, const std::vector<bool>* whole, std::string* again) {
+            std::vector<std::string> named;
+            build.Named(filter_only, names, again, &named, WholeForm(whole),
+                        whole);
+            return named == names;
+          },
+          arena);
+  return results.front().ok() ? *results.front() : nullptr;
+}
+
+// `ev` as a whole cycle's calls fill it when every node is rejected: the
+// candidates from w.first (`order` is the cache's candidate order), the
+// reasons, the plugins (`resp`'s carry PreFilter's) and the nodes PostFilter
+// may try.
+void FillRejected(const Window& w, const RejectedNodes& m,
+                  const pb::EvaluateResponse& resp,
+                  std::vector<std::string> order, CandidateVerdicts& ev) {
+  const size_t n = w.all_nodes;
+  std::vector<int> count(m.kinds.size(), 0);
+  ev.names.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t at = (w.first + i) % n;
+    ev.names.push_back(std::move(order[at]));
+    const auto k = static_cast<size_t>(m.kind_at[at]);
+    ++count[k];
+    if (m.kinds[k].code == pb::CODE_UNSCHEDULABLE) ev.potential.push_back(i);
+  }
+  ev.unschedulable_plugins.insert(resp.unschedulable_plugins().begin(),
+                                  resp.unschedulable_plugins().end());
+  for (size_t k = 0; k < m.kinds.size(); ++k) {
+    if (count[k] == 0) continue;
+    const CandidateVerdicts::Kind& kind = m.kinds[k];
+    if (!kind.plugin.empty()) ev.unschedulable_plugins.insert(kind.plugin);
+    for (const std::string& r : kind.reasons) {
+      ev.fit_error.AddReason(r, count[k]);
+    }
+  }
+  ev.processed = n;
+  ev.calls = 1;
+}
+
+// The memo with the answer for the nodes at `at` in; false when one of
+// them fits (or the answer is not one a whole cycle would take).
+bool Update(const pb::EvaluateResponse& resp, const std::vector<int32_t>& at,
+            RejectedNodes& m) {
+  if (resp.status().code() != pb::CODE_SUCCESS ||
+      static_cast<size_t>(resp.rejected_size()) != at.size()) {
+    return false;
+  }
+  for (const pb::RejectedNode& r : resp.rejected()) {
+    if (r.index() < 0 || static_cast<size_t>(r.index()) >= at.size() ||
+        r.status().code() == pb::CODE_ERROR) {
+      return false;
+    }
+    m.kind_at[static_cast<size_t>(at[static_cast<size_t>(r.index())])] =
+        KindIndex(r.status(), m.kinds);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool RunRejected(const CycleInput& in, const Window& w, const CyclePlan& plan,
+                 uint64_t seq, scorer_client::Scorer& scorer,
+                 CandidateVerdicts& ev) {
+  if (!RemembersRejections(in, plan) || w.all_nodes == 0) return false;
+  const std::string key = TemplateKey(*in.profile, plan.pod);
+  std::optional<RejectedNodes> m = in.batches->TakeRejected(key);
+  if (!m.has_value()) return false;
+  const std::string nominated = in.cache->NominatedNode(in.pod->key);
+  std::vector<int32_t> at;
+  if (!ChangedPositions(in, w, plan, *m, nominated, &at)) return false;
+  google::protobuf::Arena arena;
+  const pb::EvaluateResponse* resp =
+      FilterNamed(in, plan, in.cache->NamesAt(at), scorer, &arena);
+  if (resp == nullptr || !Update(*resp, at, *m)) return false;
+  // The candidate order the positions are of: unchanged since the cycle
+  // began (a node that came or went makes the next cycle whole).
+  std::vector<std::string> order = in.cache->NodeNames();
+  std::vector<std::string> since;
+  if (order.size() != w.all_nodes || !in.cache->ChangedSince(seq, &since)) {
+    return false;
+  }
+  FillRejected(w, *m, *resp, std::move(order), ev);
+  spdlog::debug("pod {}: no node fits ({} of {} nodes evaluated again)",
+                in.pod->key, at.size(), w.all_nodes);
+  m->seq = seq;
+  m->nominated = nominated;
+  in.batches->PutRejected(key, *std::move(m));
+  return true;
+}
+
+void RememberRejected(const CycleInput& in, const CyclePlan& plan, uint64_t seq,
+                      const CandidateVerdicts& ev) {
+  if (!RemembersRejections(in, plan) || !ev.keep_kinds ||
+      !ev.feasible.empty() || ev.pre_filter_code != pb::CODE_SUCCESS ||
+      !ev.potential_before.empty() || ev.kind_of.size() != ev.names.size()) {
+    return;
+  }
+  std::vector<int32_t> at;
+  const size_t n = in.cache->PositionsOf(ev.names, &at);
+  if (n != ev.names.size()) return;  // not every node, once each
+  RejectedNodes m;
+  m.seq = seq;
+  m.cluster = ClusterBytes(plan);
+  m.nominated = in.cache->NominatedNode(in.pod->key);
+  m.kinds = ev.kinds;
+  m.kind_at.assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (at[i] < 0 || ev.kind_of[i] < 0) return;
+    m.kind_at[static_cast<size_t>(at[i])] = ev.kind_of[i];
+  }
+  if (std::find(m.kind_at.begin(), m.kind_at.end(), -1) != m.kind_at.end()) {
+    return;
+  }
+  in.batches->PutRejected(TemplateKey(*in.profile, plan.pod), std::move(m));
 }
 
 }  // namespace kscore::scheduler

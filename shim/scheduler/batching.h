@@ -41,20 +41,41 @@ struct BatchSession {
   std::vector<Verdict> verdict;    // position -> Filter's verdict
 };
 
-// The sessions by pod family (FamilyKey), the most recent few.
-// Thread-safe: a session is taken out while its cycle runs.
+// What the shim remembers of a cycle in which no node fit: each node's
+// Filter verdict by its position in the cache's candidate order, as of a
+// Cache::ChangeSeq, for the pod whose cycle it was (its nomination then
+// counted on no node for it, and counts on its node for any other pod).
+// The next pod of the same template (a retry included) asks again only for
+// the nodes that changed since, and fails as a whole cycle would, with the
+// same message, plugins and nodes for PostFilter; when one of them fits,
+// the whole cycle runs.
+struct RejectedNodes {
+  uint64_t seq = 0;
+  std::string cluster;    // model::SessionCluster's encoding
+  std::string nominated;  // the pod's nominated node then
+  std::vector<CandidateVerdicts::Kind> kinds;
+  std::vector<int32_t> kind_at;  // position -> index into kinds
+};
+
+// The sessions by pod family (FamilyKey), the most recent few, and the
+// rejections by TemplateKey. Thread-safe: an entry is taken out while its
+// cycle runs.
 class Batches {
  public:
   explicit Batches(size_t capacity = 16);
   uint64_t NewId();
   std::optional<BatchSession> Take(const std::string& key);
   void Put(const std::string& key, BatchSession s);
+  std::optional<RejectedNodes> TakeRejected(const std::string& key);
+  void PutRejected(const std::string& key, RejectedNodes r);
 
  private:
   const size_t capacity_;
   mutable absl::Mutex mu_;
   std::mt19937_64 ids_ ABSL_GUARDED_BY(mu_);
   std::list<std::pair<std::string, BatchSession>> lru_ ABSL_GUARDED_BY(mu_);
+  std::list<std::pair<std::string, RejectedNodes>> rejected_
+      ABSL_GUARDED_BY(mu_);
 };
 
 // A pod family's key: TemplateKey without the pod's label values. With no
@@ -84,6 +105,26 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                                       const CyclePlan& plan,
                                       const std::string& key, uint64_t seq,
                                       scorer_client::Scorer& scorer);
+
+// Whether a cycle of this pod in which no node fits may be remembered and
+// run again from the memo: batching is on, no explanation of every node is
+// asked for, and the pod has no volumes (what the volume plugins read of
+// the storage objects is not among the changes the memo follows).
+bool RemembersRejections(const CycleInput& in, const CyclePlan& plan);
+
+// The failing cycle over the template's RejectedNodes, into `ev` (as
+// EvaluateBatches fills it over every node from w.first): true when every
+// node is still rejected. False, `ev` untouched, when a whole cycle is due
+// (no memo, other changes, more than half the nodes changed, a changed
+// node fits, an error). `seq` is Cache::ChangeSeq before the cycle.
+bool RunRejected(const CycleInput& in, const Window& w, const CyclePlan& plan,
+                 uint64_t seq, scorer_client::Scorer& scorer,
+                 CandidateVerdicts& ev);
+
+// After a whole cycle (with ev.keep_kinds) in which Filter rejected every
+// node: remembers each node's verdict for the template.
+void RememberRejected(const CycleInput& in, const CyclePlan& plan, uint64_t seq,
+                      const CandidateVerdicts& ev);
 
 // After a whole cycle that kept a session (plan.keep_session): remembers
 // its slots (the feasible nodes in order) and every candidate's verdict.

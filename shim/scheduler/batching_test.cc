@@ -37,14 +37,15 @@ profiles:
 }
 objects::PodInfo MakePod(const std::string& name, const std::string& app,
                          int milli_cpu, const std::string& node = "",
-                         const nlohmann::json& affinity = nullptr) {
+                         const nlohmann::json& affinity = nullptr,
+                         const std::string& memory = "256Mi") {
   nlohmann::json spec = {
       {"schedulerName", "concentrate-scheduler"},
       {"containers",
        {{{"name", "c"},
          {"resources",
           {{"requests",
-            {{"cpu", absl::StrCat(milli_cpu, "m")}, {"memory", "256Mi"}}}}}}}}};
+            {{"cpu", absl::StrCat(milli_cpu, "m")}, {"memory", memory}}}}}}}}};
   if (!node.empty()) spec["nodeName"] = node;
   if (!affinity.is_null()) spec["affinity"] = affinity;
   absl::StatusOr<objects::PodInfo> pod = objects::PodFromJson(
@@ -290,6 +291,170 @@ TEST(BatchingTest, DecidesAsWholeCyclesWithPodAffinity) {
   for (uint64_t seed = 1; seed <= 4; ++seed) t.Run(seed);
   EXPECT_GT(t.compared, 1600);
   EXPECT_GT(t.batched, t.compared / 2) << t.batched << " of " << t.compared;
+}
+
+// A pod of `milli_cpu`, `memory_gib` and `priority` that preempts (the stock
+// profile's DefaultPreemption runs for it).
+objects::PodInfo Preemptor(const std::string& name, const std::string& app,
+                           int milli_cpu, int memory_gib, int priority) {
+  nlohmann::json spec = {
+      {"schedulerName", "default-scheduler"},
+      {"priority", priority},
+      {"containers",
+       {{{"name", "c"},
+         {"resources",
+          {{"requests",
+            {{"cpu", absl::StrCat(milli_cpu, "m")},
+             {"memory", absl::StrCat(memory_gib, "Gi")}}}}}}}}};
+  absl::StatusOr<objects::PodInfo> pod =
+      objects::PodFromJson({{"metadata",
+                             {{"name", name},
+                              {"namespace", "default"},
+                              {"uid", "uid-" + name},
+                              {"labels", {{"app", app}}}}},
+                            {"spec", spec},
+                            {"status", {{"phase", "Pending"}}}});
+  EXPECT_TRUE(pod.ok()) << pod.status();
+  return *std::move(pod);
+}
+
+// A node of 2 to 8 CPUs; now and then tainted NoSchedule or unschedulable
+// (UnschedulableAndUnresolvable: not for PostFilter).
+pb::Node RejectingNode(int i, std::mt19937_64& rng) {
+  pb::Node n = MakeNode(i, rng);
+  n.clear_taints();
+  if (rng() % 10 == 0) {
+    pb::Taint* t = n.add_taints();
+    t->set_key("dedicated");
+    t->set_effect("NoSchedule");
+  }
+  return n;
+}
+
+// One step of the failing sequences: `pod` scheduled both ways on the same
+// snapshot with the same random numbers; a failure must read the same
+// (message with PostFilter's, plugins) and preempt the same victims on the
+// same node; then both caches take the pod, or its nomination.
+// What the failing sequences went through.
+struct FailCounts {
+  int failures = 0;
+  int reused = 0;     // failures read from a RejectedNodes memo
+  int preempted = 0;  // failures that preempt
+};
+
+// True when the pod failed.
+bool FailBothWays(const objects::PodInfo& pod, const ProfileInfo& profile,
+                  scorer_client::Scorer& scorer, Twin& twin, Batches& batches,
+                  std::mt19937_64& rng, int k, FailCounts& counts) {
+  std::mt19937_64 r1 = rng, r2 = rng;
+  rng.discard(1);
+  CycleInput in{.pod = &pod,
+                .profile = &profile,
+                .cache = &twin.batched,
+                .batch_size = 40,
+                .start = static_cast<size_t>(rng() % 1000),
+                .rng = &r1,
+                .batches = &batches};
+  CycleResult got = RunCycle(in, scorer);
+  CycleInput all = in;
+  all.cache = &twin.whole;
+  all.rng = &r2;
+  all.batches = nullptr;
+  CycleResult want = RunCycle(all, scorer);
+  EXPECT_EQ(got.ok(), want.ok()) << k;
+  if (got.reused_rejections) ++counts.reused;
+  if (want.ok()) {
+    twin.Assume(pod, want.node);
+    return false;
+  }
+  if (got.ok()) return false;
+  EXPECT_EQ(got.failure->message, want.failure->message) << k;
+  EXPECT_EQ(got.failure->plugins, want.failure->plugins) << k;
+  EXPECT_EQ(got.nominating, want.nominating) << k;
+  EXPECT_EQ(got.preemption.has_value(), want.preemption.has_value()) << k;
+  if (!want.preemption.has_value() || !got.preemption.has_value()) return true;
+  EXPECT_EQ(got.preemption->node, want.preemption->node) << k;
+  EXPECT_EQ(got.preemption->victims.size(), want.preemption->victims.size());
+  for (size_t v = 0; v < want.preemption->victims.size() &&
+                     v < got.preemption->victims.size();
+       ++v) {
+    EXPECT_EQ(got.preemption->victims[v].name, want.preemption->victims[v].name)
+        << k;
+  }
+  ++counts.preempted;
+  twin.batched.Nominate(pod, want.preemption->node);
+  twin.whole.Nominate(pod, want.preemption->node);
+  return true;
+}
+
+// Pods that mostly fit nowhere (more CPU than most nodes have left), of a
+// few templates, new and retried, nominated where they would preempt,
+// among bindings, removals, node changes and dropped nominations: the
+// failures read from the template's RejectedNodes and the nodes changed
+// since say what whole cycles say, and PostFilter, which reads the nodes
+// Filter found Unschedulable in the cycle's order, preempts the same.
+TEST(BatchingTest, FailsAsWholeCyclesOnRandomSequences) {
+  auto real = testing::InProcessScorer::Start(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n- schedulerName: default-scheduler\n");
+  ASSERT_TRUE(real.ok());
+  auto scorer =
+      *scorer_client::ScorerClient::Create({.target = (*real)->target()});
+  Profiles::Options options;
+  options.served = {"default-scheduler"};
+  Profiles profiles(options, [&] { return scorer->ListProfiles(); });
+  absl::StatusOr<std::shared_ptr<const ProfileInfo>> known =
+      profiles.Lookup("default-scheduler");
+  ASSERT_TRUE(known.ok()) << known.status();
+  ASSERT_TRUE((*known)->post_filter);
+  std::mt19937_64 rng(7);
+  Twin twin;
+  const int n_nodes = 90;
+  for (int i = 0; i < n_nodes; ++i) twin.UpsertNode(RejectingNode(i, rng));
+  Batches batches;
+  std::vector<objects::PodInfo> failed;
+  std::vector<std::string> others;
+  FailCounts counts;
+  for (int k = 0; k < 400; ++k) {
+    const int t = (k / 12) % 6;  // runs of one template, a few templates
+    if (rng() % 2 == 0) {
+      const std::string name = absl::StrCat("x", k);
+      twin.AddBound(MakePod(name, "low",
+                            1000 + 500 * static_cast<int>(rng() % 5),
+                            absl::StrCat("node-", rng() % n_nodes), nullptr,
+                            absl::StrCat(1 + rng() % 3, "Gi")));
+      others.push_back("default/" + name);
+    }
+    if (rng() % 5 == 0 && !others.empty()) {
+      twin.Remove(others[rng() % others.size()]);
+    }
+    if (rng() % 20 == 0) twin.UpsertNode(RejectingNode(rng() % n_nodes, rng));
+    if (rng() % 9 == 0 && !failed.empty()) {
+      const std::string key = failed[rng() % failed.size()].key;
+      twin.batched.DropNomination(key);
+      twin.whole.DropNomination(key);
+    }
+    const bool retry = !failed.empty() && rng() % 3 == 0;
+    const size_t which = retry ? rng() % failed.size() : failed.size();
+    const objects::PodInfo pod =
+        retry ? failed[which]
+              : Preemptor(absl::StrCat("p", k), absl::StrCat("a", t % 2),
+                          2000 + 1500 * (t / 2), 2 + t % 3, 100);
+    const bool fails =
+        FailBothWays(pod, **known, *scorer, twin, batches, rng, k, counts);
+    if (::testing::Test::HasFailure()) return;
+    if (fails) {
+      ++counts.failures;
+      if (!retry) failed.push_back(pod);
+    } else if (retry) {
+      failed.erase(failed.begin() + static_cast<std::ptrdiff_t>(which));
+    }
+  }
+  EXPECT_GT(counts.failures, 250);
+  EXPECT_GT(counts.reused, counts.failures * 2 / 3)
+      << counts.reused << " of " << counts.failures;
+  EXPECT_GT(counts.preempted, 40);
 }
 
 // A replica keeps the nodes it was sent whole: the next pod of another

@@ -238,6 +238,17 @@ Failure ScorerFailure(const absl::Status& s) {
   return f;
 }
 
+int32_t KindIndex(const pb::Status& status,
+                  std::vector<CandidateVerdicts::Kind>& kinds) {
+  CandidateVerdicts::Kind k{status.code(),
+                            status.plugin(),
+                            {status.reasons().begin(), status.reasons().end()}};
+  auto it = std::find(kinds.begin(), kinds.end(), k);
+  if (it != kinds.end()) return static_cast<int32_t>(it - kinds.begin());
+  kinds.push_back(std::move(k));
+  return static_cast<int32_t>(kinds.size() - 1);
+}
+
 std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
                                        size_t base, size_t end, bool single,
                                        CandidateVerdicts& ev) {
@@ -266,6 +277,7 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
   if (ev.cycle_state.empty()) ev.cycle_state = resp.cycle_state();
   const size_t before = ev.feasible.size();
   size_t next = base;
+  if (ev.keep_kinds) ev.kind_of.resize(end, -1);
   for (const pb::RejectedNode& r : resp.rejected()) {
     const size_t at = base + static_cast<size_t>(r.index());
     if (r.index() < 0 || at < next || at >= end) {
@@ -287,6 +299,7 @@ std::optional<Failure> CollectResponse(const pb::EvaluateResponse& resp,
       ev.rejections.push_back({ev.names[at], r.status().plugin(),
                                absl::StrJoin(r.status().reasons(), ", ")});
     }
+    if (ev.keep_kinds) ev.kind_of[at] = KindIndex(r.status(), ev.kinds);
   }
   for (; next < end; ++next) ev.feasible.push_back(next);
   const size_t got = ev.feasible.size() - before;
@@ -620,6 +633,37 @@ CycleResult SchedulingCycle(const CycleInput& in, scorer_client::Scorer& scorer,
   return result;
 }
 
+// The candidates' verdicts into `ev` (and the next start into `result`):
+// when no node fit the template's last cycle, from its RejectedNodes and
+// the nodes changed since while none fits still; else the whole cycle's
+// calls, remembered when no node fits. The failure, if any. A batchable
+// pod's (a session `key`) whole cycle keeps a session.
+std::optional<Failure> EvaluateCandidates(const CycleInput& in, const Window& w,
+                                          CyclePlan& plan,
+                                          const std::string& key, uint64_t seq,
+                                          scorer_client::Scorer& scorer,
+                                          CandidateVerdicts& ev,
+                                          CycleResult& result) {
+  result.reused_rejections = RunRejected(in, w, plan, seq, scorer, ev);
+  std::optional<Failure> f;
+  if (!result.reused_rejections) {
+    if (!key.empty()) plan.keep_session = in.batches->NewId();
+    ev.keep_kinds = RemembersRejections(in, plan);
+    f = EvaluateBatches(in, w, plan, scorer, ev);
+  }
+  if (!f.has_value()) {
+    result.next_start = (w.first + ev.processed) % w.all_nodes;
+    f = FinishWithAllFeasible(in, plan, scorer, ev);
+  }
+  if (!f.has_value() && ev.feasible.empty()) {
+    if (!result.reused_rejections) RememberRejected(in, plan, seq, ev);
+    f = Failure::Unschedulable(
+        ev.fit_error.Message(),
+        {ev.unschedulable_plugins.begin(), ev.unschedulable_plugins.end()});
+  }
+  return f;
+}
+
 CycleResult ChooseNode(const CycleInput& in, CyclePlan& plan_ref,
                        const Window& w, scorer_client::Scorer& scorer,
                        std::optional<CandidateVerdicts>& verdicts) {
@@ -641,21 +685,12 @@ CycleResult ChooseNode(const CycleInput& in, CyclePlan& plan_ref,
             RunBatched(in, w, *plan, key, seq, scorer)) {
       return *std::move(r);
     }
-    plan->keep_session = in.batches->NewId();
   }
   CandidateVerdicts& ev = verdicts.emplace(w.all_nodes);
   ev.keep_rejections = in.explain_top != 0 && in.explain_rejections;
   CycleResult result;
-  std::optional<Failure> f = EvaluateBatches(in, w, *plan, scorer, ev);
-  if (!f.has_value()) {
-    result.next_start = (w.first + ev.processed) % w.all_nodes;
-    f = FinishWithAllFeasible(in, *plan, scorer, ev);
-  }
-  if (!f.has_value() && ev.feasible.empty()) {
-    f = Failure::Unschedulable(
-        ev.fit_error.Message(),
-        {ev.unschedulable_plugins.begin(), ev.unschedulable_plugins.end()});
-  }
+  std::optional<Failure> f =
+      EvaluateCandidates(in, w, *plan, key, seq, scorer, ev, result);
   if (f.has_value()) {
     result.failure = std::move(f);
     if (result.failure->kind == Failure::Kind::kUnschedulable &&

@@ -91,6 +91,9 @@ struct CycleResult {
   std::shared_ptr<Explanation> explanation{};
   // The node came from a batched cycle (batching.h).
   bool batched = false;
+  // No node fit, as the template's RejectedNodes and the nodes changed
+  // since said (batching.h).
+  bool reused_rejections = false;
   // For a pod whose claims are not all bound: VolumeBinding's decisions on
   // `node` (the scorer's), which Reserve assumes and PreBind writes.
   std::optional<pb::NodeVolumes> volumes{};
@@ -286,7 +289,24 @@ struct CandidateVerdicts {
   std::vector<std::string> replicas;
   bool keep_rejections = false;
   std::vector<Explanation::Rejection> rejections;
+
+  // For the memo of a cycle in which no node fit (batching.h,
+  // RejectedNodes), with keep_kinds: the distinct Filter verdicts and, per
+  // candidate in `names`, its verdict's index (-1 for one that fit).
+  struct Kind {
+    pb::Code code = pb::CODE_UNSCHEDULABLE;
+    std::string plugin;
+    std::vector<std::string> reasons;
+    bool operator==(const Kind&) const = default;
+  };
+  bool keep_kinds = false;
+  std::vector<Kind> kinds;
+  std::vector<int32_t> kind_of;
 };
+
+// The index in `kinds` of a rejected node's `status`, added when new.
+int32_t KindIndex(const pb::Status& status,
+                  std::vector<CandidateVerdicts::Kind>& kinds);
 
 // Sends the window's candidates in batches of in.batch_size, more rounds
 // while nodes are rejected and the window is not exhausted, into `ev`.

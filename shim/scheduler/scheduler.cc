@@ -100,7 +100,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   in.batches = &batches_;
   CycleResult r = RunCycle(in, *scorer_);
   if (r.next_start.has_value()) next_start_.store(*r.next_start);
-  if (r.batched)
+  if (r.batched || r.reused_rejections)
     metrics_->batched->Add({{"profile", pod.scheduler_name}}).Increment();
   std::shared_ptr<const Explanation> record;
   if (r.explanation != nullptr) record = Record(std::move(r.explanation), qp);
