@@ -323,7 +323,9 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
   }
   CountCsiLocked(key, entry, &n, +1);
   Encode(&n);
-  pods_[key] = std::move(entry);
+  PodEntry& kept = pods_[key];
+  kept = std::move(entry);
+  n.entries.push_back(&kept);
 }
 
 void Cache::SubtractLocked(const std::string& key) {
@@ -338,7 +340,11 @@ void Cache::SubtractLocked(const std::string& key) {
   if (nit != nodes_.end()) {
     NodeEntry& n = *nit->second;
     n.pod_count--;
-    std::erase(n.pods, key);
+    if (auto at = std::find(n.pods.begin(), n.pods.end(), key);
+        at != n.pods.end()) {
+      n.entries.erase(n.entries.begin() + (at - n.pods.begin()));
+      n.pods.erase(at);
+    }
     n.requested.Subtract(entry.requests);
     n.non_zero.Subtract(entry.non_zero);
     for (const pb::HostPort& p : entry.host_ports) {
@@ -869,9 +875,8 @@ size_t Cache::AppendPreemptionNodes(
     if (it == nodes_.end() || !it->second->present) continue;
     const NodeEntry& n = *it->second;
     lower.clear();
-    for (const std::string& key : n.pods) {
-      const PodEntry& e = pods_.at(key);
-      if (e.priority < preemptor.priority) lower.push_back(&e);
+    for (const PodEntry* e : n.entries) {
+      if (e->priority < preemptor.priority) lower.push_back(e);
     }
     if (added > 0 && victims + lower.size() > max_victims) break;
     victims += lower.size();
@@ -896,8 +901,8 @@ std::vector<pb::VictimPod> Cache::LowerPriorityPods(const std::string& node,
   std::vector<pb::VictimPod> out;
   auto it = nodes_.find(node);
   if (it == nodes_.end() || !it->second->present) return out;
-  for (const std::string& key : it->second->pods) {
-    const PodEntry& e = pods_.at(key);
+  for (const PodEntry* entry : it->second->entries) {
+    const PodEntry& e = *entry;
     if (e.priority >= priority) continue;
     pb::VictimPod& v = out.emplace_back();
     v.set_namespace_(e.namespace_);

@@ -12,6 +12,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shim/cache/cluster_index.h"
@@ -287,7 +288,8 @@ class Cache {
     size_t pos = 0;        // index in order_ (and slab_) while present
     std::string zone;      // ZoneKey of its labels, while present
     int32_t pod_count = 0;
-    std::vector<std::string> pods;  // keys of the pods counted here
+    std::vector<std::string> pods;         // keys of the pods counted here
+    std::vector<const PodEntry*> entries;  // and their entries, in order
     ResourceSum requested;
     ResourceSum non_zero;
     std::vector<pb::HostPort> used_ports;
@@ -496,7 +498,8 @@ class Cache {
   static constexpr size_t kSlot = 128;
   static constexpr size_t kSlotHead = 1 + sizeof(uint64_t) + 16;
   mutable std::vector<char> slab_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
+  // A node map: NodeEntry::entries point into it.
+  absl::node_hash_map<std::string, PodEntry> pods_ ABSL_GUARDED_BY(mu_);
   ClusterIndex index_ ABSL_GUARDED_BY(mu_);
   VolumeUse volume_use_ ABSL_GUARDED_BY(mu_);
   Volumes volumes_;  // its own lock

@@ -921,6 +921,41 @@ TEST(CacheTest, LowerPriorityPodsOfTheNominatedNode) {
   EXPECT_THAT(c.NodeNames(), ElementsAre("a", "b", "c"));
 }
 
+// A node's pods as preemption reads them follow the pods' updates, moves
+// and deletions (and every other pod's: the entries are kept by address).
+TEST(CacheTest, LowerPriorityPodsFollowThePods) {
+  Cache c;
+  c.UpsertNode(Node("a"));
+  c.UpsertNode(Node("b"));
+  auto names = [&c](const std::string& node) {
+    std::vector<std::string> out;
+    for (const pb::VictimPod& v : c.LowerPriorityPods(node, 100)) {
+      out.push_back(absl::StrCat(v.name(), ":", v.priority()));
+    }
+    return out;
+  };
+  for (int i = 0; i < 40; ++i) {
+    objects::PodInfo p = Pod("ns", absl::StrCat("p", i), "", i % 2 ? "a" : "b");
+    p.priority = i;
+    c.UpsertAssignedPod(p);
+  }
+  for (int i = 0; i < 40; i += 4) c.RemovePod(absl::StrCat("ns/p", i));
+  objects::PodInfo moved = Pod("ns", "p1", "", "b");
+  moved.priority = 7;
+  c.UpsertAssignedPod(moved);
+  objects::PodInfo high = Pod("ns", "p3", "", "a");
+  high.priority = 100;
+  c.UpsertAssignedPod(high);
+  EXPECT_THAT(
+      names("a"),
+      ElementsAre("p5:5", "p7:7", "p9:9", "p11:11", "p13:13", "p15:15",
+                  "p17:17", "p19:19", "p21:21", "p23:23", "p25:25", "p27:27",
+                  "p29:29", "p31:31", "p33:33", "p35:35", "p37:37", "p39:39"));
+  EXPECT_THAT(names("b"), ElementsAre("p2:2", "p6:6", "p10:10", "p14:14",
+                                      "p18:18", "p22:22", "p26:26", "p30:30",
+                                      "p34:34", "p38:38", "p1:7"));
+}
+
 // A victim's labels go only where a budget of its namespace selects pods:
 // the scorer reads them against those budgets alone.
 TEST(CacheTest, VictimLabelsGoWhereABudgetSelects) {
