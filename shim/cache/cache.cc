@@ -857,19 +857,45 @@ bool Cache::BudgetsSelectLocked(const std::string& ns) const {
   return false;
 }
 
-size_t Cache::AppendPreemptionNodes(
+namespace {
+
+// A length-delimited field `field` holding `bytes`, appended to `out`.
+void AppendField(uint32_t field, absl::string_view bytes, std::string* out) {
+  using google::protobuf::io::CodedOutputStream;
+  uint8_t head[2 * 5];
+  uint8_t* p = CodedOutputStream::WriteVarint32ToArray(field << 3 | 2, head);
+  p = CodedOutputStream::WriteVarint32ToArray(
+      static_cast<uint32_t>(bytes.size()), p);
+  out->append(reinterpret_cast<const char*>(head),
+              static_cast<size_t>(p - head));
+  out->append(bytes.data(), bytes.size());
+}
+
+// What reading Preempt's answer needs of a victim.
+void Identify(const pb::VictimPod& v, pb::VictimPod* out) {
+  out->set_namespace_(v.namespace_());
+  out->set_name(v.name());
+  out->set_uid(v.uid());
+  out->set_terminating(v.terminating());
+}
+
+}  // namespace
+
+size_t Cache::EncodePreemptionNodes(
     const objects::PodInfo& preemptor, const pb::Pod& pod,
     const std::vector<std::string>& label_keys,
     const std::vector<std::string>& nodes, bool with_labels,
     const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
-    size_t max_victims,
-    google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const {
+    size_t max_victims, std::string* out,
+    google::protobuf::RepeatedPtrField<pb::PreemptionNode>* sent) const {
   absl::MutexLock lock(&mu_);
   const std::vector<Wanted> wanted = WantedLocked(preemptor, label_keys);
   const std::vector<std::string> in_use = InUseNamesLocked(preemptor);
   const uint32_t tag = pb::PreemptionNode::kNodeFieldNumber << 3 | 2;
   size_t added = 0, victims = 0;
   std::vector<const PodEntry*> lower;
+  pb::VictimPod victim;
+  std::string bytes;
   for (const std::string& name : nodes) {
     auto it = nodes_.find(name);
     if (it == nodes_.end() || !it->second->present) continue;
@@ -880,17 +906,52 @@ size_t Cache::AppendPreemptionNodes(
     }
     if (added > 0 && victims + lower.size() > max_victims) break;
     victims += lower.size();
-    std::string bytes;
+    bytes.clear();
     AppendOneLocked(&n, n.wire[with_labels ? 1 : 0], {}, NodeForm::kFull,
                     nullptr, 0, preemptor, with_labels, wanted, prepared,
                     in_use, tag, &bytes, nullptr);
-    pb::PreemptionNode* pn = out->Add();
-    pn->MergeFromString(bytes);
-    for (const PodEntry* e : lower) {
-      VictimLocked(*e, &pod, &plan, prepared, pn->add_pods());
+    pb::PreemptionNode* seen = sent->Add();
+    seen->mutable_node()->set_name(name);
+    if (n.csi_volumes.empty()) {
+      for (const PodEntry* e : lower) {
+        victim.Clear();
+        VictimLocked(*e, &pod, &plan, prepared, &victim);
+        AppendField(pb::PreemptionNode::kPodsFieldNumber,
+                    victim.SerializeAsString(), &bytes);
+        Identify(victim, seen->add_pods());
+      }
+    } else {  // the victims refer to the node's CSI volumes
+      pb::PreemptionNode pn;
+      pn.MergeFromString(bytes);
+      for (const PodEntry* e : lower) {
+        VictimLocked(*e, &pod, &plan, prepared, pn.add_pods());
+        Identify(pn.pods(pn.pods_size() - 1), seen->add_pods());
+      }
+      CandidateCsiVolumesLocked(n, lower, in_use, &pn);
+      pn.SerializeToString(&bytes);
     }
-    CandidateCsiVolumesLocked(n, lower, in_use, pn);
+    AppendField(pb::PreemptRequest::kNodesFieldNumber, bytes, out);
     ++added;
+  }
+  return added;
+}
+
+size_t Cache::AppendPreemptionNodes(
+    const objects::PodInfo& preemptor, const pb::Pod& pod,
+    const std::vector<std::string>& label_keys,
+    const std::vector<std::string>& nodes, bool with_labels,
+    const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
+    size_t max_victims,
+    google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const {
+  std::string bytes;
+  google::protobuf::RepeatedPtrField<pb::PreemptionNode> sent;
+  const size_t added =
+      EncodePreemptionNodes(preemptor, pod, label_keys, nodes, with_labels,
+                            plan, prepared, max_victims, &bytes, &sent);
+  pb::PreemptRequest decoded;
+  decoded.ParseFromString(bytes);
+  for (pb::PreemptionNode& n : *decoded.mutable_nodes()) {
+    *out->Add() = std::move(n);
   }
   return added;
 }

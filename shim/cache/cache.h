@@ -202,6 +202,17 @@ class Cache {
       const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
       size_t max_victims,
       google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const;
+  // The same encoded: PreemptRequest.nodes fields appended to `out`, built
+  // without a message; and into `sent`, per node added, its name and its
+  // victims' namespace, name, uid and terminating (what reading the
+  // answer needs).
+  size_t EncodePreemptionNodes(
+      const objects::PodInfo& preemptor, const pb::Pod& pod,
+      const std::vector<std::string>& label_keys,
+      const std::vector<std::string>& nodes, bool with_labels,
+      const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
+      size_t max_victims, std::string* out,
+      google::protobuf::RepeatedPtrField<pb::PreemptionNode>* sent) const;
   // NodeVolumeLimits' part of a PreemptionNode whose pods (the victims) are
   // filled in: the CSI volumes they use on `node` (pn->csi_volumes) and each
   // victim's indices into them. `preemptor` is the pod preempting (its

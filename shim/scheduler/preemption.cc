@@ -86,19 +86,24 @@ void PreemptHeader(const CycleInput& in, const CyclePlan& plan,
   }
 }
 
-// Replaces req's nodes with the first `first_nodes` of `order`, and its
-// budgets with those of the victims' namespaces.
+// The request to send for the first `first_nodes` of `order` into
+// `encoded`: `head` (the request but its nodes), the nodes with their
+// lower-priority pods, and the budgets of the victims' namespaces; into
+// req, the budgets and, per node sent, what reading the answer needs.
 void SetPreemptNodes(const CycleInput& in, const CyclePlan& plan,
                      const std::vector<std::string>& order, size_t first_nodes,
-                     pb::PreemptRequest& req) {
+                     const std::string& head, pb::PreemptRequest& req,
+                     std::string* encoded) {
   req.clear_nodes();
   req.clear_pdbs();
+  *encoded = head;
   const std::vector<std::string> sent(
       order.begin(), order.begin() + static_cast<std::ptrdiff_t>(
                                          std::min(order.size(), first_nodes)));
-  in.cache->AppendPreemptionNodes(
+  in.cache->EncodePreemptionNodes(
       *in.pod, plan.pod, in.profile->label_count_keys, sent, plan.node_labels,
-      plan.plan, plan.prepared.get(), in.max_victim_pods, req.mutable_nodes());
+      plan.plan, plan.prepared.get(), in.max_victim_pods, encoded,
+      req.mutable_nodes());
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> namespaces;
   for (const pb::PreemptionNode& n : req.nodes()) {
@@ -109,23 +114,15 @@ void SetPreemptNodes(const CycleInput& in, const CyclePlan& plan,
     }
   }
   std::sort(namespaces.begin(), namespaces.end());
+  pb::PreemptRequest budgets;
   for (pb::DisruptionBudget& b : in.cache->DisruptionBudgetsIn(namespaces)) {
-    *req.add_pdbs() = std::move(b);
+    *budgets.add_pdbs() = std::move(b);
   }
+  budgets.AppendToString(encoded);
+  *req.mutable_pdbs() = budgets.pdbs();
 }
 
 }  // namespace
-
-pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
-                                       const CyclePlan& plan,
-                                       const CandidateVerdicts& ev,
-                                       const std::vector<std::string>& order,
-                                       size_t first_nodes) {
-  pb::PreemptRequest req;
-  PreemptHeader(in, plan, ev, order, req);
-  SetPreemptNodes(in, plan, order, first_nodes, req);
-  return req;
-}
 
 absl::StatusOr<PostFilterOutcome> ReadPreemptResponse(
     const pb::PreemptRequest& req, const pb::PreemptResponse& resp) {
@@ -199,16 +196,18 @@ absl::StatusOr<pb::PreemptResponse> AskPreempt(const CycleInput& in,
     absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
     if (!resp.ok() || NotEligible(*resp)) return resp;
   }
+  const std::string head = req.SerializeAsString();
+  std::string encoded;
   const size_t first = FirstPreemptNodes(
       order.size(), in.cache->NominatedNodeCount(), ev.all_nodes);
   size_t asked = first;
-  SetPreemptNodes(in, plan, order, asked, req);
-  absl::StatusOr<pb::PreemptResponse> resp = scorer.Preempt(req);
+  SetPreemptNodes(in, plan, order, asked, head, req, &encoded);
+  absl::StatusOr<pb::PreemptResponse> resp = scorer.PreemptEncoded(encoded);
   while (resp.ok() && resp->partial() && asked < order.size() &&
          static_cast<size_t>(req.nodes_size()) == asked) {
     asked = std::min(order.size(), 2 * asked);
-    SetPreemptNodes(in, plan, order, asked, req);
-    resp = scorer.Preempt(req);
+    SetPreemptNodes(in, plan, order, asked, head, req, &encoded);
+    resp = scorer.PreemptEncoded(encoded);
   }
   return resp;
 }

@@ -25,17 +25,6 @@ std::vector<std::string> PotentialNodes(const CandidateVerdicts& ev,
 std::vector<std::string> PreemptOrder(const CycleInput& in,
                                       const CandidateVerdicts& ev);
 
-// The Preempt request for the pod of `in`: the first `first_nodes` of
-// `order` (num_potential_nodes counts them all), each with its
-// lower-priority pods, until in.max_victim_pods; the pod's nominated node
-// and, unless Filter found it unresolvable, its lower-priority pods; the
-// victims' namespaces' PodDisruptionBudgets.
-pb::PreemptRequest BuildPreemptRequest(const CycleInput& in,
-                                       const CyclePlan& plan,
-                                       const CandidateVerdicts& ev,
-                                       const std::vector<std::string>& order,
-                                       size_t first_nodes);
-
 // How many potential nodes of `potential` a first Preempt call sends: a
 // quarter more than upstream's default DefaultPreemptionArgs make its dry
 // run look for (max(100, 10%)), so that the run usually stops within them;

@@ -85,6 +85,16 @@ class Scorer {
   // preempt and whom. UNIMPLEMENTED from a scorer that predates the call.
   virtual absl::StatusOr<pb::PreemptResponse> Preempt(
       const pb::PreemptRequest& request) = 0;
+  // The same with the request already encoded (a pb::PreemptRequest's
+  // bytes); a fake's is Preempt's.
+  virtual absl::StatusOr<pb::PreemptResponse> PreemptEncoded(
+      const std::string& request) {
+    pb::PreemptRequest decoded;
+    if (!decoded.ParseFromString(request)) {
+      return absl::InvalidArgumentError("PreemptRequest: bad encoding");
+    }
+    return Preempt(decoded);
+  }
 };
 
 }  // namespace kscore::scorer_client

@@ -54,6 +54,8 @@ absl::StatusOr<std::unique_ptr<ScorerClient>> ScorerClient::Create(
   std::unique_ptr<ScorerClient> c(new ScorerClient(options));
   c->evaluate_method_ =
       absl::StrCat("/", pb::Scorer::service_full_name(), "/Evaluate");
+  c->preempt_method_ =
+      absl::StrCat("/", pb::Scorer::service_full_name(), "/Preempt");
   grpc::ChannelArguments args;
   // Round robin over every address a target resolves to (dns:/// of a
   // headless Service gives one per scorer replica).
@@ -250,6 +252,42 @@ absl::StatusOr<pb::QueueingHintResponse> ScorerClient::QueueingHint(
 absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
     const pb::PreemptRequest& request) {
   return Unary(&pb::Scorer::Stub::Preempt, request);
+}
+
+absl::StatusOr<pb::PreemptResponse> ScorerClient::PreemptEncoded(
+    const std::string& request) {
+  grpc::Status st;
+  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
+    stats_.calls++;
+    stats_.request_bytes += request.size();
+    RawCall call;
+    call.ctx = Context();
+    // No copy: `request` outlives the call (this waits for it).
+    grpc::Slice slice(request.data(), request.size(),
+                      grpc::Slice::STATIC_SLICE);
+    call.request = grpc::ByteBuffer(&slice, 1);
+    grpc::CompletionQueue cq;
+    call.rpc = raw_stubs_[Replica(std::nullopt, attempt)]->PrepareUnaryCall(
+        call.ctx.get(), preempt_method_, call.request, &cq);
+    call.rpc->StartCall();
+    call.rpc->Finish(&call.response, &call.status, &call);
+    AwaitAll(cq, 1);
+    st = call.status;
+    if (st.ok()) {
+      stats_.response_bytes += call.response.Length();
+      pb::PreemptResponse resp;
+      st = grpc::SerializationTraits<pb::PreemptResponse>::Deserialize(
+          &call.response, &resp);
+      if (st.ok()) {
+        RecordReachability(CallOutcome::kAnswered);
+        return resp;
+      }
+    }
+    stats_.failures++;
+    if (!Retryable(Outcome(st))) break;
+  }
+  RecordReachability(Outcome(st));
+  return common::ToAbslStatus(st, "scorer: ");
 }
 
 absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScorePinned(

@@ -94,6 +94,8 @@ class ScorerClient : public Scorer {
       const pb::QueueingHintRequest& request) override;
   absl::StatusOr<pb::PreemptResponse> Preempt(
       const pb::PreemptRequest& request) override;
+  absl::StatusOr<pb::PreemptResponse> PreemptEncoded(
+      const std::string& request) override;
 
   const Stats& stats() const { return stats_; }
   // Addresses called in turn (1 for a target that resolves to several).
@@ -138,12 +140,13 @@ class ScorerClient : public Scorer {
   Options options_;
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<pb::Scorer::Stub>> stubs_;
-  // For Evaluate with an already encoded request; the response is decoded
-  // by EvaluateAll, onto the caller's arena.
+  // For Evaluate and Preempt with an already encoded request; the response
+  // is decoded by EvaluateAll (onto the caller's arena) or PreemptEncoded.
   using RawEvaluateStub =
       grpc::TemplatedGenericStub<grpc::ByteBuffer, grpc::ByteBuffer>;
   std::vector<std::unique_ptr<RawEvaluateStub>> raw_stubs_;
   std::string evaluate_method_;  // "/kscore.scorer.v1.Scorer/Evaluate"
+  std::string preempt_method_;   // "/kscore.scorer.v1.Scorer/Preempt"
   std::atomic<uint64_t> next_{0};
   Stats stats_;
   std::function<void()> reachable_;
