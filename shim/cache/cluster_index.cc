@@ -143,7 +143,8 @@ void Subtract(Map& m, const std::string& key, int64_t by) {
 struct ClusterIndex::KeyTable {
   std::vector<int32_t> domain;     // by node id: into names, -1 without it
   std::vector<std::string> names;  // the distinct values
-  bool per_node = true;            // no two nodes share a value
+  absl::flat_hash_map<std::string, int32_t> index;  // into names
+  bool per_node = true;  // no two nodes share a value
 };
 
 // Which nodes a query counts (for one pod's node side) at one node version.
@@ -412,6 +413,8 @@ std::shared_ptr<const ClusterIndex::KeyTable> ClusterIndex::DomainsOf(
     t->per_node = t->per_node && fresh;
     t->domain[n.id] = it->second;
   }
+  t->index.reserve(seen.size());
+  for (const auto& [value, d] : seen) t->index.emplace(value, d);
   if (key_tables_.size() >= kMaxCached) key_tables_.clear();
   key_tables_.emplace(key, t);
   return t;
@@ -456,6 +459,7 @@ void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
     out.domains_per_node = out.domains_per_node && e->domains->per_node;
   }
   int64_t total = 0;
+  if (e != nullptr) pq.by_domain.assign(e->domains->names.size(), 0);
   for (const Signature* sig : SignaturesFor(q)) {
     if (!std::all_of(
             q.all_of().begin(), q.all_of().end(),
@@ -472,7 +476,7 @@ void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
       } else {
         const int32_t d = e->domain[n->second.id];
         if (d < 0) continue;
-        pq.counts[e->domains->names[d]] += count;
+        pq.by_domain[static_cast<size_t>(d)] += count;
       }
       total += count;
     }
@@ -481,11 +485,14 @@ void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
   if (!q.want_domains() || e == nullptr) return;
   // The counted domains are among the eligible ones, each with a count
   // above 0: the least is 0 unless every eligible domain has one.
-  int64_t min = 0;
-  if (e->distinct > 0 && pq.counts.size() == e->distinct) {
-    min = std::numeric_limits<int64_t>::max();
-    for (const auto& [_, count] : pq.counts) min = std::min(min, count);
+  int64_t min = std::numeric_limits<int64_t>::max();
+  size_t counted = 0;
+  for (const int64_t count : pq.by_domain) {
+    if (count == 0) continue;
+    ++counted;
+    min = std::min(min, count);
   }
+  if (e->distinct == 0 || counted != e->distinct) min = 0;
   answer->set_domains(static_cast<int32_t>(e->distinct));
   answer->set_min_count(min);
 }
@@ -576,6 +583,18 @@ const std::string* ClusterIndex::DomainOf(const Prepared& prepared,
   return Label(n.node, key);
 }
 
+int32_t ClusterIndex::DomainIndex(const Prepared& prepared,
+                                  const KeyTable* table, const NodeData& n,
+                                  const std::string& key) const {
+  if (table == nullptr) return -1;
+  // The same node version: the node has its id in `table`.
+  if (prepared.node_version == node_version_) return table->domain[n.id];
+  const std::string* v = Label(n.node, key);
+  if (v == nullptr) return -1;
+  auto it = table->index.find(*v);
+  return it == table->index.end() ? -1 : it->second;
+}
+
 void ClusterIndex::NodeParts(const Prepared& prepared, absl::string_view node,
                              pb::Node* out) const {
   auto it = nodes_.find(node);
@@ -585,12 +604,11 @@ void ClusterIndex::NodeParts(const Prepared& prepared, absl::string_view node,
     if (q.key.empty()) {
       auto c = q.counts.find(node);
       if (c != q.counts.end()) count = c->second;
-    } else if (const std::string* v =
-                   n == nullptr
-                       ? nullptr
-                       : DomainOf(prepared, q.domains.get(), *n, q.key)) {
-      auto c = q.counts.find(*v);
-      if (c != q.counts.end()) count = c->second;
+    } else if (n != nullptr) {
+      const int32_t d = DomainIndex(prepared, q.domains.get(), *n, q.key);
+      if (d >= 0 && static_cast<size_t>(d) < q.by_domain.size()) {
+        count = q.by_domain[static_cast<size_t>(d)];
+      }
     }
     out->add_query_counts(count);
   }

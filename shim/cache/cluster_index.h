@@ -64,9 +64,12 @@ class ClusterIndex {
     // The node version the tables below were read at (0: none read).
     uint64_t node_version = 0;
     struct Query {
-      std::string key;                                   // empty: per node
-      absl::flat_hash_map<std::string, int64_t> counts;  // domain or node
-      std::shared_ptr<const KeyTable> domains;           // of `key`
+      std::string key;  // empty: per node
+      // Without a key, by node name; with one, by index into `domains`'
+      // names (the matching pods in each domain).
+      absl::flat_hash_map<std::string, int64_t> counts;
+      std::vector<int64_t> by_domain;
+      std::shared_ptr<const KeyTable> domains;  // of `key`
     };
     std::vector<Query> queries;
     struct TermDomains {
@@ -188,6 +191,9 @@ class ClusterIndex {
   // current node version, else from its labels.
   const std::string* DomainOf(const Prepared& prepared, const KeyTable* table,
                               const NodeData& n, const std::string& key) const;
+  // The same as an index into `table`'s names, -1 for none.
+  int32_t DomainIndex(const Prepared& prepared, const KeyTable* table,
+                      const NodeData& n, const std::string& key) const;
 
   absl::flat_hash_map<std::string, NodeData> nodes_;
   // Bumped when a node comes or goes or its labels or taints change: what
