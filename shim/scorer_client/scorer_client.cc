@@ -204,21 +204,13 @@ std::unique_ptr<grpc::ClientContext> ScorerClient::Context() const {
   return ctx;
 }
 
-template <typename Request, typename Response>
-absl::StatusOr<Response> ScorerClient::Unary(
-    grpc::Status (pb::Scorer::Stub::*rpc)(grpc::ClientContext*, const Request&,
-                                          Response*),
-    const Request& request, std::optional<uint64_t> affinity) {
+template <typename Response, typename Call>
+absl::StatusOr<Response> ScorerClient::WithRetries(const Call& call) {
   grpc::Status st;
   for (int attempt = 0; attempt < options_.attempts; ++attempt) {
     Response resp;
     stats_.calls++;
-    if constexpr (std::is_same_v<Request, pb::QueueingHintRequest>) {
-      stats_.hint_calls++;
-    }
-    stats_.request_bytes += request.ByteSizeLong();
-    st = (stubs_[Replica(affinity, attempt)].get()->*rpc)(Context().get(),
-                                                          request, &resp);
+    st = call(attempt, &resp);
     if (st.ok()) {
       RecordReachability(CallOutcome::kAnswered);
       return resp;
@@ -228,6 +220,21 @@ absl::StatusOr<Response> ScorerClient::Unary(
   }
   RecordReachability(Outcome(st));
   return common::ToAbslStatus(st, "scorer: ");
+}
+
+template <typename Request, typename Response>
+absl::StatusOr<Response> ScorerClient::Unary(
+    grpc::Status (pb::Scorer::Stub::*rpc)(grpc::ClientContext*, const Request&,
+                                          Response*),
+    const Request& request, std::optional<uint64_t> affinity) {
+  return WithRetries<Response>([&](int attempt, Response* resp) {
+    if constexpr (std::is_same_v<Request, pb::QueueingHintRequest>) {
+      stats_.hint_calls++;
+    }
+    stats_.request_bytes += request.ByteSizeLong();
+    return (stubs_[Replica(affinity, attempt)].get()->*rpc)(Context().get(),
+                                                            request, resp);
+  });
 }
 
 absl::StatusOr<pb::ListProfilesResponse> ScorerClient::ListProfiles() {
@@ -256,38 +263,26 @@ absl::StatusOr<pb::PreemptResponse> ScorerClient::Preempt(
 
 absl::StatusOr<pb::PreemptResponse> ScorerClient::PreemptEncoded(
     const std::string& request) {
-  grpc::Status st;
-  for (int attempt = 0; attempt < options_.attempts; ++attempt) {
-    stats_.calls++;
-    stats_.request_bytes += request.size();
-    RawCall call;
-    call.ctx = Context();
-    // No copy: `request` outlives the call (this waits for it).
-    grpc::Slice slice(request.data(), request.size(),
-                      grpc::Slice::STATIC_SLICE);
-    call.request = grpc::ByteBuffer(&slice, 1);
-    grpc::CompletionQueue cq;
-    call.rpc = raw_stubs_[Replica(std::nullopt, attempt)]->PrepareUnaryCall(
-        call.ctx.get(), preempt_method_, call.request, &cq);
-    call.rpc->StartCall();
-    call.rpc->Finish(&call.response, &call.status, &call);
-    AwaitAll(cq, 1);
-    st = call.status;
-    if (st.ok()) {
-      stats_.response_bytes += call.response.Length();
-      pb::PreemptResponse resp;
-      st = grpc::SerializationTraits<pb::PreemptResponse>::Deserialize(
-          &call.response, &resp);
-      if (st.ok()) {
-        RecordReachability(CallOutcome::kAnswered);
-        return resp;
-      }
-    }
-    stats_.failures++;
-    if (!Retryable(Outcome(st))) break;
-  }
-  RecordReachability(Outcome(st));
-  return common::ToAbslStatus(st, "scorer: ");
+  return WithRetries<pb::PreemptResponse>(
+      [&](int attempt, pb::PreemptResponse* resp) {
+        stats_.request_bytes += request.size();
+        RawCall call;
+        call.ctx = Context();
+        // No copy: `request` outlives the call (this waits for it).
+        grpc::Slice slice(request.data(), request.size(),
+                          grpc::Slice::STATIC_SLICE);
+        call.request = grpc::ByteBuffer(&slice, 1);
+        grpc::CompletionQueue cq;
+        call.rpc = raw_stubs_[Replica(std::nullopt, attempt)]->PrepareUnaryCall(
+            call.ctx.get(), preempt_method_, call.request, &cq);
+        call.rpc->StartCall();
+        call.rpc->Finish(&call.response, &call.status, &call);
+        AwaitAll(cq, 1);
+        if (!call.status.ok()) return call.status;
+        stats_.response_bytes += call.response.Length();
+        return grpc::SerializationTraits<pb::PreemptResponse>::Deserialize(
+            &call.response, resp);
+      });
 }
 
 absl::StatusOr<pb::NormalizeScoreResponse> ScorerClient::NormalizeScorePinned(

@@ -111,6 +111,11 @@ class ScorerClient : public Scorer {
   std::unique_ptr<grpc::ClientContext> Context() const;
   // A unary call through the stub's `rpc`: each attempt on the next
   // replica while the failure is Retryable, counted in stats_.
+  // `call(attempt, &response)` on other replicas while it fails in a way
+  // worth retrying, counting calls and failures and the scorer's
+  // reachability.
+  template <typename Response, typename Call>
+  absl::StatusOr<Response> WithRetries(const Call& call);
   template <typename Request, typename Response>
   absl::StatusOr<Response> Unary(
       grpc::Status (pb::Scorer::Stub::*rpc)(grpc::ClientContext*,
