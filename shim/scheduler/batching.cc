@@ -496,31 +496,6 @@ bool ChangedPositions(const CycleInput& in, const Window& w,
   return true;
 }
 
-// Filter's answer for the nodes `names` (filter only), or nullptr.
-const pb::EvaluateResponse* FilterNamed(const CycleInput& in,
-                                        const CyclePlan& plan,
-                                        const std::vector<std::string>& names,
-                                        scorer_client::Scorer& scorer,
-                                        google::protobuf::Arena* arena) {
-  const EvaluateRequests build(in, plan);
-  const std::string filter_only = EvaluateOverrides(true, true);
-  std::string req;
-  std::vector<std::string> sent;
-  build.Named(filter_only, names, &req, &sent);
-  if (sent != names) return nullptr;
-  std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
-      EvaluateResolving(
-          scorer, {req},
-          [&](size_t, const std::vector<bool>* whole, std::string* again) {
-            std::vector<std::string> named;
-            build.Named(filter_only, names, again, &named, WholeForm(whole),
-                        whole);
-            return named == names;
-          },
-          arena);
-  return results.front().ok() ? *results.front() : nullptr;
-}
-
 // `ev` as a whole cycle's calls fill it when every node is rejected: the
 // candidates from w.first (`order` is the cache's candidate order), the
 // reasons, the plugins (`resp`'s carry PreFilter's) and the nodes PostFilter
@@ -584,9 +559,10 @@ bool RunRejected(const CycleInput& in, const Window& w, const CyclePlan& plan,
   std::vector<int32_t> at;
   if (!ChangedPositions(in, w, plan, *m, nominated, &at)) return false;
   google::protobuf::Arena arena;
-  const pb::EvaluateResponse* resp =
+  absl::StatusOr<const pb::EvaluateResponse*> answer =
       FilterNamed(in, plan, in.cache->NamesAt(at), scorer, &arena);
-  if (resp == nullptr || !Update(*resp, at, *m)) return false;
+  if (!answer.ok() || !Update(**answer, at, *m)) return false;
+  const pb::EvaluateResponse* resp = *answer;
   // The candidate order the positions are of: unchanged since the cycle
   // began (a node that came or went makes the next cycle whole).
   std::vector<std::string> order = in.cache->NodeNames();

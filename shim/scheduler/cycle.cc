@@ -512,34 +512,46 @@ std::string ExplainChoice(const CandidateVerdicts& ev) {
   return why;
 }
 
-bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
-                           const std::string& node,
-                           scorer_client::Scorer& scorer) {
-  std::string req;
-  std::vector<std::string> names;
+absl::StatusOr<const pb::EvaluateResponse*> FilterNamed(
+    const CycleInput& in, const CyclePlan& plan,
+    const std::vector<std::string>& names, scorer_client::Scorer& scorer,
+    google::protobuf::Arena* arena) {
   const EvaluateRequests build(in, plan);
   const std::string filter_only = EvaluateOverrides(false, true);
-  if (build.Named(filter_only, {node}, &req, &names) == 0) {
-    return false;  // gone from the snapshot
+  std::string req;
+  std::vector<std::string> sent;
+  build.Named(filter_only, names, &req, &sent);
+  if (sent != names) {
+    return absl::NotFoundError("a node is gone from the snapshot");
   }
-  google::protobuf::Arena arena;
   std::vector<absl::StatusOr<pb::EvaluateResponse*>> results =
       EvaluateResolving(
           scorer, {req},
           [&](size_t, const std::vector<bool>* whole, std::string* again) {
             std::vector<std::string> named;
-            build.Named(filter_only, {node}, again, &named, WholeForm(whole),
+            build.Named(filter_only, names, again, &named, WholeForm(whole),
                         whole);
             return named == names;
           },
-          &arena);
-  if (!results.front().ok()) {
+          arena);
+  if (!results.front().ok()) return results.front().status();
+  return *results.front();
+}
+
+bool EvaluateNominatedNode(const CycleInput& in, const CyclePlan& plan,
+                           const std::string& node,
+                           scorer_client::Scorer& scorer) {
+  google::protobuf::Arena arena;
+  absl::StatusOr<const pb::EvaluateResponse*> resp =
+      FilterNamed(in, plan, {node}, scorer, &arena);
+  if (absl::IsNotFound(resp.status())) return false;
+  if (!resp.ok()) {
     spdlog::warn("evaluating pod {}'s nominated node {}: {}", in.pod->key, node,
-                 std::string(results.front().status().message()));
+                 std::string(resp.status().message()));
     return false;
   }
-  const pb::EvaluateResponse& resp = **results.front();
-  return resp.status().code() == pb::CODE_SUCCESS && resp.rejected().empty();
+  return (*resp)->status().code() == pb::CODE_SUCCESS &&
+         (*resp)->rejected().empty();
 }
 
 bool NeedsVolumeDecisions(const pb::Pod& pod) {

@@ -354,6 +354,14 @@ std::shared_ptr<Explanation> Explain(const CycleInput& in,
 // plugin's Error, a rejected request) keeps the scorer's wording.
 Failure ScorerFailure(const absl::Status& s);
 
+// Filter alone (filter_only) over the nodes `names`: the answer, on
+// `arena`; NOT_FOUND when the cache no longer has one of them, else the
+// call's failure.
+absl::StatusOr<const pb::EvaluateResponse*> FilterNamed(
+    const CycleInput& in, const CyclePlan& plan,
+    const std::vector<std::string>& names, scorer_client::Scorer& scorer,
+    google::protobuf::Arena* arena);
+
 // Upstream's evaluateNominatedNode: the pod's nominated node alone, through
 // PreFilter and Filter; true when it fits (the cycle then takes it without
 // scoring). A failed call is logged and counts as not fitting.
