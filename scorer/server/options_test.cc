@@ -1,9 +1,12 @@
 #include "scorer/server/options.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <functional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scorer/plugins/registry.h"
@@ -13,9 +16,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A valid configuration file: kube-scheduler's defaults.
+// A valid configuration file: kube-scheduler's defaults. Each test writes its
+// own, since ctest runs the tests of this file side by side.
 std::string DefaultConfigFile() {
-  const std::string path = ::testing::TempDir() + "/scorer_options_test.yaml";
+  const std::string path = absl::StrCat(
+      ::testing::TempDir(), "/scorer_options_test_", ::getpid(), "_",
+      ::testing::UnitTest::GetInstance()->current_test_info()->name(), ".yaml");
   std::ofstream(path) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
                          "kind: KubeSchedulerConfiguration\n";
   return path;
