@@ -129,6 +129,7 @@ void Feedback::PatchStatus(const std::string& namespace_,
   req.body = {patch.dump(), "application/strategic-merge-patch+json"};
   req.accept = "application/json";
   req.wanted = std::move(wanted);
+  req.ahead = true;
   writer_->Send(
       Writer::Lane::kFeedback, std::move(req),
       [what = std::move(what)](const absl::StatusOr<kube::Response>& r) {

@@ -6,12 +6,12 @@
 
 namespace kscore::scheduler {
 
-bool InFlightLimit::Run(Task task) {
+bool InFlightLimit::Run(Task task, bool ahead) {
   {
     absl::MutexLock lock(&mu_);
     if (in_flight_ >= max_in_flight_) {
-      if (queued_.size() >= max_queued_) return false;
-      queued_.push_back(std::move(task));
+      if (queued_ahead_.size() + queued_.size() >= max_queued_) return false;
+      (ahead ? queued_ahead_ : queued_).push_back(std::move(task));
       return true;
     }
     ++in_flight_;
@@ -40,18 +40,20 @@ void InFlightLimit::Start(Task task) {
 
 InFlightLimit::Task InFlightLimit::TakeNext() {
   absl::MutexLock lock(&mu_);
-  if (queued_.empty()) {
+  std::deque<Task>& from = queued_ahead_.empty() ? queued_ : queued_ahead_;
+  if (from.empty()) {
     --in_flight_;  // WaitIdle may go on now
     return nullptr;
   }
-  Task next = std::move(queued_.front());
-  queued_.pop_front();
+  Task next = std::move(from.front());
+  from.pop_front();
   return next;  // takes over the finished task's slot
 }
 
 size_t InFlightLimit::DropQueued() {
   absl::MutexLock lock(&mu_);
-  const size_t n = queued_.size();
+  const size_t n = queued_ahead_.size() + queued_.size();
+  queued_ahead_.clear();
   queued_.clear();
   return n;
 }

@@ -12,8 +12,9 @@
 namespace kscore::scheduler {
 
 // Runs asynchronous tasks (API requests sent with Client::DoAsync) at most
-// `max_in_flight` at a time; the others wait in order of submission, and
-// each finished task's slot goes to the next one.
+// `max_in_flight` at a time; the others wait in order of submission, those
+// run `ahead` before the rest, and each finished task's slot goes to the
+// next one.
 class InFlightLimit {
  public:
   // A task starts its work and calls `done` exactly once when it is over
@@ -25,9 +26,9 @@ class InFlightLimit {
       : max_in_flight_(max_in_flight < 1 ? 1 : max_in_flight),
         max_queued_(max_queued) {}
 
-  // Starts `task` now, or queues it; false (and the task dropped) when
-  // max_queued tasks already wait.
-  bool Run(Task task);
+  // Starts `task` now, or queues it (`ahead`: behind the tasks queued ahead
+  // only); false (and the task dropped) when max_queued tasks already wait.
+  bool Run(Task task, bool ahead = false);
   // Drops the tasks still waiting; returns how many.
   size_t DropQueued();
   // Until no task is in flight (and so none waits).
@@ -43,6 +44,7 @@ class InFlightLimit {
   const size_t max_queued_;
   absl::Mutex mu_;
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<Task> queued_ahead_ ABSL_GUARDED_BY(mu_);
   std::deque<Task> queued_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -609,6 +609,30 @@ TEST(WriterTest, FeedbackTwoInFlightTheRestInOrder) {
   EXPECT_EQ(client.Binds(), 7u);
 }
 
+// A pending pod's status patches (its condition, its nominated node) go
+// ahead of the events waiting in the feedback lane, in their own order.
+TEST(WriterTest, StatusPatchesGoAheadOfWaitingEvents) {
+  HoldingClient client(/*hold_all=*/true);
+  Writer writer(&client, Writer::Options());
+  Feedback feedback(&writer, "test-host");
+  absl::Cleanup answer_all = [&] { client.AnswerAll(); };
+  for (int i = 0; i < 4; ++i) feedback.Scheduled(Pod(i), "node-1");
+  feedback.SetNominatedNode("default", "p-9", "node-2", nullptr);
+  feedback.MarkUnschedulable(Pod(8), "Unschedulable", "0/1 nodes are available",
+                             std::nullopt, nullptr);
+  ASSERT_EQ(client.Binds(), 2u);  // two events in flight, four waiting
+  for (size_t i = 0; i < 4; ++i) {
+    client.Answer(i);
+    ASSERT_EQ(client.Binds(), i + 3);
+  }
+  EXPECT_THAT(client.Body(0), ::testing::HasSubstr("default/p-0 to"));
+  EXPECT_THAT(client.Body(1), ::testing::HasSubstr("default/p-1 to"));
+  EXPECT_THAT(client.Body(2), ::testing::HasSubstr("\"nominatedNodeName\""));
+  EXPECT_THAT(client.Body(3), ::testing::HasSubstr("\"PodScheduled\""));
+  EXPECT_THAT(client.Body(4), ::testing::HasSubstr("default/p-2 to"));
+  EXPECT_THAT(client.Body(5), ::testing::HasSubstr("default/p-3 to"));
+}
+
 // A request no longer wanted when its turn comes is not sent: its `done`
 // gets CANCELLED and its slot goes on, however many such wait in a row.
 TEST(WriterTest, RequestsNoLongerWantedAreSkippedInTheirTurn) {

@@ -28,10 +28,11 @@ Writer::~Writer() {
 }
 
 bool Writer::Send(Lane lane, Request request, kube::Client::Done done) {
+  const bool ahead = request.ahead;
   auto req = std::make_shared<Request>(std::move(request));
   auto then = std::make_shared<kube::Client::Done>(std::move(done));
-  const bool queued =
-      LaneLimit(lane).Run([this, req, then](std::function<void()> finished) {
+  const bool queued = LaneLimit(lane).Run(
+      [this, req, then](std::function<void()> finished) {
         if (req->wanted && !req->wanted()) {
           (*then)(absl::CancelledError("no longer wanted"));
           finished();
@@ -45,7 +46,8 @@ bool Writer::Send(Lane lane, Request request, kube::Client::Done done) {
                            (*then)(std::move(r));
                            finished();
                          });
-      });
+      },
+      ahead);
   if (!queued && dropped_++ % 1000 == 0) {
     spdlog::warn("{} events or status patches waiting: dropping {} {}",
                  max_feedback_queued_, req->method, req->path);

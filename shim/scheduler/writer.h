@@ -40,6 +40,9 @@ class Writer {
     // Asked when the request's turn comes, if set: false skips it, and
     // `done` gets CANCELLED (a status patch for a pod bound meanwhile).
     std::function<bool()> wanted;
+    // Waits ahead of the lane's requests sent without it: a pending pod's
+    // condition or nominated node does not wait behind a burst's events.
+    bool ahead = false;
   };
 
   Writer(kube::Client* client, Options options);
