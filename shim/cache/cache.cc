@@ -936,26 +936,6 @@ size_t Cache::EncodePreemptionNodes(
   return added;
 }
 
-size_t Cache::AppendPreemptionNodes(
-    const objects::PodInfo& preemptor, const pb::Pod& pod,
-    const std::vector<std::string>& label_keys,
-    const std::vector<std::string>& nodes, bool with_labels,
-    const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
-    size_t max_victims,
-    google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const {
-  std::string bytes;
-  google::protobuf::RepeatedPtrField<pb::PreemptionNode> sent;
-  const size_t added =
-      EncodePreemptionNodes(preemptor, pod, label_keys, nodes, with_labels,
-                            plan, prepared, max_victims, &bytes, &sent);
-  pb::PreemptRequest decoded;
-  decoded.ParseFromString(bytes);
-  for (pb::PreemptionNode& n : *decoded.mutable_nodes()) {
-    *out->Add() = std::move(n);
-  }
-  return added;
-}
-
 std::vector<pb::VictimPod> Cache::LowerPriorityPods(const std::string& node,
                                                     int32_t priority) const {
   absl::MutexLock lock(&mu_);

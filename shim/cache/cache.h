@@ -194,18 +194,10 @@ class Cache {
   // counted, and with `prepared` (made for `pod` and `plan`) what it adds
   // to the plan's answers. Adding stops before a node whose pods would take
   // the victims past `max_victims` (the first node is always added).
-  // Returns the number of nodes added.
-  size_t AppendPreemptionNodes(
-      const objects::PodInfo& preemptor, const pb::Pod& pod,
-      const std::vector<std::string>& label_keys,
-      const std::vector<std::string>& nodes, bool with_labels,
-      const pb::PlanResponse& plan, const ClusterIndex::Prepared* prepared,
-      size_t max_victims,
-      google::protobuf::RepeatedPtrField<pb::PreemptionNode>* out) const;
-  // The same encoded: PreemptRequest.nodes fields appended to `out`, built
-  // without a message; and into `sent`, per node added, its name and its
-  // victims' namespace, name, uid and terminating (what reading the
-  // answer needs).
+  // Returns the number of nodes added. Encoded: PreemptRequest.nodes fields
+  // appended to `out`, built without a message; and into `sent`, per node
+  // added, its name and its victims' namespace, name, uid and terminating
+  // (what reading the answer needs).
   size_t EncodePreemptionNodes(
       const objects::PodInfo& preemptor, const pb::Pod& pod,
       const std::vector<std::string>& label_keys,

@@ -851,9 +851,9 @@ TEST(CacheTest, PreemptionNodesCarryTheirLowerPriorityPods) {
   m->mutable_selector();
   auto prepared = c.Prepare(preemptor.pod, plan);
   google::protobuf::RepeatedPtrField<pb::PreemptionNode> out;
-  ASSERT_EQ(c.AppendPreemptionNodes(preemptor, preemptor.pod, {"app"},
-                                    {"a", "gone", "b", "c"}, false, plan,
-                                    prepared.get(), 100, &out),
+  ASSERT_EQ(testing::FillPreemptionNodes(c, preemptor, preemptor.pod, {"app"},
+                                         {"a", "gone", "b", "c"}, false, plan,
+                                         prepared.get(), 100, &out),
             3u);
   ASSERT_EQ(out.size(), 3);
   const pb::PreemptionNode& a = out[0];
@@ -897,8 +897,9 @@ TEST(CacheTest, PreemptionNodesStopAtTheVictimBound) {
   for (const auto& [max, want] :
        std::vector<std::pair<size_t, int>>{{2, 1}, {0, 1}, {3, 3}}) {
     out.Clear();
-    c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a", "b", "c"},
-                            false, {}, nullptr, max, &out);
+    testing::FillPreemptionNodes(c, preemptor, preemptor.pod, {},
+                                 {"a", "b", "c"}, false, {}, nullptr, max,
+                                 &out);
     EXPECT_EQ(out.size(), want) << max;
   }
 }
@@ -965,8 +966,8 @@ TEST(CacheTest, VictimLabelsGoWhereABudgetSelects) {
   google::protobuf::RepeatedPtrField<pb::PreemptionNode> out;
   auto labels_of_low = [&] {
     out.Clear();
-    c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"a"}, false, {},
-                            nullptr, 100, &out);
+    testing::FillPreemptionNodes(c, preemptor, preemptor.pod, {}, {"a"}, false,
+                                 {}, nullptr, 100, &out);
     return out.size() == 1 && out[0].pods_size() == 1
                ? out[0].pods(0).labels()
                : google::protobuf::Map<std::string, std::string>();

@@ -246,8 +246,9 @@ TEST(CsiUsageTest, PreemptionNodesCarryTheVictimsVolumes) {
   preemptor.pod = c.PodFor(preemptor, {pb::POD_DATA_VOLUMES});
 
   google::protobuf::RepeatedPtrField<pb::PreemptionNode> out;
-  ASSERT_EQ(c.AppendPreemptionNodes(preemptor, preemptor.pod, {}, {"n1"}, false,
-                                    pb::PlanResponse(), nullptr, 100, &out),
+  ASSERT_EQ(testing::FillPreemptionNodes(c, preemptor, preemptor.pod, {},
+                                         {"n1"}, false, pb::PlanResponse(),
+                                         nullptr, 100, &out),
             1u);
   const pb::PreemptionNode& pn = out[0];
   ASSERT_EQ(pn.pods_size(), 2);

@@ -616,7 +616,7 @@ pb::DisruptionBudget BudgetFromJson(const json& obj) {
 // CSI volumes the node counts and which of its victims hold which
 // (PreemptionNode.csi_volumes, VictimPod.csi_volumes), from `c` (which
 // EvaluateCase loaded with the case's CSINodes, VolumeAttachments, claims
-// and volumes), as the shim's AppendPreemptionNodes adds them; once per
+// and volumes), as the shim's EncodePreemptionNodes adds them; once per
 // node, after the node's victims are added.
 void AddCsiVolumes(const cache::Cache& c, const objects::PodInfo& preemptor,
                    pb::PreemptionNode* node) {

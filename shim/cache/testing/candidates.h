@@ -1,7 +1,8 @@
 #ifndef KSCORE_SHIM_CACHE_TESTING_CANDIDATES_H_
 #define KSCORE_SHIM_CACHE_TESTING_CANDIDATES_H_
 
-// For tests: the candidates a cycle sends, as messages.
+// For tests: the candidates a cycle sends and the nodes a Preempt call
+// sends, as messages.
 
 #include <string>
 #include <vector>
@@ -29,6 +30,28 @@ inline size_t FillCandidates(
     out->Add(std::move(node));
   }
   return appended;
+}
+
+// Cache::EncodePreemptionNodes's nodes, parsed back; the number added (0
+// when the bytes do not parse).
+inline size_t FillPreemptionNodes(
+    const cache::Cache& cache, const objects::PodInfo& preemptor,
+    const scorer::v1::Pod& pod, const std::vector<std::string>& label_keys,
+    const std::vector<std::string>& nodes, bool with_labels,
+    const scorer::v1::PlanResponse& plan,
+    const cache::ClusterIndex::Prepared* prepared, size_t max_victims,
+    google::protobuf::RepeatedPtrField<scorer::v1::PreemptionNode>* out) {
+  std::string wire;
+  google::protobuf::RepeatedPtrField<scorer::v1::PreemptionNode> sent;
+  const size_t added = cache.EncodePreemptionNodes(
+      preemptor, pod, label_keys, nodes, with_labels, plan, prepared,
+      max_victims, &wire, &sent);
+  scorer::v1::PreemptRequest parsed;
+  if (!parsed.ParseFromString(wire)) return 0;
+  for (scorer::v1::PreemptionNode& node : *parsed.mutable_nodes()) {
+    out->Add(std::move(node));
+  }
+  return added;
 }
 
 }  // namespace kscore::testing
