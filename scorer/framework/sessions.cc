@@ -41,7 +41,8 @@ absl::Status CheckSlots(const Session& s, absl::Span<const int32_t> slots,
 // The slots to normalise over: every feasible one, or those of `window`
 // (checked: slots of the session, none twice), in the window's order.
 absl::StatusOr<std::vector<int32_t>> FeasibleSlots(
-    const Session& s, std::optional<absl::Span<const int32_t>> window) {
+    const Session& s, std::optional<absl::Span<const int32_t>> window,
+    absl::string_view field) {
   std::vector<int32_t> at;
   if (!window.has_value()) {
     at.reserve(s.slots());
@@ -54,13 +55,12 @@ absl::StatusOr<std::vector<int32_t>> FeasibleSlots(
   for (size_t i = 0; i < window->size(); ++i) {
     const int32_t v = (*window)[i];
     if (v < 0 || static_cast<size_t>(v) >= s.slots()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("update.window[", i, "]: ", v, " is not a slot (0..",
-                       s.slots() - 1, ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, "[", i, "]: ", v, " is not a slot (0..", s.slots() - 1, ")"));
     }
     if (seen[static_cast<size_t>(v)]) {
       return absl::InvalidArgumentError(
-          absl::StrCat("update.window[", i, "]: slot ", v, " is listed twice"));
+          absl::StrCat(field, "[", i, "]: slot ", v, " is listed twice"));
     }
     seen[static_cast<size_t>(v)] = true;
     if (s.feasible[static_cast<size_t>(v)]) at.push_back(v);
@@ -137,15 +137,11 @@ Session SessionFrom(const Profile& profile, std::string key, std::string family,
   return s;
 }
 
-absl::StatusOr<std::optional<SessionBest>> ApplyUpdate(
-    Session& s, const NodeVerdicts& ev, absl::Span<const int32_t> slots,
-    const pb::Pod& pod, ExtensionPointObserver* observer,
-    std::optional<absl::Span<const int32_t>> window) {
-  KSCORE_RETURN_IF_ERROR(CheckSlots(s, slots, ev.filter.size()));
-  if (!ev.feasible.empty() && !SamePlugins(s, ev.scores)) return std::nullopt;
-  Apply(s, ev, slots);
+absl::StatusOr<SessionBest> BestOver(
+    const Session& s, const pb::Pod& pod, ExtensionPointObserver* observer,
+    std::optional<absl::Span<const int32_t>> window, absl::string_view field) {
   SessionBest best;
-  KSCORE_ASSIGN_OR_RETURN(best.at, FeasibleSlots(s, window));
+  KSCORE_ASSIGN_OR_RETURN(best.at, FeasibleSlots(s, window, field));
   ScoreTable& table = best.table;
   table.plugins = s.plugins;
   table.weights = s.weights;
@@ -171,6 +167,16 @@ absl::StatusOr<std::optional<SessionBest>> ApplyUpdate(
     if (table.total[j] == best.total) best.slots.push_back(best.at[j]);
   std::sort(best.slots.begin(), best.slots.end());
   return best;
+}
+
+absl::StatusOr<std::optional<SessionBest>> ApplyUpdate(
+    Session& s, const NodeVerdicts& ev, absl::Span<const int32_t> slots,
+    const pb::Pod& pod, ExtensionPointObserver* observer,
+    std::optional<absl::Span<const int32_t>> window) {
+  KSCORE_RETURN_IF_ERROR(CheckSlots(s, slots, ev.filter.size()));
+  if (!ev.feasible.empty() && !SamePlugins(s, ev.scores)) return std::nullopt;
+  Apply(s, ev, slots);
+  return BestOver(s, pod, observer, window, "update.window");
 }
 
 void SessionStore::Put(uint64_t id, Session s) {

@@ -18,6 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "scorer/framework/cycle_state.h"
@@ -81,6 +82,13 @@ absl::StatusOr<std::optional<SessionBest>> ApplyUpdate(
     Session& s, const NodeVerdicts& ev, absl::Span<const int32_t> slots,
     const pb::Pod& pod, ExtensionPointObserver* observer,
     std::optional<absl::Span<const int32_t>> window = std::nullopt);
+
+// Normalises the session's feasible slots, or with `window` those of its
+// slots (InvalidArgument naming `field` when one is not a slot of the
+// session or is listed twice), and picks the best, as an update does.
+absl::StatusOr<SessionBest> BestOver(
+    const Session& s, const pb::Pod& pod, ExtensionPointObserver* observer,
+    std::optional<absl::Span<const int32_t>> window, absl::string_view field);
 
 // The sessions of one replica, bounded by count and bytes (the least
 // recently used go first). Thread-safe. An update takes its session out

@@ -18,6 +18,9 @@
 namespace kscore::server {
 namespace {
 
+// The most windows an update may ask answers for ahead (SessionUpdate.ahead).
+constexpr int kMaxAhead = 64;
+
 using framework::CycleState;
 using framework::PluginStatus;
 using framework::Profile;
@@ -786,6 +789,15 @@ absl::Status ScorerService::DoUpdate(const framework::Profile& profile,
   KSCORE_ASSIGN_OR_RETURN(Cycle c,
                           BindCycle(&profile, req, options_, &resolved));
   const pb::SessionUpdate& u = req.update();
+  if (u.ahead_size() > 0 && !u.windowed()) {
+    return absl::InvalidArgumentError(
+        "update.ahead: only with update.windowed (the windows of later pods "
+        "when a share of the nodes is scored)");
+  }
+  if (u.ahead_size() > kMaxAhead) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "update.ahead has ", u.ahead_size(), " windows: at most ", kMaxAhead));
+  }
   std::unique_ptr<framework::Session> s = TakeSession(profile, req);
   if (s == nullptr) {
     resp->set_session_missing(true);
@@ -819,6 +831,7 @@ absl::Status ScorerService::DoUpdate(const framework::Profile& profile,
     return absl::OkStatus();
   }
   UpdateAnswerTo(req, ev, *best, resp);
+  KSCORE_RETURN_IF_ERROR(AheadTo(*s, req, resp));
   KSCORE_RETURN_IF_ERROR(VolumesTo(c, req, ev, resp));
   ++s->generation;
   sessions_.Put(u.session(), std::move(*s));
@@ -849,6 +862,30 @@ void ScorerService::UpdateAnswerTo(const pb::EvaluateRequest& req,
   ExplainTo(
       best.table, req.explain_top(), [&best](size_t i) { return best.at[i]; },
       [](size_t) { return std::string(); }, resp->mutable_scores());
+}
+
+absl::Status ScorerService::AheadTo(const framework::Session& s,
+                                    const pb::EvaluateRequest& req,
+                                    pb::EvaluateResponse* resp) const {
+  const pb::SessionUpdate& u = req.update();
+  for (int i = 0; i < u.ahead_size(); ++i) {
+    const pb::SlotWindow& w = u.ahead(i);
+    KSCORE_ASSIGN_OR_RETURN(
+        framework::SessionBest best,
+        framework::BestOver(
+            s, req.pod(), options_.extension_points,
+            absl::MakeConstSpan(w.slots().data(), w.slots_size()),
+            absl::StrCat("update.ahead[", i, "].slots")));
+    pb::WindowBest* out = resp->add_ahead();
+    out->set_best_total(best.total);
+    out->mutable_best_slots()->Add(best.slots.begin(), best.slots.end());
+    out->set_feasible_slots(best.feasible);
+    if (req.explain_top() == 0 || best.table.total.empty()) continue;
+    ExplainTo(
+        best.table, req.explain_top(), [&best](size_t j) { return best.at[j]; },
+        [](size_t) { return std::string(); }, out->mutable_scores());
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ScorerService::DoEvaluate(const pb::EvaluateRequest* req,

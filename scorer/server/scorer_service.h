@@ -149,6 +149,11 @@ class ScorerService final : public pb::Scorer::CallbackService {
                       const framework::NodeVerdicts& ev,
                       const framework::SessionBest& best,
                       pb::EvaluateResponse* resp) const;
+  // The update's `ahead` windows, each normalised over the session as the
+  // update left it, into resp->ahead.
+  absl::Status AheadTo(const framework::Session& s,
+                       const pb::EvaluateRequest& req,
+                       pb::EvaluateResponse* resp) const;
   absl::Status DoUpdate(const framework::Profile& profile,
                         const pb::EvaluateRequest& req,
                         const ResolvedNodes& resolved,

@@ -28,14 +28,14 @@ struct WindowWalk {
   size_t scanned = 0;
 };
 
-// EvaluateBatches' window over the known verdicts: from w.first, until the
-// nodes that fit and those still to ask for make w.to_find.
-WindowWalk WalkWindow(const BatchSession& s, const Window& w) {
+// EvaluateBatches' window over the known verdicts: from `first`, until the
+// nodes that fit and those still to ask for make `to_find`.
+WindowWalk WalkWindow(const BatchSession& s, size_t first, size_t to_find) {
   WindowWalk wk;
   const size_t n = s.verdict.size();
   size_t found = 0;
-  while (wk.scanned < n && found + wk.pending.size() < w.to_find) {
-    const size_t at = (w.first + wk.scanned) % n;
+  while (wk.scanned < n && found + wk.pending.size() < to_find) {
+    const size_t at = (first + wk.scanned) % n;
     ++wk.scanned;
     switch (s.verdict[at]) {
       case BatchSession::kFits:
@@ -52,18 +52,69 @@ WindowWalk WalkWindow(const BatchSession& s, const Window& w) {
   return wk;
 }
 
+// The most windows a call answers ahead.
+constexpr size_t kMaxAhead = 16;
+
+// How many windows of later pods to ask for: as many as the template
+// before had pods after its first, else, once a run is under way, as many
+// as it has had so far (the first pod of a template asks for none).
+size_t AheadDepth(const BatchSession& s) {
+  if (s.last_run > s.run) return std::min(kMaxAhead, s.last_run - s.run);
+  return s.run >= 2 ? std::min(kMaxAhead, s.run) : 0;
+}
+
+// The windows of the next pods after `wk`, at most `depth`, each from
+// where the one before ends as their cycles would walk them; none reaches
+// back into a window before it, and each finds w.to_find nodes that fit or
+// are still to ask for.
+std::vector<WindowWalk> AheadWalks(const BatchSession& s, const Window& w,
+                                   const WindowWalk& wk, size_t depth) {
+  std::vector<WindowWalk> out;
+  const size_t n = s.verdict.size();
+  size_t passed = wk.scanned;
+  while (out.size() < depth && passed < n) {
+    WindowWalk next = WalkWindow(s, (w.first + passed) % n, w.to_find);
+    if (next.window.size() + next.pending.size() < w.to_find ||
+        passed + next.scanned > n) {
+      break;
+    }
+    passed += next.scanned;
+    out.push_back(std::move(next));
+  }
+  return out;
+}
+
 // The update request of one round: the cycle's head, the nodes at
-// wk.pending, and which slot each fills (a node new to the session gets the
-// next one). A walk that passed every position normalises over every slot
-// that fits, else over the window's.
+// wk.pending and then at each ahead walk's pending, and which slot each
+// fills (a node new to the session gets the next one). A walk that passed
+// every position normalises over every slot that fits, else over the
+// window's, and asks for the ahead windows.
 struct Round {
   const CycleInput& in;
   const CyclePlan& plan;
   BatchSession& s;
   const WindowWalk& wk;
-  std::vector<std::string> nodes;  // at wk.pending
+  std::vector<WindowWalk> ahead;
+  std::vector<int32_t> positions;  // every node sent, in order
+  std::vector<std::string> nodes;  // at `positions`
   bool rebase = false;
   int replica = -1;
+
+  Round(const CycleInput& in, const CyclePlan& plan, BatchSession& s,
+        const WindowWalk& wk, std::vector<WindowWalk> ahead, bool rebase,
+        int replica)
+      : in(in),
+        plan(plan),
+        s(s),
+        wk(wk),
+        ahead(std::move(ahead)),
+        positions(wk.pending),
+        rebase(rebase),
+        replica(replica) {
+    for (const WindowWalk& a : this->ahead)
+      positions.insert(positions.end(), a.pending.begin(), a.pending.end());
+    nodes = in.cache->NamesAt(positions);
+  }
 
   // The request, with the nodes `whole` marks (all, with `all_whole`) whole;
   // false when the cache no longer has them all.
@@ -82,17 +133,31 @@ struct Round {
     const bool windowed = wk.scanned < s.verdict.size();
     up->set_windowed(windowed);
     if (windowed) up->mutable_window()->Add(wk.window.begin(), wk.window.end());
-    for (int32_t at : wk.pending) {
-      int32_t& slot = s.slot_at[static_cast<size_t>(at)];
-      if (slot < 0) {
-        slot = static_cast<int32_t>(s.slots.size());
-        s.slots.push_back(nodes[up->slots_size()]);
-      }
-      up->add_slots(slot);
+    for (size_t i = 0; i < wk.pending.size(); ++i) {
+      const int32_t slot = SlotOf(i, up);
       if (windowed) up->add_window(slot);
+    }
+    size_t i = wk.pending.size();
+    for (const WindowWalk& a : ahead) {
+      pb::SlotWindow* sw = up->add_ahead();
+      sw->mutable_slots()->Add(a.window.begin(), a.window.end());
+      for (size_t j = 0; j < a.pending.size(); ++j, ++i)
+        sw->add_slots(SlotOf(i, up));
     }
     *req += u.SerializeAsString();
     return true;
+  }
+
+ private:
+  // The slot of the i-th node sent, into the update.
+  int32_t SlotOf(size_t i, pb::SessionUpdate* up) {
+    int32_t& slot = s.slot_at[static_cast<size_t>(positions[i])];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(s.slots.size());
+      s.slots.push_back(nodes[i]);
+    }
+    up->add_slots(slot);
+    return slot;
   }
 };
 
@@ -218,6 +283,13 @@ std::string FamilyKey(const ProfileInfo& profile, const pb::Pod& pod) {
 
 namespace {
 
+// The pod mounts no volume the storage plugins read.
+bool WithoutVolumes(const pb::Pod& pod) {
+  return pod.volume_claims().empty() && pod.volumes().claims().empty() &&
+         pod.volumes().attachable().empty() && pod.inline_disks().empty() &&
+         pod.in_tree_volumes().empty();
+}
+
 // The cycle reads counts of the cluster's pods: the plan's queries, or
 // existing pods' terms of the kinds it asks for.
 bool CountsPods(const CyclePlan& plan) {
@@ -291,7 +363,7 @@ std::optional<BatchSession> TakeSession(const CycleInput& in, const Window& w,
   if (*rebase) {
     // The replica takes the new pod's PreScore state from a node that fits:
     // the window's first, asked for again.
-    const WindowWalk wk = WalkWindow(*s, w);
+    const WindowWalk wk = WalkWindow(*s, w.first, w.to_find);
     if (wk.window.empty() && wk.pending.empty()) return std::nullopt;
     if (!wk.window.empty()) {
       auto it = std::find(s->slot_at.begin(), s->slot_at.end(), wk.window[0]);
@@ -335,13 +407,13 @@ const pb::EvaluateResponse* SendRound(Round& round,
     return nullptr;
   ++round.s.generation;
   // What Filter said of the round's nodes.
-  std::vector<bool> rejected(round.wk.pending.size(), false);
+  std::vector<bool> rejected(round.positions.size(), false);
   for (const pb::RejectedNode& r : resp->rejected()) {
     if (r.index() >= 0 && static_cast<size_t>(r.index()) < rejected.size())
       rejected[static_cast<size_t>(r.index())] = true;
   }
   for (size_t i = 0; i < rejected.size(); ++i) {
-    round.s.verdict[static_cast<size_t>(round.wk.pending[i])] =
+    round.s.verdict[static_cast<size_t>(round.positions[i])] =
         rejected[i] ? BatchSession::kRejected : BatchSession::kFits;
   }
   return resp;
@@ -349,8 +421,7 @@ const pb::EvaluateResponse* SendRound(Round& round,
 
 // The node a final round's answer picks, into `r`; false on a bad answer.
 bool Pick(const CycleInput& in, const Window& w, const BatchSession& s,
-          const WindowWalk& wk, const pb::EvaluateResponse& resp,
-          CycleResult& r) {
+          size_t scanned, const pb::EvaluateResponse& resp, CycleResult& r) {
   const int32_t slot =
       resp.best_slots(static_cast<int>(std::uniform_int_distribution<size_t>(
           0, static_cast<size_t>(resp.best_slots_size()) - 1)(*in.rng)));
@@ -361,7 +432,7 @@ bool Pick(const CycleInput& in, const Window& w, const BatchSession& s,
   }
   r.node = s.slots[static_cast<size_t>(slot)];
   r.batched = true;
-  r.next_start = (w.first + wk.scanned) % w.all_nodes;
+  r.next_start = (w.first + scanned) % w.all_nodes;
   return true;
 }
 
@@ -382,6 +453,74 @@ void Finish(const CycleInput& in, const Window& w, const BatchSession& s,
   }
 }
 
+// Whether Filter rejected one of the first `count` nodes of the request.
+bool RejectedIn(const pb::EvaluateResponse& resp, size_t count) {
+  return std::any_of(resp.rejected().begin(), resp.rejected().end(),
+                     [count](const pb::RejectedNode& r) {
+                       return r.index() >= 0 &&
+                              static_cast<size_t>(r.index()) < count;
+                     });
+}
+
+// Whether the cycle asks for the windows of later pods: not when a binding
+// changes the counts of a whole domain (the plan counts pods), which puts
+// a changed node in every later window, nor for a pod with volumes.
+bool AsksAhead(const CyclePlan& plan) {
+  return !CountsPods(plan) && WithoutVolumes(plan.pod);
+}
+
+// The answers the final round got ahead, in order while every node their
+// windows asked about fits (a rejected one would have moved the window):
+// each from where the one before ends.
+void KeepAhead(const Window& w, const WindowWalk& wk,
+               const std::vector<WindowWalk>& walks,
+               const pb::EvaluateResponse& resp, BatchSession& s) {
+  s.ahead.clear();
+  size_t first = (w.first + wk.scanned) % w.all_nodes;
+  const size_t n =
+      std::min(walks.size(), static_cast<size_t>(resp.ahead_size()));
+  for (size_t i = 0; i < n; ++i) {
+    const pb::WindowBest& b = resp.ahead(static_cast<int>(i));
+    for (int32_t at : walks[i].pending)
+      if (s.verdict[static_cast<size_t>(at)] != BatchSession::kFits) return;
+    if (b.best_slots().empty()) return;
+    BatchSession::Ahead& a = s.ahead.emplace_back();
+    a.first = first;
+    a.scanned = walks[i].scanned;
+    a.to_find = w.to_find;
+    a.answer.set_best_total(b.best_total());
+    *a.answer.mutable_best_slots() = b.best_slots();
+    a.answer.set_feasible_slots(b.feasible_slots());
+    *a.answer.mutable_scores() = b.scores();
+    *a.answer.mutable_plugins() = resp.plugins();
+    *a.answer.mutable_weights() = resp.weights();
+    a.answer.set_replica(resp.replica());
+    first = (first + a.scanned) % w.all_nodes;
+  }
+}
+
+// The next answer given ahead, when its window starts where this pod's
+// does and no node it walks past changed since (TakeSession forgot the
+// verdicts of those that did); else nullopt and no answer is kept.
+std::optional<CycleResult> FromAhead(const CycleInput& in, const Window& w,
+                                     BatchSession& s) {
+  if (s.ahead.empty()) return std::nullopt;
+  BatchSession::Ahead a = std::move(s.ahead.front());
+  s.ahead.pop_front();
+  const size_t n = s.verdict.size();
+  bool clean = a.first == w.first && a.to_find == w.to_find;
+  for (size_t i = 0; clean && i < a.scanned; ++i)
+    clean = s.verdict[(a.first + i) % n] != BatchSession::kUnknown;
+  CycleResult r;
+  if (!clean || !Pick(in, w, s, a.scanned, a.answer, r)) {
+    s.ahead.clear();
+    return std::nullopt;
+  }
+  r.ahead = true;
+  Finish(in, w, s, a.answer, 0, r);
+  return r;
+}
+
 }  // namespace
 
 std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
@@ -393,30 +532,39 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
   std::optional<BatchSession> s =
       TakeSession(in, w, plan, key, &template_key, &rebase);
   if (!s.has_value()) return std::nullopt;
+  if (rebase) {
+    s->last_run = std::exchange(s->run, 0);
+    s->ahead.clear();
+  }
+  ++s->run;
+  if (std::optional<CycleResult> r = FromAhead(in, w, *s)) {
+    in.batches->Put(key, *std::move(s));
+    return r;
+  }
+  const size_t depth = AsksAhead(plan) ? AheadDepth(*s) : 0;
   google::protobuf::Arena arena;
   size_t evaluated = 0;
   for (;;) {
-    const WindowWalk wk = WalkWindow(*s, w);
-    Round round{in,
-                plan,
-                *s,
-                wk,
-                in.cache->NamesAt(wk.pending),
-                rebase,
-                scorer.ReplicaOf(s->id)};
+    const WindowWalk wk = WalkWindow(*s, w.first, w.to_find);
+    Round round(in, plan, *s, wk,
+                wk.scanned < w.all_nodes ? AheadWalks(*s, w, wk, depth)
+                                         : std::vector<WindowWalk>{},
+                rebase, scorer.ReplicaOf(s->id));
     const pb::EvaluateResponse* resp = SendRound(round, scorer, &arena);
     if (resp == nullptr) return std::nullopt;
     if (rebase) Rebased(template_key, plan.pod, *s);
     rebase = false;
-    evaluated += wk.pending.size();
-    // Not final while a node it asked about was rejected and nodes remain:
+    evaluated += round.positions.size();
+    // Not final while a node of its window was rejected and nodes remain:
     // the window reaches further, as EvaluateBatches' next round would.
-    if (resp->rejected_size() > 0 && wk.scanned < w.all_nodes) continue;
+    if (RejectedIn(*resp, wk.pending.size()) && wk.scanned < w.all_nodes)
+      continue;
     // No node fits: the whole cycle says why.
     if (resp->best_slots().empty()) return std::nullopt;
     CycleResult r;
-    if (!Pick(in, w, *s, wk, *resp, r)) return std::nullopt;
+    if (!Pick(in, w, *s, wk.scanned, *resp, r)) return std::nullopt;
     Finish(in, w, *s, *resp, evaluated, r);
+    KeepAhead(w, wk, round.ahead, *resp, *s);
     s->seq = seq;
     in.batches->Put(key, *std::move(s));
     return r;
@@ -432,6 +580,7 @@ void RememberSession(const CycleInput& in, const CyclePlan& plan,
   BatchSession s;
   s.id = plan.keep_session;
   s.seq = seq;
+  s.run = 1;
   s.cluster = ClusterBytes(plan);
   s.key = TemplateKey(*in.profile, plan.pod);
   s.namespace_ = plan.pod.namespace_();
@@ -458,10 +607,7 @@ bool RemembersRejections(const CycleInput& in, const CyclePlan& plan) {
   if (in.batches == nullptr || in.explain_top < 0 || in.explain_rejections) {
     return false;
   }
-  const pb::Pod& pod = plan.pod;
-  return pod.volume_claims().empty() && pod.volumes().claims().empty() &&
-         pod.volumes().attachable().empty() && pod.inline_disks().empty() &&
-         pod.in_tree_volumes().empty();
+  return WithoutVolumes(plan.pod);
 }
 
 namespace {

@@ -91,6 +91,8 @@ struct CycleResult {
   std::shared_ptr<Explanation> explanation{};
   // The node came from a batched cycle (batching.h).
   bool batched = false;
+  // ... from an answer the scorer gave ahead, without a call.
+  bool ahead = false;
   // No node fit, as the template's RejectedNodes and the nodes changed
   // since said (batching.h).
   bool reused_rejections = false;

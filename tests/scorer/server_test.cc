@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -732,6 +733,85 @@ TEST_F(ScorerServerTest, SessionUpdatesAnswerForEverySlot) {
   st = stub_->Evaluate(Ctx().get(), other, &missing);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(st.error_message(), HasSubstr("update.slots[0]: 9"));
+}
+
+// An update may ask for the windows of later pods (`ahead`): each is
+// normalised over the session as the update leaves it, as an update with
+// that window would be. Windows ahead need a windowed update, at most 64,
+// and slots of the session.
+TEST_F(ScorerServerTest, SessionUpdatesAnswerWindowsAhead) {
+  pb::EvaluateRequest req;
+  req.set_profile("concentrate-scheduler");
+  req.set_detail(pb::DETAIL_TOTALS);
+  *req.mutable_pod() =
+      MakePod().Name("web-1").Label("app", "web").Req(100, 1 << 20).Obj();
+  AddNodes(req.mutable_nodes());  // n1 (1 web pod), n2 (3), n3 (0)
+  req.set_keep_session(42);
+  pb::EvaluateResponse kept;
+  ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &kept).ok());
+
+  pb::EvaluateRequest up = req;
+  up.clear_keep_session();
+  up.clear_nodes();
+  up.mutable_pod()->set_name("web-2");
+  pb::SessionUpdate* u = up.mutable_update();
+  u->set_session(42);
+  u->set_windowed(true);
+  u->add_window(0);
+  pb::SlotWindow* first = u->add_ahead();
+  first->add_slots(0);
+  first->add_slots(2);
+  u->add_ahead()->add_slots(2);
+  up.set_explain_top(1);
+  pb::EvaluateResponse got;
+  grpc::Status st = stub_->Evaluate(Ctx().get(), up, &got);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_FALSE(got.session_missing());
+  EXPECT_THAT(got.best_slots(), ElementsAre(0));
+  ASSERT_EQ(got.ahead_size(), 2);
+  // Each as the update with that window answers at the next generation.
+  for (int i = 0; i < 2; ++i) {
+    pb::EvaluateRequest alone = up;
+    alone.mutable_update()->set_generation(static_cast<uint32_t>(i + 1));
+    alone.mutable_update()->clear_ahead();
+    *alone.mutable_update()->mutable_window() = u->ahead(i).slots();
+    pb::EvaluateResponse want;
+    ASSERT_TRUE(stub_->Evaluate(Ctx().get(), alone, &want).ok());
+    EXPECT_EQ(got.ahead(i).best_total(), want.best_total()) << i;
+    EXPECT_THAT(got.ahead(i).best_slots(), ElementsAreArray(want.best_slots()))
+        << i;
+    EXPECT_EQ(got.ahead(i).feasible_slots(), want.feasible_slots()) << i;
+    ASSERT_EQ(got.ahead(i).scores_size(), 1) << i;
+    EXPECT_EQ(got.ahead(i).scores(0).index(), want.best_slots(0)) << i;
+  }
+  EXPECT_THAT(got.ahead(0).best_slots(), ElementsAre(0));  // n1 over n3
+  EXPECT_EQ(got.ahead(0).feasible_slots(), 2);
+
+  // The caller's errors, each named.
+  struct Bad {
+    std::function<void(pb::SessionUpdate*)> edit;
+    std::string says;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {[](pb::SessionUpdate* b) { b->set_windowed(false); },
+            "update.ahead: only with update.windowed"},
+           {[](pb::SessionUpdate* b) {
+              for (int i = 0; i < 64; ++i) b->add_ahead();
+            },
+            "update.ahead has 66 windows: at most 64"},
+           {[](pb::SessionUpdate* b) { b->mutable_ahead(1)->add_slots(9); },
+            "update.ahead[1].slots[1]: 9 is not a slot"},
+           {[](pb::SessionUpdate* b) { b->mutable_ahead(0)->add_slots(2); },
+            "update.ahead[0].slots[2]: slot 2 is listed twice"}}) {
+    ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &kept).ok());
+    pb::EvaluateRequest other = up;
+    other.mutable_update()->set_generation(0);
+    bad.edit(other.mutable_update());
+    pb::EvaluateResponse refused;
+    st = stub_->Evaluate(Ctx().get(), other, &refused);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad.says;
+    EXPECT_THAT(st.error_message(), HasSubstr(bad.says));
+  }
 }
 
 // Nodes by content key: a replica that lacks a node's key names it in
