@@ -592,6 +592,30 @@ void PostFilterTo(const framework::PostFilterResult& result,
   }
 }
 
+// A window's slots: its list, then its ranges spelled out (each within
+// the session's `slots`, so that a request cannot make it allocate more).
+absl::StatusOr<std::vector<int32_t>> WindowSlots(const pb::SlotWindow& w,
+                                                 size_t slots, int i) {
+  std::vector<int32_t> out(w.slots().begin(), w.slots().end());
+  if (w.ranges_size() % 2 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("update.ahead[", i, "].ranges has ", w.ranges_size(),
+                     " entries: pairs of first slot and count"));
+  }
+  for (int j = 0; j < w.ranges_size(); j += 2) {
+    const int64_t first = w.ranges(j), count = w.ranges(j + 1);
+    if (first < 0 || count < 0 || first + count > static_cast<int64_t>(slots)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("update.ahead[", i, "].ranges[", j, "]: slots ", first,
+                       " to ", first + count - 1, " are not all slots (0..",
+                       static_cast<int64_t>(slots) - 1, ")"));
+    }
+    for (int64_t k = first; k < first + count; ++k)
+      out.push_back(static_cast<int32_t>(k));
+  }
+  return out;
+}
+
 }  // namespace
 
 ScorerService::ScorerService(const framework::ProfileSet* profiles,
@@ -869,13 +893,13 @@ absl::Status ScorerService::AheadTo(const framework::Session& s,
                                     pb::EvaluateResponse* resp) const {
   const pb::SessionUpdate& u = req.update();
   for (int i = 0; i < u.ahead_size(); ++i) {
-    const pb::SlotWindow& w = u.ahead(i);
+    KSCORE_ASSIGN_OR_RETURN(std::vector<int32_t> slots,
+                            WindowSlots(u.ahead(i), s.slots(), i));
     KSCORE_ASSIGN_OR_RETURN(
         framework::SessionBest best,
-        framework::BestOver(
-            s, req.pod(), options_.extension_points,
-            absl::MakeConstSpan(w.slots().data(), w.slots_size()),
-            absl::StrCat("update.ahead[", i, "].slots")));
+        framework::BestOver(s, req.pod(), options_.extension_points,
+                            absl::MakeConstSpan(slots),
+                            absl::StrCat("update.ahead[", i, "].slots")));
     pb::WindowBest* out = resp->add_ahead();
     out->set_best_total(best.total);
     out->mutable_best_slots()->Add(best.slots.begin(), best.slots.end());

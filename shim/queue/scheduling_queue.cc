@@ -180,6 +180,16 @@ std::optional<SchedulingQueue::QueuedPod> SchedulingQueue::Pop(
   return PopLocked(entries_.at(std::get<3>(first)));
 }
 
+std::vector<std::shared_ptr<const objects::PodInfo>>
+SchedulingQueue::PeekActive(size_t k) const {
+  std::vector<std::shared_ptr<const objects::PodInfo>> out;
+  absl::MutexLock lock(&mu_);
+  out.reserve(std::min(k, active_.size()));
+  for (auto it = active_.begin(); it != active_.end() && out.size() < k; ++it)
+    out.push_back(entries_.at(std::get<2>(*it)).pod.info);
+  return out;
+}
+
 void SchedulingQueue::LeaveFlightLocked(uint64_t cycle) {
   if (auto it = in_flight_cycles_.find(cycle); it != in_flight_cycles_.end()) {
     in_flight_cycles_.erase(it);

@@ -120,6 +120,10 @@ class SchedulingQueue {
 
   // Blocks until a pod is active or timeout passes (nullopt) or Close().
   std::optional<QueuedPod> Pop(absl::Duration timeout);
+  // The pods Pop would hand out next from activeQ, in order, at most `k`:
+  // a hint (the queue may change before they are popped).
+  std::vector<std::shared_ptr<const objects::PodInfo>> PeekActive(
+      size_t k) const;
   // The cycle for this pod ended with the pod bound. If the pod was replaced
   // meanwhile (deleted and created again under the same name, another uid),
   // the new one is queued instead of forgotten.

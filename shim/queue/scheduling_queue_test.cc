@@ -81,6 +81,27 @@ TEST_F(QueueTest, PopsByPriorityThenAge) {
   EXPECT_FALSE(q.Pop(absl::ZeroDuration()).has_value());
 }
 
+// PeekActive shows what Pop would hand out next, in order, and takes
+// nothing out.
+TEST_F(QueueTest, PeeksInPopOrder) {
+  SchedulingQueue q(Opts());
+  q.AddOrUpdate(Pod("low", 0));
+  now_ += absl::Seconds(1);
+  q.AddOrUpdate(Pod("high", 10));
+  now_ += absl::Seconds(1);
+  q.AddOrUpdate(Pod("low2", 0));
+  auto names = [](const auto& pods) {
+    std::vector<std::string> out;
+    for (const auto& p : pods) out.push_back(p->name);
+    return out;
+  };
+  EXPECT_THAT(names(q.PeekActive(2)), ::testing::ElementsAre("high", "low"));
+  EXPECT_THAT(names(q.PeekActive(10)),
+              ::testing::ElementsAre("high", "low", "low2"));
+  EXPECT_EQ(q.Pop(absl::ZeroDuration())->info->name, "high");
+  EXPECT_THAT(names(q.PeekActive(10)), ::testing::ElementsAre("low", "low2"));
+}
+
 TEST_F(QueueTest, BackoffDoublesUpToTheMax) {
   SchedulingQueue q(Opts());
   EXPECT_EQ(q.BackoffFor(1), absl::Seconds(1));

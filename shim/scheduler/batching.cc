@@ -52,36 +52,68 @@ WindowWalk WalkWindow(const BatchSession& s, size_t first, size_t to_find) {
   return wk;
 }
 
-// The most windows a call answers ahead.
+// The most windows a call asks answers for ahead, how far ahead it looks,
+// and how many answers a session keeps.
 constexpr size_t kMaxAhead = 16;
+constexpr size_t kHorizon = 48;
+constexpr size_t kMaxKeptAhead = 64;
 
-// How many windows of later pods to ask for: as many as the template
-// before had pods after its first, else, once a run is under way, as many
-// as it has had so far (the first pod of a template asks for none).
-size_t AheadDepth(const BatchSession& s) {
-  if (s.last_run > s.run) return std::min(kMaxAhead, s.last_run - s.run);
-  return s.run >= 2 ? std::min(kMaxAhead, s.run) : 0;
-}
+// A window of a later pod: where it starts and its walk.
+struct AheadWalk {
+  size_t first = 0;
+  WindowWalk walk;
+};
 
-// The windows of the next pods after `wk`, at most `depth`, each from
-// where the one before ends as their cycles would walk them; none reaches
-// back into a window before it, and each finds w.to_find nodes that fit or
-// are still to ask for.
-std::vector<WindowWalk> AheadWalks(const BatchSession& s, const Window& w,
-                                   const WindowWalk& wk, size_t depth) {
-  std::vector<WindowWalk> out;
+// The windows of later pods, each from where the one before ends as their
+// cycles would walk them over the verdicts known now: those of the pods
+// `upcoming` marks (the i-th after this pod is upcoming[i]) and, with
+// `beyond`, of every pod after the last `upcoming` knows. None reaches back
+// into a window before it, and each finds w.to_find nodes that fit or are
+// still to ask for. At most kMaxAhead, none past kHorizon pods.
+std::vector<AheadWalk> AheadWalks(const BatchSession& s, const Window& w,
+                                  const WindowWalk& wk,
+                                  const std::vector<bool>& upcoming,
+                                  bool beyond) {
+  std::vector<AheadWalk> out;
   const size_t n = s.verdict.size();
+  const size_t horizon = beyond ? kHorizon : upcoming.size();
   size_t passed = wk.scanned;
-  while (out.size() < depth && passed < n) {
-    WindowWalk next = WalkWindow(s, (w.first + passed) % n, w.to_find);
-    if (next.window.size() + next.pending.size() < w.to_find ||
-        passed + next.scanned > n) {
-      break;
-    }
+  for (size_t i = 0; i < horizon && out.size() < kMaxAhead; ++i) {
+    const size_t first = (w.first + passed) % n;
+    WindowWalk next = WalkWindow(s, first, w.to_find);
     passed += next.scanned;
-    out.push_back(std::move(next));
+    if (next.window.size() + next.pending.size() < w.to_find || passed > n)
+      break;
+    if (i >= upcoming.size() || upcoming[i])
+      out.push_back({first, std::move(next)});
   }
   return out;
+}
+
+// Counts a pod of `template_key` in the session; true from its second:
+// pods of a template seen again are likely to come again, so a call asks
+// for the windows past those the queue shows too.
+bool SeenAgain(BatchSession& s, const std::string& template_key) {
+  if (s.seen.size() >= kMaxKeptAhead && !s.seen.contains(template_key))
+    s.seen.clear();
+  return ++s.seen[template_key] >= 2;
+}
+
+// Adds `slots` to `w`: runs of consecutive slots as ranges (a session's
+// slots follow the candidate order, so a window is mostly a few runs), the
+// others one by one.
+void AddSlots(const std::vector<int32_t>& slots, pb::SlotWindow* w) {
+  for (size_t i = 0; i < slots.size();) {
+    size_t j = i + 1;
+    while (j < slots.size() && slots[j] == slots[j - 1] + 1) ++j;
+    if (j - i >= 3) {
+      w->add_ranges(slots[i]);
+      w->add_ranges(static_cast<int32_t>(j - i));
+    } else {
+      for (size_t k = i; k < j; ++k) w->add_slots(slots[k]);
+    }
+    i = j;
+  }
 }
 
 // The update request of one round: the cycle's head, the nodes at
@@ -94,14 +126,14 @@ struct Round {
   const CyclePlan& plan;
   BatchSession& s;
   const WindowWalk& wk;
-  std::vector<WindowWalk> ahead;
+  std::vector<AheadWalk> ahead;
   std::vector<int32_t> positions;  // every node sent, in order
   std::vector<std::string> nodes;  // at `positions`
   bool rebase = false;
   int replica = -1;
 
   Round(const CycleInput& in, const CyclePlan& plan, BatchSession& s,
-        const WindowWalk& wk, std::vector<WindowWalk> ahead, bool rebase,
+        const WindowWalk& wk, std::vector<AheadWalk> ahead, bool rebase,
         int replica)
       : in(in),
         plan(plan),
@@ -111,8 +143,9 @@ struct Round {
         positions(wk.pending),
         rebase(rebase),
         replica(replica) {
-    for (const WindowWalk& a : this->ahead)
-      positions.insert(positions.end(), a.pending.begin(), a.pending.end());
+    for (const AheadWalk& a : this->ahead)
+      positions.insert(positions.end(), a.walk.pending.begin(),
+                       a.walk.pending.end());
     nodes = in.cache->NamesAt(positions);
   }
 
@@ -138,10 +171,10 @@ struct Round {
       if (windowed) up->add_window(slot);
     }
     size_t i = wk.pending.size();
-    for (const WindowWalk& a : ahead) {
+    for (const AheadWalk& a : ahead) {
       pb::SlotWindow* sw = up->add_ahead();
-      sw->mutable_slots()->Add(a.window.begin(), a.window.end());
-      for (size_t j = 0; j < a.pending.size(); ++j, ++i)
+      AddSlots(a.walk.window, sw);
+      for (size_t j = 0; j < a.walk.pending.size(); ++j, ++i)
         sw->add_slots(SlotOf(i, up));
     }
     *req += u.SerializeAsString();
@@ -332,46 +365,39 @@ void CountingNodes(const CycleInput& in, const BatchSession& s,
 
 // The family's session brought up to date: the verdicts of the nodes that
 // changed since (and for a pod of other label values, of the nodes whose
-// counts differ) forgotten, and the pod's TemplateKey. nullopt when a whole
-// cycle is due.
-std::optional<BatchSession> TakeSession(const CycleInput& in, const Window& w,
-                                        const CyclePlan& plan,
-                                        const std::string& family,
-                                        std::string* template_key,
-                                        bool* rebase) {
-  std::optional<BatchSession> s = in.batches->Take(family);
-  if (!s.has_value()) return std::nullopt;
+// counts differ) forgotten. False when a whole cycle is due.
+bool Refresh(const CycleInput& in, const Window& w, const CyclePlan& plan,
+             const std::string& template_key, BatchSession& s, bool* rebase) {
   std::vector<std::string> changed;
   // Past half the nodes a whole cycle costs about as much.
-  if (s->cluster != ClusterBytes(plan) ||
-      !in.cache->ChangedSince(s->seq, &changed) ||
-      s->verdict.size() != w.all_nodes || changed.size() > w.all_nodes / 2) {
-    return std::nullopt;
+  if (s.cluster != ClusterBytes(plan) ||
+      !in.cache->ChangedSince(s.seq, &changed) ||
+      s.verdict.size() != w.all_nodes || changed.size() > w.all_nodes / 2) {
+    return false;
   }
   // A pod on a node changes the counts of every node of its domains.
   if (CountsPods(plan) && (!in.cache->DomainPeers(*plan.prepared, &changed) ||
                            changed.size() > w.all_nodes / 2)) {
-    return std::nullopt;
+    return false;
   }
-  *template_key = TemplateKey(*in.profile, plan.pod);
-  *rebase = s->key != *template_key;
-  if (*rebase) CountingNodes(in, *s, plan.pod, &changed);
+  *rebase = s.key != template_key;
+  if (*rebase) CountingNodes(in, s, plan.pod, &changed);
   std::vector<int32_t> at;
-  if (in.cache->PositionsOf(changed, &at) != w.all_nodes) return std::nullopt;
+  if (in.cache->PositionsOf(changed, &at) != w.all_nodes) return false;
   for (int32_t p : at)
-    if (p >= 0) s->verdict[static_cast<size_t>(p)] = BatchSession::kUnknown;
+    if (p >= 0) s.verdict[static_cast<size_t>(p)] = BatchSession::kUnknown;
   if (*rebase) {
     // The replica takes the new pod's PreScore state from a node that fits:
     // the window's first, asked for again.
-    const WindowWalk wk = WalkWindow(*s, w.first, w.to_find);
-    if (wk.window.empty() && wk.pending.empty()) return std::nullopt;
+    const WindowWalk wk = WalkWindow(s, w.first, w.to_find);
+    if (wk.window.empty() && wk.pending.empty()) return false;
     if (!wk.window.empty()) {
-      auto it = std::find(s->slot_at.begin(), s->slot_at.end(), wk.window[0]);
-      s->verdict[static_cast<size_t>(it - s->slot_at.begin())] =
+      auto it = std::find(s.slot_at.begin(), s.slot_at.end(), wk.window[0]);
+      s.verdict[static_cast<size_t>(it - s.slot_at.begin())] =
           BatchSession::kUnknown;
     }
   }
-  return s;
+  return true;
 }
 
 // After a rebase round the session is the pod's: its template and labels.
@@ -469,24 +495,28 @@ bool AsksAhead(const CyclePlan& plan) {
   return !CountsPods(plan) && WithoutVolumes(plan.pod);
 }
 
-// The answers the final round got ahead, in order while every node their
-// windows asked about fits (a rejected one would have moved the window):
-// each from where the one before ends.
-void KeepAhead(const Window& w, const WindowWalk& wk,
-               const std::vector<WindowWalk>& walks,
+// The answers the final round got ahead, for the pod's template as of
+// `seq` (each replacing the template's older ones), in order while every
+// node their windows asked about fits: a rejected one would have moved the
+// window, and those after it.
+void KeepAhead(const CyclePlan& plan, uint64_t seq, const Window& w,
+               const std::vector<AheadWalk>& walks,
                const pb::EvaluateResponse& resp, BatchSession& s) {
-  s.ahead.clear();
-  size_t first = (w.first + wk.scanned) % w.all_nodes;
+  std::erase_if(s.ahead,
+                [&s](const BatchSession::Ahead& a) { return a.key == s.key; });
   const size_t n =
       std::min(walks.size(), static_cast<size_t>(resp.ahead_size()));
   for (size_t i = 0; i < n; ++i) {
     const pb::WindowBest& b = resp.ahead(static_cast<int>(i));
-    for (int32_t at : walks[i].pending)
+    for (int32_t at : walks[i].walk.pending)
       if (s.verdict[static_cast<size_t>(at)] != BatchSession::kFits) return;
     if (b.best_slots().empty()) return;
     BatchSession::Ahead& a = s.ahead.emplace_back();
-    a.first = first;
-    a.scanned = walks[i].scanned;
+    a.key = s.key;
+    a.seq = seq;
+    a.cluster = ClusterBytes(plan);
+    a.first = walks[i].first;
+    a.scanned = walks[i].walk.scanned;
     a.to_find = w.to_find;
     a.answer.set_best_total(b.best_total());
     *a.answer.mutable_best_slots() = b.best_slots();
@@ -495,25 +525,44 @@ void KeepAhead(const Window& w, const WindowWalk& wk,
     *a.answer.mutable_plugins() = resp.plugins();
     *a.answer.mutable_weights() = resp.weights();
     a.answer.set_replica(resp.replica());
-    first = (first + a.scanned) % w.all_nodes;
+    if (s.ahead.size() > kMaxKeptAhead) s.ahead.pop_front();
   }
 }
 
-// The next answer given ahead, when its window starts where this pod's
-// does and no node it walks past changed since (TakeSession forgot the
-// verdicts of those that did); else nullopt and no answer is kept.
+// Whether no node in the `scanned` positions from `first` changed since
+// `seq`, and the nodes are the same.
+bool UnchangedSince(const CycleInput& in, uint64_t seq, size_t first,
+                    size_t scanned, size_t all_nodes) {
+  std::vector<std::string> changed;
+  if (!in.cache->ChangedSince(seq, &changed)) return false;
+  std::vector<int32_t> at;
+  if (in.cache->PositionsOf(changed, &at) != all_nodes) return false;
+  return std::none_of(at.begin(), at.end(), [&](int32_t p) {
+    return p >= 0 &&
+           (static_cast<size_t>(p) + all_nodes - first) % all_nodes < scanned;
+  });
+}
+
+// The answer given ahead for this pod's template and window, when no node
+// its window walks past changed since its call: the same template over the
+// same raw scores and window, so what a call would answer now. It is used
+// once; one found stale goes.
 std::optional<CycleResult> FromAhead(const CycleInput& in, const Window& w,
+                                     const CyclePlan& plan,
+                                     const std::string& template_key,
                                      BatchSession& s) {
-  if (s.ahead.empty()) return std::nullopt;
-  BatchSession::Ahead a = std::move(s.ahead.front());
-  s.ahead.pop_front();
-  const size_t n = s.verdict.size();
-  bool clean = a.first == w.first && a.to_find == w.to_find;
-  for (size_t i = 0; clean && i < a.scanned; ++i)
-    clean = s.verdict[(a.first + i) % n] != BatchSession::kUnknown;
+  auto it = std::find_if(s.ahead.begin(), s.ahead.end(),
+                         [&](const BatchSession::Ahead& a) {
+                           return a.key == template_key && a.first == w.first &&
+                                  a.to_find == w.to_find;
+                         });
+  if (it == s.ahead.end()) return std::nullopt;
+  const BatchSession::Ahead a = std::move(*it);
+  s.ahead.erase(it);
   CycleResult r;
-  if (!clean || !Pick(in, w, s, a.scanned, a.answer, r)) {
-    s.ahead.clear();
+  if (s.verdict.size() != w.all_nodes || a.cluster != ClusterBytes(plan) ||
+      !UnchangedSince(in, a.seq, a.first, a.scanned, w.all_nodes) ||
+      !Pick(in, w, s, a.scanned, a.answer, r)) {
     return std::nullopt;
   }
   r.ahead = true;
@@ -527,28 +576,24 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                                       const CyclePlan& plan,
                                       const std::string& key, uint64_t seq,
                                       scorer_client::Scorer& scorer) {
-  bool rebase = false;
-  std::string template_key;
-  std::optional<BatchSession> s =
-      TakeSession(in, w, plan, key, &template_key, &rebase);
+  std::optional<BatchSession> s = in.batches->Take(key);
   if (!s.has_value()) return std::nullopt;
-  if (rebase) {
-    s->last_run = std::exchange(s->run, 0);
-    s->ahead.clear();
-  }
-  ++s->run;
-  if (std::optional<CycleResult> r = FromAhead(in, w, *s)) {
+  std::string template_key = TemplateKey(*in.profile, plan.pod);
+  if (std::optional<CycleResult> r = FromAhead(in, w, plan, template_key, *s)) {
     in.batches->Put(key, *std::move(s));
     return r;
   }
-  const size_t depth = AsksAhead(plan) ? AheadDepth(*s) : 0;
+  bool rebase = false;
+  if (!Refresh(in, w, plan, template_key, *s, &rebase)) return std::nullopt;
+  const bool beyond = SeenAgain(*s, template_key);
   google::protobuf::Arena arena;
   size_t evaluated = 0;
   for (;;) {
     const WindowWalk wk = WalkWindow(*s, w.first, w.to_find);
     Round round(in, plan, *s, wk,
-                wk.scanned < w.all_nodes ? AheadWalks(*s, w, wk, depth)
-                                         : std::vector<WindowWalk>{},
+                wk.scanned < w.all_nodes && AsksAhead(plan)
+                    ? AheadWalks(*s, w, wk, in.upcoming, beyond)
+                    : std::vector<AheadWalk>{},
                 rebase, scorer.ReplicaOf(s->id));
     const pb::EvaluateResponse* resp = SendRound(round, scorer, &arena);
     if (resp == nullptr) return std::nullopt;
@@ -564,7 +609,7 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
     CycleResult r;
     if (!Pick(in, w, *s, wk.scanned, *resp, r)) return std::nullopt;
     Finish(in, w, *s, *resp, evaluated, r);
-    KeepAhead(w, wk, round.ahead, *resp, *s);
+    KeepAhead(plan, seq, w, round.ahead, *resp, *s);
     s->seq = seq;
     in.batches->Put(key, *std::move(s));
     return r;
@@ -580,7 +625,6 @@ void RememberSession(const CycleInput& in, const CyclePlan& plan,
   BatchSession s;
   s.id = plan.keep_session;
   s.seq = seq;
-  s.run = 1;
   s.cluster = ClusterBytes(plan);
   s.key = TemplateKey(*in.profile, plan.pod);
   s.namespace_ = plan.pod.namespace_();

@@ -40,21 +40,25 @@ struct BatchSession {
   std::vector<std::string> slots;  // slot -> node
   std::vector<int32_t> slot_at;    // position -> slot, or -1
   std::vector<Verdict> verdict;    // position -> Filter's verdict
-  // The replica's answers for the windows of the next pods of the session's
-  // template (pb::SessionUpdate.ahead), in order, from the last call: the
-  // window's start, how many positions it walks, numFeasibleNodesToFind
-  // then, and the answer (as an update's, with the call's plugins). A pod
-  // whose window starts there and walks past no node changed since takes
-  // it without a call.
+  // The replica's answers for the windows of later pods
+  // (pb::SessionUpdate.ahead), newest last: the template each answers for,
+  // the Cache::ChangeSeq and cluster data (model::SessionCluster) of its
+  // call, the window's start, how many positions it walks,
+  // numFeasibleNodesToFind then, and the answer (as an update's, with the
+  // call's plugins). A pod of that template whose window starts there and
+  // walks past no node changed since takes it without a call.
   struct Ahead {
+    std::string key;
+    uint64_t seq = 0;
+    std::string cluster;
     size_t first = 0;
     size_t scanned = 0;
     size_t to_find = 0;
     pb::EvaluateResponse answer;
   };
   std::deque<Ahead> ahead;
-  size_t run = 0;       // pods of the session's template in a row so far
-  size_t last_run = 0;  // the run of the template before it
+  // Pods of each template that called (a few templates at most).
+  absl::flat_hash_map<std::string, int> seen;
 };
 
 // What the shim remembers of a cycle in which no node fit: each node's
@@ -117,10 +121,10 @@ bool Batchable(const CycleInput& in, const CyclePlan& plan);
 // node fits: then the whole cycle runs, and says why). It walks the window
 // as EvaluateBatches does, from w.first until w.to_find nodes fit, taking
 // the verdicts it knows and asking the replica for the others, in rounds;
-// the last round also asks for the windows of the next pods of the
-// template, which a later pod takes without a call when its window starts
-// there and passes no node changed since (the same template over the same
-// raw scores: the answer a call would give).
+// the last round also asks for the windows of the pods CycleInput::upcoming
+// marks. A pod of the template whose window is one of those, and walks past
+// no node changed since that call, takes its answer without a call (the
+// same template over the same raw scores: what a call would answer).
 std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                                       const CyclePlan& plan,
                                       const std::string& key, uint64_t seq,

@@ -171,6 +171,9 @@ struct Sequences {
   // Pods carry AffinityOf their group, and the other pods bound meanwhile
   // now and then a required anti-affinity to a group.
   bool affinity = false;
+  // Pods come out of order by up to this many places (parallel creates),
+  // so that runs of a template interleave.
+  int jitter = 0;
   int compared = 0, batched = 0, ahead = 0;
 
   void Run(uint64_t seed) {
@@ -200,10 +203,16 @@ struct Sequences {
     std::vector<std::string> placed;
     const size_t batch_size = round % 2 == 0 ? 500 : 7;  // one call or many
     size_t start = 0;
-    for (int k = 0; k < 80; ++k) {
-      // Mostly runs of one template; now and then another, or churn. Groups
-      // 0 and 2 (and 1 and 3) are one family.
-      const int group = (k / 10) % 4 + (rng() % 6 == 0 ? 1 : 0);
+    // Mostly runs of one template; now and then another, or churn. Groups
+    // 0 and 2 (and 1 and 3) are one family.
+    constexpr int kPods = 80;
+    std::vector<int> groups(kPods);
+    for (int k = 0; k < kPods; ++k)
+      groups[k] = jitter > 0
+                      ? ((k + static_cast<int>(rng() % (jitter + 1))) / 10) % 4
+                      : (k / 10) % 4 + (rng() % 6 == 0 ? 1 : 0);
+    for (int k = 0; k < kPods; ++k) {
+      const int group = groups[k];
       const objects::PodInfo pod = MakePod(
           absl::StrCat("p", round, "-", k), absl::StrCat("g", group),
           100 * (1 + group % 2), "", affinity ? AffinityOf(group) : nullptr);
@@ -226,11 +235,15 @@ struct Sequences {
                     .plans = &plans,
                     .explain_top = 1,
                     .batches = &batches};
+      // The queue's hint: which of the next pods are of this one's group.
+      for (int j = k + 1; j < kPods && j <= k + 24; ++j)
+        in.upcoming.push_back(groups[j] == group);
       CycleResult got = RunCycle(in, scorer);
       CycleInput all = in;
       all.cache = &twin.whole;
       all.batches = nullptr;
       all.explain_top = -1;  // every feasible node's total
+      all.upcoming.clear();
       CycleResult want = RunCycle(all, scorer);
       ASSERT_EQ(got.ok(), want.ok())
           << k << ": " << got.node << " / "
@@ -293,6 +306,13 @@ TEST(BatchingTest, DecidesAsWholeCyclesWithAnswersAhead) {
   EXPECT_GT(t.compared, 400);
   EXPECT_GT(t.batched, t.compared / 2) << t.batched << " of " << t.compared;
   EXPECT_GT(t.ahead, t.compared / 4) << t.ahead << " of " << t.compared;
+  // Runs of templates interleaved: each call asks for the windows of the
+  // pods of its template among the next ones.
+  Sequences mixed{ProfileScoring(10), 400, 900, false, 24};
+  mixed.Run(14);
+  EXPECT_GT(mixed.compared, 400);
+  EXPECT_GT(mixed.ahead, mixed.compared / 4)
+      << mixed.ahead << " of " << mixed.compared;
 }
 
 // Pods with pod (anti-)affinity over the hostname, among other pods' terms

@@ -84,6 +84,14 @@ void Metrics::RegisterOwn() {
                      "Scheduling cycles that re-evaluated only the nodes "
                      "changed since the last pod of the same template.")
                  .Register(*registry);
+  answered_ahead =
+      &prometheus::BuildCounter()
+           .Name("kscore_cycles_answered_ahead_total")
+           .Help(
+               "Batched cycles decided by an answer the scorer gave ahead, "
+               "with an earlier pod's call (also in "
+               "kscore_batched_cycles_total).")
+           .Register(*registry);
   volume_stage_errors =
       &prometheus::BuildCounter()
            .Name("scheduler_volume_scheduling_stage_error_total")

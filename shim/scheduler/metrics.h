@@ -54,6 +54,8 @@ struct Metrics {
   prometheus::Family<prometheus::Gauge>* unschedulable;
   // Cycles that reused a session (batching.h), by profile.
   prometheus::Family<prometheus::Counter>* batched;
+  // Of those, the cycles an answer given ahead decided, without a call.
+  prometheus::Family<prometheus::Counter>* answered_ahead;
   // Upstream's scheduler_volume_scheduling_stage_error_total: Reserve
   // ("assume") and PreBind ("bind") failures of VolumeBinding.
   prometheus::Family<prometheus::Counter>* volume_stage_errors;

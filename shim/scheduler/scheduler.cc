@@ -98,10 +98,14 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   CycleInput in =
       CycleFor(pod, **profile, rng, ExplainTop(), options_.record_scores);
   in.batches = &batches_;
+  if ((*profile)->batches) in.upcoming = Upcoming(pod);
   CycleResult r = RunCycle(in, *scorer_);
   if (r.next_start.has_value()) next_start_.store(*r.next_start);
   if (r.batched || r.reused_rejections)
     metrics_->batched->Add({{"profile", pod.scheduler_name}}).Increment();
+  if (r.ahead)
+    metrics_->answered_ahead->Add({{"profile", pod.scheduler_name}})
+        .Increment();
   std::shared_ptr<const Explanation> record;
   if (r.explanation != nullptr) record = Record(std::move(r.explanation), qp);
   if (!r.ok()) {
@@ -196,6 +200,36 @@ int32_t Scheduler::ExplainTop() const {
   if (options_.record_scores) return -1;  // every feasible node
   if (decisions_.capacity() == 0) return 0;
   return std::max(1, options_.explain_top);
+}
+
+namespace {
+
+// How many of the next pods in activeQ a cycle looks at (CycleInput::
+// upcoming).
+constexpr size_t kLookAhead = 48;
+
+bool SameLabels(const google::protobuf::Map<std::string, std::string>& a,
+                const google::protobuf::Map<std::string, std::string>& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end() || it->second != v) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<bool> Scheduler::Upcoming(const objects::PodInfo& pod) const {
+  std::vector<bool> out;
+  for (const std::shared_ptr<const objects::PodInfo>& next :
+       queue_->PeekActive(kLookAhead)) {
+    out.push_back(next->namespace_ == pod.namespace_ &&
+                  next->scheduler_name == pod.scheduler_name &&
+                  next->priority == pod.priority &&
+                  SameLabels(next->pod.labels(), pod.pod.labels()));
+  }
+  return out;
 }
 
 CycleInput Scheduler::CycleFor(const objects::PodInfo& pod,

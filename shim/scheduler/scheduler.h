@@ -128,6 +128,9 @@ class Scheduler {
       const queue::SchedulingQueue::QueuedPod& qp);
   // The breakdown each cycle asks the scorer for (CycleInput::explain_top).
   int32_t ExplainTop() const;
+  // Which of the next pods in activeQ look like `pod`'s template (the same
+  // namespace, scheduler, priority and labels): CycleInput::upcoming.
+  std::vector<bool> Upcoming(const objects::PodInfo& pod) const;
   // A cycle of `pod` under `profile` as the options configure it, from the
   // round-robin position, with that breakdown.
   CycleInput CycleFor(const objects::PodInfo& pod, const ProfileInfo& profile,

@@ -762,19 +762,24 @@ TEST_F(ScorerServerTest, SessionUpdatesAnswerWindowsAhead) {
   first->add_slots(0);
   first->add_slots(2);
   u->add_ahead()->add_slots(2);
+  pb::SlotWindow* ranged = u->add_ahead();  // slots 0 to 2, as a range
+  ranged->add_ranges(0);
+  ranged->add_ranges(3);
+  const std::vector<std::vector<int32_t>> windows = {{0, 2}, {2}, {0, 1, 2}};
   up.set_explain_top(1);
   pb::EvaluateResponse got;
   grpc::Status st = stub_->Evaluate(Ctx().get(), up, &got);
   ASSERT_TRUE(st.ok()) << st.error_message();
   ASSERT_FALSE(got.session_missing());
   EXPECT_THAT(got.best_slots(), ElementsAre(0));
-  ASSERT_EQ(got.ahead_size(), 2);
+  ASSERT_EQ(got.ahead_size(), 3);
   // Each as the update with that window answers at the next generation.
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
     pb::EvaluateRequest alone = up;
     alone.mutable_update()->set_generation(static_cast<uint32_t>(i + 1));
     alone.mutable_update()->clear_ahead();
-    *alone.mutable_update()->mutable_window() = u->ahead(i).slots();
+    alone.mutable_update()->mutable_window()->Assign(windows[i].begin(),
+                                                     windows[i].end());
     pb::EvaluateResponse want;
     ASSERT_TRUE(stub_->Evaluate(Ctx().get(), alone, &want).ok());
     EXPECT_EQ(got.ahead(i).best_total(), want.best_total()) << i;
@@ -786,6 +791,8 @@ TEST_F(ScorerServerTest, SessionUpdatesAnswerWindowsAhead) {
   }
   EXPECT_THAT(got.ahead(0).best_slots(), ElementsAre(0));  // n1 over n3
   EXPECT_EQ(got.ahead(0).feasible_slots(), 2);
+  EXPECT_THAT(got.ahead(2).best_slots(), ElementsAre(1));  // n2, 3 web pods
+  EXPECT_EQ(got.ahead(2).feasible_slots(), 3);
 
   // The caller's errors, each named.
   struct Bad {
@@ -798,11 +805,19 @@ TEST_F(ScorerServerTest, SessionUpdatesAnswerWindowsAhead) {
            {[](pb::SessionUpdate* b) {
               for (int i = 0; i < 64; ++i) b->add_ahead();
             },
-            "update.ahead has 66 windows: at most 64"},
+            "update.ahead has 67 windows: at most 64"},
            {[](pb::SessionUpdate* b) { b->mutable_ahead(1)->add_slots(9); },
             "update.ahead[1].slots[1]: 9 is not a slot"},
            {[](pb::SessionUpdate* b) { b->mutable_ahead(0)->add_slots(2); },
-            "update.ahead[0].slots[2]: slot 2 is listed twice"}}) {
+            "update.ahead[0].slots[2]: slot 2 is listed twice"},
+           {[](pb::SessionUpdate* b) { b->mutable_ahead(2)->add_ranges(1); },
+            "update.ahead[2].ranges has 3 entries: pairs"},
+           {[](pb::SessionUpdate* b) { b->mutable_ahead(2)->set_ranges(1, 4); },
+            "update.ahead[2].ranges[0]: slots 0 to 3 are not all slots (0..2)"},
+           {[](pb::SessionUpdate* b) {
+              b->mutable_ahead(2)->set_ranges(0, -1);
+            },
+            "update.ahead[2].ranges[0]: slots -1 to"}}) {
     ASSERT_TRUE(stub_->Evaluate(Ctx().get(), req, &kept).ok());
     pb::EvaluateRequest other = up;
     other.mutable_update()->set_generation(0);
