@@ -586,13 +586,17 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
   bool rebase = false;
   if (!Refresh(in, w, plan, template_key, *s, &rebase)) return std::nullopt;
   const bool beyond = SeenAgain(*s, template_key);
+  // Windows ahead only when a share of the nodes is scored.
+  const bool asks = AsksAhead(plan) && w.to_find < w.all_nodes;
+  const std::vector<bool> upcoming =
+      asks && in.upcoming ? in.upcoming() : std::vector<bool>{};
   google::protobuf::Arena arena;
   size_t evaluated = 0;
   for (;;) {
     const WindowWalk wk = WalkWindow(*s, w.first, w.to_find);
     Round round(in, plan, *s, wk,
-                wk.scanned < w.all_nodes && AsksAhead(plan)
-                    ? AheadWalks(*s, w, wk, in.upcoming, beyond)
+                asks && wk.scanned < w.all_nodes
+                    ? AheadWalks(*s, w, wk, upcoming, beyond)
                     : std::vector<AheadWalk>{},
                 rebase, scorer.ReplicaOf(s->id));
     const pb::EvaluateResponse* resp = SendRound(round, scorer, &arena);

@@ -236,14 +236,16 @@ struct Sequences {
                     .explain_top = 1,
                     .batches = &batches};
       // The queue's hint: which of the next pods are of this one's group.
+      std::vector<bool> upcoming;
       for (int j = k + 1; j < kPods && j <= k + 24; ++j)
-        in.upcoming.push_back(groups[j] == group);
+        upcoming.push_back(groups[j] == group);
+      in.upcoming = [upcoming] { return upcoming; };
       CycleResult got = RunCycle(in, scorer);
       CycleInput all = in;
       all.cache = &twin.whole;
       all.batches = nullptr;
       all.explain_top = -1;  // every feasible node's total
-      all.upcoming.clear();
+      all.upcoming = nullptr;
       CycleResult want = RunCycle(all, scorer);
       ASSERT_EQ(got.ok(), want.ok())
           << k << ": " << got.node << " / "

@@ -146,10 +146,11 @@ struct CycleInput {
   // Sessions for batching equivalent pods (batching.h); null: no batching.
   Batches* batches = nullptr;
   // Which of the next pods the queue holds look like this one's template
-  // (upcoming[i]: the i-th after it): a batched call asks the scorer for
-  // their windows' answers ahead. A hint only: an answer serves a pod of
-  // the same template whose window it is, whatever the queue did.
-  std::vector<bool> upcoming{};
+  // (upcoming()[i]: the i-th after it): a batched call asks the scorer for
+  // their windows' answers ahead. Called only by a cycle that may ask for
+  // them. A hint only: an answer serves a pod of the same template whose
+  // window it is, whatever the queue did.
+  std::function<std::vector<bool>()> upcoming{};
 };
 
 // What a cycle sends beyond the candidates: the pod message for the

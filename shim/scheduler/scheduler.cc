@@ -98,7 +98,7 @@ void Scheduler::ScheduleOne(queue::SchedulingQueue::QueuedPod qp,
   CycleInput in =
       CycleFor(pod, **profile, rng, ExplainTop(), options_.record_scores);
   in.batches = &batches_;
-  if ((*profile)->batches) in.upcoming = Upcoming(pod);
+  if ((*profile)->batches) in.upcoming = [this, &pod] { return Upcoming(pod); };
   CycleResult r = RunCycle(in, *scorer_);
   if (r.next_start.has_value()) next_start_.store(*r.next_start);
   if (r.batched || r.reused_rejections)
