@@ -499,7 +499,7 @@ bool AsksAhead(const CyclePlan& plan) {
 // `seq` (each replacing the template's older ones), in order while every
 // node their windows asked about fits: a rejected one would have moved the
 // window, and those after it.
-void KeepAhead(const CyclePlan& plan, uint64_t seq, const Window& w,
+void KeepAhead(uint64_t seq, const Window& w,
                const std::vector<AheadWalk>& walks,
                const pb::EvaluateResponse& resp, BatchSession& s) {
   std::erase_if(s.ahead,
@@ -514,7 +514,6 @@ void KeepAhead(const CyclePlan& plan, uint64_t seq, const Window& w,
     BatchSession::Ahead& a = s.ahead.emplace_back();
     a.key = s.key;
     a.seq = seq;
-    a.cluster = ClusterBytes(plan);
     a.first = walks[i].first;
     a.scanned = walks[i].walk.scanned;
     a.to_find = w.to_find;
@@ -560,7 +559,7 @@ std::optional<CycleResult> FromAhead(const CycleInput& in, const Window& w,
   const BatchSession::Ahead a = std::move(*it);
   s.ahead.erase(it);
   CycleResult r;
-  if (s.verdict.size() != w.all_nodes || a.cluster != ClusterBytes(plan) ||
+  if (s.verdict.size() != w.all_nodes || s.cluster != ClusterBytes(plan) ||
       !UnchangedSince(in, a.seq, a.first, a.scanned, w.all_nodes) ||
       !Pick(in, w, s, a.scanned, a.answer, r)) {
     return std::nullopt;
@@ -613,7 +612,7 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
     CycleResult r;
     if (!Pick(in, w, *s, wk.scanned, *resp, r)) return std::nullopt;
     Finish(in, w, *s, *resp, evaluated, r);
-    KeepAhead(plan, seq, w, round.ahead, *resp, *s);
+    KeepAhead(seq, w, round.ahead, *resp, *s);
     s->seq = seq;
     in.batches->Put(key, *std::move(s));
     return r;

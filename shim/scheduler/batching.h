@@ -42,15 +42,14 @@ struct BatchSession {
   std::vector<Verdict> verdict;    // position -> Filter's verdict
   // The replica's answers for the windows of later pods
   // (pb::SessionUpdate.ahead), newest last: the template each answers for,
-  // the Cache::ChangeSeq and cluster data (model::SessionCluster) of its
-  // call, the window's start, how many positions it walks,
-  // numFeasibleNodesToFind then, and the answer (as an update's, with the
-  // call's plugins). A pod of that template whose window starts there and
+  // the Cache::ChangeSeq of its call (its cluster data are the session's,
+  // which a session keeps for life), the window's start, how many positions it
+  // walks, numFeasibleNodesToFind then, and the answer (as an update's, with
+  // the call's plugins). A pod of that template whose window starts there and
   // walks past no node changed since takes it without a call.
   struct Ahead {
     std::string key;
     uint64_t seq = 0;
-    std::string cluster;
     size_t first = 0;
     size_t scanned = 0;
     size_t to_find = 0;
