@@ -421,7 +421,10 @@ Entry MakeEntry(const objects::PodInfo& pod, const std::string& node,
     e.non_zero = pod.non_zero;
     e.host_ports = pod.host_ports;
   }
+  // Sorted: a protobuf map's order differs from one copy to the next, and
+  // the binding of an assumed pod compares them (ConfirmsAssumed).
   for (const auto& [k, v] : pod.pod.labels()) e.labels.emplace_back(k, v);
+  std::sort(e.labels.begin(), e.labels.end());
   e.volumes = VolumeUse::Of(pod.pod);
   if (!pod.terminated() && (!pod.pod.volume_claims().empty() ||
                             !pod.pod.in_tree_volumes().empty())) {

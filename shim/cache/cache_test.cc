@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/node_key.h"
@@ -444,6 +445,24 @@ TEST(CacheTest, ABindingAsAssumedLeavesTheNodeUnchanged) {
   ASSERT_TRUE(c.ChangedSince(seq, &names));
   EXPECT_THAT(names, ElementsAre());
   EXPECT_EQ(key(), assumed);
+  // With more labels, the watch's copy holds them in another map order
+  // than the queue's copy did: still the same pod.
+  objects::PodInfo labelled = Pod("d", "m", "web", "");
+  for (int i = 0; i < 16; ++i) {
+    (*labelled.pod.mutable_labels())[absl::StrCat("k", i)] = "v";
+  }
+  objects::PodInfo watched = Pod("d", "m", "web", "n1");
+  for (int i = 15; i >= 0; --i) {
+    (*watched.pod.mutable_labels())[absl::StrCat("k", i)] = "v";
+  }
+  ASSERT_TRUE(c.AssumePod(labelled, "n1"));
+  const std::string with_m = key();
+  seq = c.ChangeSeq();
+  c.UpsertAssignedPod(watched);
+  ASSERT_TRUE(c.ChangedSince(seq, &names));
+  EXPECT_THAT(names, ElementsAre());
+  EXPECT_EQ(key(), with_m);
+  c.RemovePod("d/m");
   c.ForgetPod("d/a");  // bound now: no longer assumed, so it stays
   EXPECT_EQ(Candidates(c, incoming)["n1"].pod_count(), 1);
   // Bound with other labels than assumed: the node changes.
