@@ -51,8 +51,7 @@ struct Cache::Yielded {
   std::vector<pb::HostPort> ports;
 };
 
-std::string Cache::EncodeAggregates(const NodeEntry& n,
-                                    const Yielded* nominated) {
+pb::Node Cache::Aggregates(const NodeEntry& n, const Yielded* nominated) {
   pb::Node d;
   d.set_pod_count(n.pod_count);
   *d.mutable_non_zero_requested() = n.non_zero.ToProto();
@@ -83,19 +82,18 @@ std::string Cache::EncodeAggregates(const NodeEntry& n,
       break;
     }
   }
-  return d.SerializeAsString();
+  return d;
 }
 
 void Cache::Encode(NodeEntry* n) {
-  const std::string dynamic = EncodeAggregates(*n, nullptr);
-  n->wire[0] = n->static_unlabeled + dynamic;
-  n->wire[1] = n->static_labeled + dynamic;
-  // wire[0] is wire[1] without the labels: one parse for both keys.
-  pb::Node parsed;
-  parsed.ParseFromString(n->wire[1]);
-  n->key[1] = model::NodeContentKey(parsed);
-  parsed.clear_labels();
-  n->key[0] = model::NodeContentKey(parsed);
+  // The aggregates in two, around declared_features: the content key is
+  // then the hash of the node's key parts and these, no parse needed.
+  std::string low, high;
+  model::AppendAggregates(Aggregates(*n, nullptr), &low, &high);
+  n->wire[0] = absl::StrCat(n->static_unlabeled, low, high);
+  n->wire[1] = absl::StrCat(n->static_labeled, low, high);
+  n->key[0] = model::NodeContentKey(n->key_parts[0], low, high);
+  n->key[1] = model::NodeContentKey(n->key_parts[1], low, high);
   n->sent[0] = n->sent[1] = 0;  // new keys: no replica has them
   if (n->present && !order_stale_) WriteSlotLocked(*n);
   NodeChangedLocked(*n);
@@ -221,6 +219,7 @@ Cache::NodeEntry& Cache::EntryLocked(const std::string& name) {
 
 void Cache::UpsertNode(pb::Node node, std::vector<objects::NodeImage> images) {
   absl::MutexLock lock(&mu_);
+  model::ClearAggregates(node);  // the cache's own, from the pods
   std::string images_key = ImagesKey(images);
   index_.UpsertNode(node, std::move(images));
   NodeEntry& e = EntryLocked(node.name());
@@ -238,8 +237,10 @@ void Cache::UpsertNode(pb::Node node, std::vector<objects::NodeImage> images) {
   }
   e.present = true;
   e.static_labeled = std::move(labeled);
+  e.key_parts[1] = model::NodeKeyPartsOf(node);
   node.clear_labels();
   e.static_unlabeled = node.SerializeAsString();
+  e.key_parts[0] = model::NodeKeyPartsOf(node);
   Encode(&e);
 }
 
@@ -317,10 +318,7 @@ void Cache::AddLocked(const std::string& key, PodEntry entry) {
   n.non_zero.Add(entry.non_zero);
   for (const pb::HostPort& p : entry.host_ports) n.used_ports.push_back(p);
   volume_use_.Add(entry.volumes, entry.node);
-  if (entry.countable) {
-    for (const auto& [k, v] : entry.labels)
-      label_counts_[CountKey(entry.namespace_, k, v)][&n]++;
-  }
+  CountLabelsLocked(entry, &n, +1);
   CountCsiLocked(key, entry, &n, +1);
   Encode(&n);
   PodEntry& kept = pods_[key];
@@ -353,20 +351,40 @@ void Cache::SubtractLocked(const std::string& key) {
                        [&](const pb::HostPort& u) { return SamePort(u, p); });
       if (pit != n.used_ports.end()) n.used_ports.erase(pit);
     }
-    if (entry.countable) {
-      for (const auto& [k, v] : entry.labels) {
-        auto kit = label_counts_.find(CountKey(entry.namespace_, k, v));
-        if (kit == label_counts_.end()) continue;
-        auto cit = kit->second.find(&n);
-        if (cit != kit->second.end() && --cit->second <= 0) {
-          kit->second.erase(cit);
-          if (kit->second.empty()) label_counts_.erase(kit);
-        }
-      }
-    }
+    CountLabelsLocked(entry, &n, -1);
     SettleLocked(nit);
   }
   pods_.erase(it);
+}
+
+void Cache::CountLabelsLocked(const PodEntry& e, NodeEntry* n, int delta) {
+  if (!e.countable) return;
+  for (const auto& [k, v] : e.labels) {
+    const std::string key = CountKey(e.namespace_, k, v);
+    if (delta > 0) {
+      label_counts_[key][n] += delta;
+      continue;
+    }
+    auto kit = label_counts_.find(key);
+    if (kit == label_counts_.end()) continue;
+    auto cit = kit->second.find(n);
+    if (cit != kit->second.end() && (cit->second += delta) <= 0) {
+      kit->second.erase(cit);
+      if (kit->second.empty()) label_counts_.erase(kit);
+    }
+  }
+}
+
+void Cache::RelabelLocked(PodEntry* kept, const objects::PodInfo& pod,
+                          PodEntry e) {
+  NodeEntry& n = EntryLocked(kept->node);
+  CountLabelsLocked(*kept, &n, -1);
+  index_.RemovePod(kept->ref);
+  kept->ref = index_.AddPod(pod, kept->node);
+  kept->labels = std::move(e.labels);
+  CountLabelsLocked(*kept, &n, +1);
+  // What the node offers is as it was; what a plan counts there may not be.
+  NodeChangedLocked(n);
 }
 
 namespace {
@@ -377,25 +395,24 @@ bool SameResources(const pb::Resources& a, const pb::Resources& b) {
 
 }  // namespace
 
-bool Cache::ConfirmsAssumed(const PodEntry& assumed, const PodEntry& e) {
-  if (!assumed.assumed || assumed.node != e.node ||
-      assumed.namespace_ != e.namespace_ || assumed.name != e.name ||
-      assumed.uid != e.uid || assumed.priority != e.priority ||
-      assumed.deleting != e.deleting ||
-      assumed.preempted_by_scheduler != e.preempted_by_scheduler ||
-      assumed.countable != e.countable || assumed.labels != e.labels ||
-      !SameResources(assumed.requests, e.requests) ||
-      !SameResources(assumed.non_zero, e.non_zero) ||
-      assumed.host_ports.size() != e.host_ports.size()) {
+bool Cache::SameAggregates(const PodEntry& kept, const PodEntry& e) {
+  if (kept.node != e.node || kept.namespace_ != e.namespace_ ||
+      kept.name != e.name || kept.uid != e.uid || kept.priority != e.priority ||
+      kept.deleting != e.deleting ||
+      kept.preempted_by_scheduler != e.preempted_by_scheduler ||
+      kept.countable != e.countable ||
+      !SameResources(kept.requests, e.requests) ||
+      !SameResources(kept.non_zero, e.non_zero) ||
+      kept.host_ports.size() != e.host_ports.size()) {
     return false;
   }
   for (size_t i = 0; i < e.host_ports.size(); ++i) {
-    if (!SamePort(assumed.host_ports[i], e.host_ports[i])) return false;
+    if (!SamePort(kept.host_ports[i], e.host_ports[i])) return false;
   }
   // Volumes resolve against storage objects that may have changed since.
-  return assumed.claims == nullptr && e.claims == nullptr &&
-         assumed.volumes.claims.empty() && e.volumes.claims.empty() &&
-         assumed.volumes.disks.empty() && e.volumes.disks.empty();
+  return kept.claims == nullptr && e.claims == nullptr &&
+         kept.volumes.claims.empty() && e.volumes.claims.empty() &&
+         kept.volumes.disks.empty() && e.volumes.disks.empty();
 }
 
 namespace {
@@ -422,7 +439,7 @@ Entry MakeEntry(const objects::PodInfo& pod, const std::string& node,
     e.host_ports = pod.host_ports;
   }
   // Sorted: a protobuf map's order differs from one copy to the next, and
-  // the binding of an assumed pod compares them (ConfirmsAssumed).
+  // the watch's copy of a pod is compared with the kept one.
   for (const auto& [k, v] : pod.pod.labels()) e.labels.emplace_back(k, v);
   std::sort(e.labels.begin(), e.labels.end());
   e.volumes = VolumeUse::Of(pod.pod);
@@ -445,11 +462,15 @@ void Cache::UpsertAssignedPod(const objects::PodInfo& pod) {
   DropNominationLocked(pod.key);  // bound
   PodEntry e = MakeEntry<PodEntry>(pod, pod.node_name, false);
   if (auto it = pods_.find(pod.key);
-      it != pods_.end() && ConfirmsAssumed(it->second, e)) {
-    // The binding of an assumed pod, as assumed: its node's content and the
-    // index stay as they are (the node does not count as changed).
-    it->second.assumed = false;
-    it->second.start_time = e.start_time;
+      it != pods_.end() && SameAggregates(it->second, e)) {
+    // The binding of an assumed pod, or a bound pod again: its node's
+    // content stays as it is. The same labels, the index too and the node
+    // does not count as changed; other labels (a binding adds the node's
+    // topology labels, PodTopologyLabelsAdmission) are counted again.
+    PodEntry& kept = it->second;
+    kept.assumed = false;
+    kept.start_time = e.start_time;
+    if (kept.labels != e.labels) RelabelLocked(&kept, pod, std::move(e));
     return;
   }
   SubtractLocked(pod.key);

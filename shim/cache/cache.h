@@ -15,6 +15,7 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "model/node_key.h"
 #include "shim/cache/cluster_index.h"
 #include "shim/cache/resource_sum.h"
 #include "shim/cache/volume_use.h"
@@ -283,9 +284,9 @@ class Cache {
     std::string csi_error;
     std::vector<std::string> csi_deps;
   };
-  // Whether `e`, made of a bound pod, is `assumed` as it was assumed
-  // (same node and all its node's aggregates and the index read).
-  static bool ConfirmsAssumed(const PodEntry& assumed, const PodEntry& e);
+  // Whether `e`, made of a bound pod, adds to its node what `kept` does
+  // (same node and aggregates, and the same index read but for the labels).
+  static bool SameAggregates(const PodEntry& kept, const PodEntry& e);
   struct NodeEntry {
     bool present = false;  // a Node object exists (pods may arrive first)
     size_t pos = 0;        // index in order_ (and slab_) while present
@@ -299,9 +300,11 @@ class Cache {
     // The node's images (ClusterIndex's), as a key to notice a change.
     std::string images_key;
     // The static part encoded (name, labels, taints, unschedulable,
-    // allocatable), with and without labels.
+    // allocatable, declared features), with and without labels, and the
+    // same as content key parts (without labels first).
     std::string static_labeled;
     std::string static_unlabeled;
+    model::NodeKeyParts key_parts[2];
     // The whole Node as sent, without and with labels: the static part
     // followed by the encoded aggregates (protobuf merges concatenated
     // encodings field by field). One contiguous string per node, so a cycle
@@ -365,12 +368,15 @@ class Cache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropNominationLocked(const std::string& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The aggregates' encoding, which follows the static part in `wire`;
-  // with `nominated`, that node's nominated pods the incoming pod yields to
-  // added (null when it yields to none).
+  // The aggregates, which follow the static part in `wire`; with
+  // `nominated`, that node's nominated pods the incoming pod yields to added
+  // (null when it yields to none).
   struct Yielded;
+  static pb::Node Aggregates(const NodeEntry& n, const Yielded* nominated);
   static std::string EncodeAggregates(const NodeEntry& n,
-                                      const Yielded* nominated);
+                                      const Yielded* nominated) {
+    return Aggregates(n, nominated).SerializeAsString();
+  }
   // A budget in namespace `ns` selects pods (DisruptionBudgetsIn sends it).
   bool BudgetsSelectLocked(const std::string& ns) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -419,6 +425,13 @@ class Cache {
                     pb::VictimPod* out) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SubtractLocked(const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts (delta 1) or uncounts (-1) `e`'s labels on its node `n`.
+  void CountLabelsLocked(const PodEntry& e, NodeEntry* n, int delta)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `kept` with the labels of `pod` (whose entry `e` is), its node's
+  // content unchanged.
+  void RelabelLocked(PodEntry* kept, const objects::PodInfo& pod, PodEntry e)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // NodeVolumeLimits' bookkeeping (csi_usage.cc).

@@ -463,6 +463,26 @@ TEST(CacheTest, ABindingAsAssumedLeavesTheNodeUnchanged) {
   EXPECT_THAT(names, ElementsAre());
   EXPECT_EQ(key(), with_m);
   c.RemovePod("d/m");
+  // Bound with the node's zone label added (PodTopologyLabelsAdmission):
+  // the node offers what it did (same key), but counts the label now.
+  ASSERT_TRUE(c.AssumePod(Pod("d", "z", "web", ""), "n1"));
+  const std::string with_z = key();
+  objects::PodInfo zoned = Pod("d", "z", "web", "n1");
+  (*zoned.pod.mutable_labels())["topology.kubernetes.io/zone"] = "a";
+  seq = c.ChangeSeq();
+  c.UpsertAssignedPod(zoned);
+  names.clear();
+  ASSERT_TRUE(c.ChangedSince(seq, &names));
+  EXPECT_THAT(names, ElementsAre("n1"));
+  EXPECT_EQ(key(), with_z);
+  std::vector<std::string> counting;
+  c.NodesCounting("d", "topology.kubernetes.io/zone", "a", &counting);
+  EXPECT_THAT(counting, ElementsAre("n1"));
+  EXPECT_EQ(Count(Candidates(c, incoming)["n1"]), 2);  // d/a and d/z
+  c.RemovePod("d/z");
+  counting.clear();
+  c.NodesCounting("d", "topology.kubernetes.io/zone", "a", &counting);
+  EXPECT_THAT(counting, ElementsAre());
   c.ForgetPod("d/a");  // bound now: no longer assumed, so it stays
   EXPECT_EQ(Candidates(c, incoming)["n1"].pod_count(), 1);
   // Bound with other labels than assumed: the node changes.
@@ -515,10 +535,20 @@ TEST(CacheTest, PositionsFollowTheCandidateOrder) {
 // its key, the same node as whole plus the key, which is its content's.
 TEST(CacheTest, CandidatesGoByContentKey) {
   Cache c;
+  // Every part of the key (content keys are built from parts: the Node
+  // object's, then the aggregates around declared_features).
   pb::Node n1 = Node("n1");
-  (*n1.mutable_labels())["zone"] = "a";
+  for (int i = 0; i < 8; ++i) {
+    (*n1.mutable_labels())[absl::StrCat("zone", i)] = "a";
+  }
+  n1.add_taints()->set_key("dedicated");
+  n1.set_unschedulable(true);
+  n1.add_declared_features("InPlacePodVerticalScaling");
+  n1.set_pod_count(99);  // not the node object's: the cache counts
   c.UpsertNode(n1);
-  c.UpsertAssignedPod(Pod("d", "a", "web", "n1"));
+  objects::PodInfo ported = Pod("d", "a", "web", "n1");
+  ported.host_ports.emplace_back().set_port(80);
+  c.UpsertAssignedPod(ported);
   const objects::PodInfo incoming = Pod("d", "in", "web", "");
   for (bool labels : {false, true}) {
     auto build = [&](NodeForm form) {
@@ -538,7 +568,10 @@ TEST(CacheTest, CandidatesGoByContentKey) {
     EXPECT_EQ(ref.content_key(), keyed.content_key());
     EXPECT_TRUE(ref.name().empty());
     EXPECT_EQ(Count(ref), labels ? 2 : 1);  // the cycle's parts still come
-    EXPECT_EQ(whole.labels_size(), labels ? 1 : 0);
+    EXPECT_EQ(whole.labels_size(), labels ? 8 : 0);
+    EXPECT_EQ(whole.pod_count(), labels ? 2 : 1);
+    EXPECT_EQ(whole.used_ports_size(), 1);
+    EXPECT_EQ(whole.declared_features_size(), 1);
     // Another pod there: another key.
     c.UpsertAssignedPod(Pod("d", labels ? "c" : "b", "web", "n1"));
     EXPECT_NE(build(NodeForm::kKey).content_key(), ref.content_key());

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/node_key.h"
 #include "nlohmann/json.hpp"
 #include "shim/cache/cache.h"
 #include "shim/cache/testing/candidates.h"
@@ -107,6 +108,17 @@ pb::Node Candidate(const Cache& c, const objects::PodInfo& incoming) {
   testing::FillCandidates(c, incoming, {}, 0, 100, &out);
   EXPECT_EQ(out.size(), 1);
   return out.empty() ? pb::Node() : out[0];
+}
+
+// The candidate's content key is its content's (model::NodeContentKey).
+void ExpectKeyOfContent(const Cache& c, const objects::PodInfo& incoming) {
+  std::string wire;
+  c.AppendCandidates(incoming, {}, 0, 1, true, 4, &wire, nullptr, nullptr,
+                     NodeForm::kFullWithKey);
+  pb::FilterRequest req;
+  ASSERT_TRUE(req.ParseFromString(wire));
+  ASSERT_EQ(req.nodes_size(), 1);
+  EXPECT_EQ(req.nodes(0).content_key(), model::NodeContentKey(req.nodes(0)));
 }
 
 int32_t Attached(const pb::Node& n) {
@@ -384,6 +396,7 @@ TEST(CsiUsageTest, NodesCountTheirPodsInlineVolumesAndTheirErrors) {
             "converting volume(d) from inline to csi: kind(Shared) is not "
             "supported in csi migration");
   EXPECT_EQ(Attached(n), 1);
+  ExpectKeyOfContent(c, incoming);
   // With two, the one added first (upstream's NodeInfo order), not by name.
   objects::PodInfo early = Pod("0", "n1", {});
   AddInline(&early, "x", objects::kPluginAwsEbs, "aws://z/bad");
