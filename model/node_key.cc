@@ -1,5 +1,6 @@
 #include "model/node_key.h"
 
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include "absl/strings/str_cat.h"
@@ -11,9 +12,16 @@ namespace kscore::model {
 namespace {
 
 std::string Digest(absl::string_view bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
-         digest);
+  // Fetched once: OpenSSL 3's SHA256() looks the algorithm up in its
+  // provider tables on every call, which cost more than hashing a node.
+  static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (sha256 == nullptr || EVP_Digest(bytes.data(), bytes.size(), digest, &size,
+                                      sha256, nullptr) != 1) {
+    SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
+           digest);
+  }
   return std::string(reinterpret_cast<const char*>(digest), kNodeKeyBytes);
 }
 
