@@ -334,8 +334,7 @@ bool CountsPods(const CyclePlan& plan) {
 }  // namespace
 
 std::string SessionFamily(const ProfileInfo& profile, const CyclePlan& plan) {
-  return CountsPods(plan) ? TemplateKey(profile, plan.pod)
-                          : FamilyKey(profile, plan.pod);
+  return CountsPods(plan) ? plan.template_key : FamilyKey(profile, plan.pod);
 }
 
 bool Batchable(const CycleInput& in, const CyclePlan& plan) {
@@ -577,7 +576,7 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                                       scorer_client::Scorer& scorer) {
   std::optional<BatchSession> s = in.batches->Take(key);
   if (!s.has_value()) return std::nullopt;
-  std::string template_key = TemplateKey(*in.profile, plan.pod);
+  std::string template_key = plan.template_key;
   if (std::optional<CycleResult> r = FromAhead(in, w, plan, template_key, *s)) {
     in.batches->Put(key, *std::move(s));
     return r;
@@ -629,7 +628,7 @@ void RememberSession(const CycleInput& in, const CyclePlan& plan,
   s.id = plan.keep_session;
   s.seq = seq;
   s.cluster = ClusterBytes(plan);
-  s.key = TemplateKey(*in.profile, plan.pod);
+  s.key = plan.template_key;
   s.namespace_ = plan.pod.namespace_();
   for (const auto& [k, v] : plan.pod.labels()) s.labels.emplace(k, v);
   std::vector<int32_t> at;
@@ -745,7 +744,7 @@ bool RunRejected(const CycleInput& in, const Window& w, const CyclePlan& plan,
                  uint64_t seq, scorer_client::Scorer& scorer,
                  CandidateVerdicts& ev) {
   if (!RemembersRejections(in, plan) || w.all_nodes == 0) return false;
-  const std::string key = TemplateKey(*in.profile, plan.pod);
+  const std::string key = plan.template_key;
   std::optional<RejectedNodes> m = in.batches->TakeRejected(key);
   if (!m.has_value()) return false;
   const std::string nominated = in.cache->NominatedNode(in.pod->key);
@@ -795,7 +794,7 @@ void RememberRejected(const CycleInput& in, const CyclePlan& plan, uint64_t seq,
   if (std::find(m.kind_at.begin(), m.kind_at.end(), -1) != m.kind_at.end()) {
     return;
   }
-  in.batches->PutRejected(TemplateKey(*in.profile, plan.pod), std::move(m));
+  in.batches->PutRejected(plan.template_key, std::move(m));
 }
 
 }  // namespace kscore::scheduler

@@ -164,9 +164,9 @@ std::vector<absl::StatusOr<pb::EvaluateResponse*>> EvaluateResolving(
 }
 
 absl::StatusOr<pb::PlanResponse> PlanCache::Get(const ProfileInfo& profile,
+                                                const std::string& key,
                                                 const pb::Pod& pod,
                                                 scorer_client::Scorer& scorer) {
-  const std::string key = TemplateKey(profile, pod);
   {
     absl::MutexLock lock(&mu_);
     if (auto it = plans_.find(key); it != plans_.end()) return it->second;
@@ -187,14 +187,16 @@ absl::StatusOr<CyclePlan> PrepareCycle(const CycleInput& in,
                                        scorer_client::Scorer& scorer) {
   CyclePlan out;
   out.pod = in.cache->PodFor(*in.pod, in.profile->pod_data);
+  out.template_key = TemplateKey(*in.profile, out.pod);
   out.node_labels = in.profile->NeedsNodeLabels(out.pod);
   out.explain_top = in.explain_top;
   if (in.profile->content_keys) out.node_form = cache::NodeForm::kKey;
   if (!in.profile->plans) return out;
-  KSCORE_ASSIGN_OR_RETURN(out.plan,
-                          in.plans != nullptr
-                              ? in.plans->Get(*in.profile, out.pod, scorer)
-                              : AskPlan(*in.profile, out.pod, scorer));
+  KSCORE_ASSIGN_OR_RETURN(
+      out.plan,
+      in.plans != nullptr
+          ? in.plans->Get(*in.profile, out.template_key, out.pod, scorer)
+          : AskPlan(*in.profile, out.pod, scorer));
   out.prepared = in.cache->Prepare(out.pod, out.plan);
   out.node_labels = out.node_labels || out.plan.node_labels();
   return out;

@@ -113,7 +113,9 @@ std::string TemplateKey(const ProfileInfo& profile, const pb::Pod& pod);
 class PlanCache {
  public:
   explicit PlanCache(size_t capacity = 4096) : capacity_(capacity) {}
+  // `key` is TemplateKey(profile, pod).
   absl::StatusOr<pb::PlanResponse> Get(const ProfileInfo& profile,
+                                       const std::string& key,
                                        const pb::Pod& pod,
                                        scorer_client::Scorer& scorer);
   size_t size() const;
@@ -157,6 +159,7 @@ struct CycleInput {
 // profile, and for a pod with a plan the answers to it.
 struct CyclePlan {
   pb::Pod pod;
+  std::string template_key;  // TemplateKey(profile, pod), once a cycle
   pb::PlanResponse plan;
   std::shared_ptr<const cache::ClusterIndex::Prepared> prepared;
   // Every request of the cycle carries Node.labels: the profile's rule for
