@@ -375,13 +375,14 @@ void Cache::CountLabelsLocked(const PodEntry& e, NodeEntry* n, int delta) {
   }
 }
 
-void Cache::RelabelLocked(PodEntry* kept, const objects::PodInfo& pod,
-                          PodEntry e) {
+void Cache::RelabelLocked(
+    PodEntry* kept, const objects::PodInfo& pod,
+    std::vector<std::pair<std::string, std::string>> labels) {
   NodeEntry& n = EntryLocked(kept->node);
   CountLabelsLocked(*kept, &n, -1);
   index_.RemovePod(kept->ref);
   kept->ref = index_.AddPod(pod, kept->node);
-  kept->labels = std::move(e.labels);
+  kept->labels = std::move(labels);
   CountLabelsLocked(*kept, &n, +1);
   // What the node offers is as it was; what a plan counts there may not be.
   NodeChangedLocked(n);
@@ -470,7 +471,7 @@ void Cache::UpsertAssignedPod(const objects::PodInfo& pod) {
     PodEntry& kept = it->second;
     kept.assumed = false;
     kept.start_time = e.start_time;
-    if (kept.labels != e.labels) RelabelLocked(&kept, pod, std::move(e));
+    if (kept.labels != e.labels) RelabelLocked(&kept, pod, std::move(e.labels));
     return;
   }
   SubtractLocked(pod.key);

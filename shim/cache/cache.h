@@ -429,9 +429,10 @@ class Cache {
   // Counts (delta 1) or uncounts (-1) `e`'s labels on its node `n`.
   void CountLabelsLocked(const PodEntry& e, NodeEntry* n, int delta)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // `kept` with the labels of `pod` (whose entry `e` is), its node's
-  // content unchanged.
-  void RelabelLocked(PodEntry* kept, const objects::PodInfo& pod, PodEntry e)
+  // `kept` with the labels of `pod` (`labels`, as MakeEntry lists them),
+  // its node's content unchanged.
+  void RelabelLocked(PodEntry* kept, const objects::PodInfo& pod,
+                     std::vector<std::pair<std::string, std::string>> labels)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // NodeVolumeLimits' bookkeeping (csi_usage.cc).

@@ -445,6 +445,12 @@ TEST(CacheTest, ABindingAsAssumedLeavesTheNodeUnchanged) {
   ASSERT_TRUE(c.ChangedSince(seq, &names));
   EXPECT_THAT(names, ElementsAre());
   EXPECT_EQ(key(), assumed);
+  // The same bound pod again (a status change kscore does not read): the
+  // same.
+  c.UpsertAssignedPod(Pod("d", "a", "web", "n1"));
+  ASSERT_TRUE(c.ChangedSince(seq, &names));
+  EXPECT_THAT(names, ElementsAre());
+  EXPECT_EQ(key(), assumed);
   // With more labels, the watch's copy holds them in another map order
   // than the queue's copy did: still the same pod.
   objects::PodInfo labelled = Pod("d", "m", "web", "");
