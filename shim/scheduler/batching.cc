@@ -576,7 +576,7 @@ std::optional<CycleResult> RunBatched(const CycleInput& in, const Window& w,
                                       scorer_client::Scorer& scorer) {
   std::optional<BatchSession> s = in.batches->Take(key);
   if (!s.has_value()) return std::nullopt;
-  std::string template_key = plan.template_key;
+  const std::string& template_key = plan.template_key;
   if (std::optional<CycleResult> r = FromAhead(in, w, plan, template_key, *s)) {
     in.batches->Put(key, *std::move(s));
     return r;
@@ -744,7 +744,7 @@ bool RunRejected(const CycleInput& in, const Window& w, const CyclePlan& plan,
                  uint64_t seq, scorer_client::Scorer& scorer,
                  CandidateVerdicts& ev) {
   if (!RemembersRejections(in, plan) || w.all_nodes == 0) return false;
-  const std::string key = plan.template_key;
+  const std::string& key = plan.template_key;
   std::optional<RejectedNodes> m = in.batches->TakeRejected(key);
   if (!m.has_value()) return false;
   const std::string nominated = in.cache->NominatedNode(in.pod->key);
