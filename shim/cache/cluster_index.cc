@@ -143,6 +143,7 @@ void Subtract(Map& m, const std::string& key, int64_t by) {
 struct ClusterIndex::KeyTable {
   std::vector<int32_t> domain;     // by node id: into names, -1 without it
   std::vector<std::string> names;  // the distinct values
+  std::vector<std::vector<int32_t>> members;        // by domain: its nodes' ids
   absl::flat_hash_map<std::string, int32_t> index;  // into names
   bool per_node = true;  // no two nodes share a value
 };
@@ -161,7 +162,10 @@ void ClusterIndex::UpsertNode(const pb::Node& node,
   auto [slot, fresh] = nodes_.try_emplace(node.name());
   NodeData& d = slot->second;
   // A status update (most of them) leaves the node-side caches valid.
-  if (fresh || !SameLabelsAndTaints(d.node, node)) ++node_version_;
+  if (fresh || !SameLabelsAndTaints(d.node, node)) {
+    ++node_version_;
+    DropTallies();
+  }
   for (const auto& [name, _] : d.images) Subtract(image_nodes_, name, 1);
   d.images.clear();
   d.node.Clear();
@@ -184,6 +188,7 @@ void ClusterIndex::RemoveNode(const std::string& name) {
   }
   nodes_.erase(it);
   ++node_version_;
+  DropTallies();
 }
 
 ClusterIndex::PodRef ClusterIndex::AddPod(const objects::PodInfo& pod,
@@ -199,6 +204,13 @@ ClusterIndex::PodRef ClusterIndex::AddPod(const objects::PodInfo& pod,
     sig->ns = pod.namespace_;
     sig->labels = pod.pod.labels();
     by_namespace_[pod.namespace_].insert(sig.get());
+    for (const auto& [_, t] : tallies_) {
+      if (std::all_of(
+              t->matchers.all_of().begin(), t->matchers.all_of().end(),
+              [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
+        sig->tallies.push_back(t.get());
+      }
+    }
   }
   Counts& c = sig->nodes[node];
   ++c.all;
@@ -217,10 +229,12 @@ ClusterIndex::PodRef ClusterIndex::AddPod(const objects::PodInfo& pod,
     ++t->pods;
     ref.terms.push_back(t.get());
   }
+  CountInTallies(sig.get(), ref.terms, node, 1, pod.deleting ? 0 : 1);
   return ref;
 }
 
 void ClusterIndex::RemovePod(const PodRef& ref) {
+  CountInTallies(ref.signature, ref.terms, ref.node, -1, ref.deleting ? 0 : -1);
   if (Signature* sig = ref.signature; sig != nullptr) {
     auto it = sig->nodes.find(ref.node);
     if (it != sig->nodes.end()) {
@@ -246,14 +260,16 @@ void ClusterIndex::RemovePod(const PodRef& ref) {
 bool ClusterIndex::UpsertNamespace(const std::string& name,
                                    const LabelMap& labels) {
   auto [it, fresh] = namespaces_.try_emplace(name, labels);
-  if (fresh) return true;
-  if (SameLabels(it->second, labels)) return false;
-  it->second = labels;
+  if (!fresh) {
+    if (SameLabels(it->second, labels)) return false;
+    it->second = labels;
+  }
+  DropTallies();  // what a namespace selector matches
   return true;
 }
 
 void ClusterIndex::RemoveNamespace(const std::string& name) {
-  namespaces_.erase(name);
+  if (namespaces_.erase(name) > 0) DropTallies();
 }
 
 void ClusterIndex::UpsertWorkload(objects::WorkloadKind kind,
@@ -388,7 +404,12 @@ std::vector<const ClusterIndex::Signature*> ClusterIndex::SignaturesFor(
 void ClusterIndex::RefreshNodeTables(Prepared& out) const {
   if (ids_version_ != node_version_) {
     int32_t id = 0;
-    for (const auto& [_, n] : nodes_) n.id = id++;
+    id_names_.clear();
+    id_names_.reserve(nodes_.size());
+    for (const auto& [name, n] : nodes_) {
+      n.id = id++;
+      id_names_.push_back(&name);
+    }
     ids_version_ = node_version_;
     key_tables_.clear();
     eligibility_.clear();
@@ -409,9 +430,13 @@ std::shared_ptr<const ClusterIndex::KeyTable> ClusterIndex::DomainsOf(
     if (value == nullptr) continue;
     auto [it, fresh] =
         seen.try_emplace(*value, static_cast<int32_t>(t->names.size()));
-    if (fresh) t->names.push_back(*value);
+    if (fresh) {
+      t->names.push_back(*value);
+      t->members.emplace_back();
+    }
     t->per_node = t->per_node && fresh;
     t->domain[n.id] = it->second;
+    t->members[static_cast<size_t>(it->second)].push_back(n.id);
   }
   t->index.reserve(seen.size());
   for (const auto& [value, d] : seen) t->index.emplace(value, d);
@@ -421,9 +446,8 @@ std::shared_ptr<const ClusterIndex::KeyTable> ClusterIndex::DomainsOf(
 }
 
 std::shared_ptr<const ClusterIndex::Eligibility> ClusterIndex::EligibilityFor(
-    const pb::PodQuery& q, const pb::Pod& pod) const {
-  const pb::Pod node_side = NodeSideOf(q, pod);
-  std::string key = EligibilityKey(q, node_side);
+    const pb::PodQuery& q, const std::string& key,
+    const pb::Pod& node_side) const {
   if (auto it = eligibility_.find(key); it != eligibility_.end()) {
     return it->second;
   }
@@ -442,8 +466,99 @@ std::shared_ptr<const ClusterIndex::Eligibility> ClusterIndex::EligibilityFor(
     }
   }
   if (eligibility_.size() >= kMaxCached) eligibility_.clear();
-  eligibility_.emplace(std::move(key), e);
+  eligibility_.emplace(key, e);
   return e;
+}
+
+const ClusterIndex::Tally& ClusterIndex::TallyFor(
+    const pb::PodQuery& q, std::shared_ptr<const Eligibility> e,
+    const std::string& eligibility_key) const {
+  pb::PodQuery matchers;
+  *matchers.mutable_all_of() = q.all_of();
+  matchers.set_include_terminating(q.include_terminating());
+  const std::string head = Deterministic(matchers);
+  const std::string key = absl::StrCat(head.size(), ":", head, eligibility_key);
+  if (auto it = tallies_.find(key); it != tallies_.end()) return *it->second;
+  ++tally_builds_;
+  if (tallies_.size() >= kMaxCached) DropTallies();
+  auto t = std::make_unique<Tally>();
+  t->include_terminating = q.include_terminating();
+  t->matchers = std::move(matchers);
+  t->by_domain.assign(e->domains->names.size(), 0);
+  t->e = std::move(e);
+  for (const Signature* sig : SignaturesFor(q)) {
+    if (!std::all_of(
+            q.all_of().begin(), q.all_of().end(),
+            [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
+      continue;
+    }
+    sig->tallies.push_back(t.get());
+    for (const auto& [node, c] : sig->nodes) {
+      const int64_t count = t->include_terminating ? c.all : c.live;
+      auto n = nodes_.find(node);
+      if (count == 0 || n == nodes_.end()) continue;  // no Node: not counted
+      const int32_t d = t->e->domain[n->second.id];
+      if (d < 0) continue;
+      t->by_domain[static_cast<size_t>(d)] += count;
+      t->total += count;
+    }
+  }
+  return *tallies_.emplace(key, std::move(t)).first->second;
+}
+
+void ClusterIndex::TallyTerm(Term& t) const {
+  if (t.table != nullptr) return;
+  ++tally_builds_;
+  t.table = DomainsOf(t.term.term().topology_key());
+  t.by_domain.assign(t.table->names.size(), 0);
+  t.total = 0;
+  for (const auto& [node, count] : t.nodes) {
+    auto n = nodes_.find(node);
+    if (n == nodes_.end()) continue;
+    const int32_t d = t.table->domain[n->second.id];
+    if (d < 0) continue;
+    t.by_domain[static_cast<size_t>(d)] += count;
+    t.total += count;
+  }
+}
+
+void ClusterIndex::CountInTallies(const Signature* sig,
+                                  const std::vector<Term*>& terms,
+                                  const std::string& node, int64_t all,
+                                  int64_t live) const {
+  const bool any_term = std::any_of(
+      terms.begin(), terms.end(), [](Term* t) { return t->table != nullptr; });
+  if ((sig == nullptr || sig->tallies.empty()) && !any_term) return;
+  auto n = nodes_.find(node);
+  if (n == nodes_.end()) return;  // no Node object: not counted
+  const int32_t id = n->second.id;
+  if (sig != nullptr) {
+    for (Tally* t : sig->tallies) {
+      const int32_t d = t->e->domain[id];
+      if (d < 0) continue;
+      const int64_t by = t->include_terminating ? all : live;
+      t->by_domain[static_cast<size_t>(d)] += by;
+      t->total += by;
+    }
+  }
+  for (Term* t : terms) {
+    if (t->table == nullptr) continue;
+    const int32_t d = t->table->domain[id];
+    if (d < 0) continue;
+    t->by_domain[static_cast<size_t>(d)] += all;
+    t->total += all;
+  }
+}
+
+void ClusterIndex::DropTallies() const {
+  if (!tallies_.empty()) {
+    for (const auto& [_, sig] : signatures_) sig->tallies.clear();
+    tallies_.clear();
+  }
+  for (const auto& [_, t] : terms_) {
+    t->table.reset();
+    t->by_domain.clear();
+  }
 }
 
 void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
@@ -451,38 +566,20 @@ void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
   Prepared::Query& pq = out.queries.emplace_back();
   pq.key = q.topology_key();
   pb::QueryAnswer* answer = out.cluster.add_answers();
-  // Which nodes count, and their domains (none: each node its own).
-  std::shared_ptr<const Eligibility> e;
-  if (!pq.key.empty()) {
-    e = EligibilityFor(q, pod);
-    pq.domains = e->domains;
-    out.domains_per_node = out.domains_per_node && e->domains->per_node;
+  if (pq.key.empty()) {
+    answer->set_total(CountPerNode(q, pq.counts));
+    return;
   }
-  int64_t total = 0;
-  if (e != nullptr) pq.by_domain.assign(e->domains->names.size(), 0);
-  for (const Signature* sig : SignaturesFor(q)) {
-    if (!std::all_of(
-            q.all_of().begin(), q.all_of().end(),
-            [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
-      continue;
-    }
-    for (const auto& [node, c] : sig->nodes) {
-      const int64_t count = q.include_terminating() ? c.all : c.live;
-      if (count == 0) continue;
-      auto n = nodes_.find(node);
-      if (n == nodes_.end()) continue;  // no Node object: not in snapshot
-      if (e == nullptr) {
-        pq.counts[node] += count;
-      } else {
-        const int32_t d = e->domain[n->second.id];
-        if (d < 0) continue;
-        pq.by_domain[static_cast<size_t>(d)] += count;
-      }
-      total += count;
-    }
-  }
-  answer->set_total(total);
-  if (!q.want_domains() || e == nullptr) return;
+  // Which nodes count, and their domains; the matching pods in each.
+  const pb::Pod node_side = NodeSideOf(q, pod);
+  const std::string key = EligibilityKey(q, node_side);
+  std::shared_ptr<const Eligibility> e = EligibilityFor(q, key, node_side);
+  pq.domains = e->domains;
+  out.domains_per_node = out.domains_per_node && e->domains->per_node;
+  const Tally& t = TallyFor(q, e, key);
+  pq.by_domain = t.by_domain;
+  answer->set_total(t.total);
+  if (!q.want_domains()) return;
   // The counted domains are among the eligible ones, each with a count
   // above 0: the least is 0 unless every eligible domain has one.
   int64_t min = std::numeric_limits<int64_t>::max();
@@ -497,37 +594,50 @@ void ClusterIndex::PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
   answer->set_min_count(min);
 }
 
+int64_t ClusterIndex::CountPerNode(
+    const pb::PodQuery& q,
+    absl::flat_hash_map<std::string, int64_t>& counts) const {
+  int64_t total = 0;
+  for (const Signature* sig : SignaturesFor(q)) {
+    if (!std::all_of(
+            q.all_of().begin(), q.all_of().end(),
+            [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
+      continue;
+    }
+    for (const auto& [node, c] : sig->nodes) {
+      const int64_t count = q.include_terminating() ? c.all : c.live;
+      if (count == 0 || !nodes_.contains(node)) continue;  // no Node object
+      counts[node] += count;
+      total += count;
+    }
+  }
+  return total;
+}
+
 void ClusterIndex::PrepareTerms(const pb::PlanResponse& plan,
                                 Prepared& out) const {
   absl::flat_hash_set<int> kinds(plan.existing_terms().begin(),
                                  plan.existing_terms().end());
   if (kinds.empty()) return;
   // In a stable order (by identity), so requests are reproducible.
-  std::vector<std::pair<const std::string*, const Term*>> terms;
+  std::vector<std::pair<const std::string*, Term*>> terms;
   for (const auto& [key, t] : terms_) {
     if (kinds.contains(t->term.kind())) terms.emplace_back(&key, t.get());
   }
   std::sort(terms.begin(), terms.end(),
             [](const auto& a, const auto& b) { return *a.first < *b.first; });
   for (const auto& [_, t] : terms) {
+    TallyTerm(*t);
     Prepared::TermDomains& d = out.terms.emplace_back();
     d.index = out.cluster.existing_terms_size();
     d.id = t->id;
     d.key = t->term.term().topology_key();
-    d.domains = DomainsOf(d.key);
+    d.domains = t->table;
+    d.by_domain = t->by_domain;
     out.domains_per_node = out.domains_per_node && d.domains->per_node;
-    int64_t total = 0;
-    for (const auto& [node, count] : t->nodes) {
-      auto n = nodes_.find(node);
-      if (n == nodes_.end()) continue;
-      const int32_t domain = d.domains->domain[n->second.id];
-      if (domain < 0) continue;
-      d.by_domain[d.domains->names[domain]] += count;
-      total += count;
-    }
     pb::ExistingTerm* e = out.cluster.add_existing_terms();
     *e = t->term;
-    e->set_total(total);
+    e->set_total(t->total);
   }
 }
 
@@ -544,43 +654,27 @@ bool ClusterIndex::DomainPeers(const Prepared& prepared,
   for (const Prepared::TermDomains& t : prepared.terms)
     if (t.domains != nullptr && !t.domains->per_node)
       shared.push_back(t.domains.get());
-  // Per shared table, the domains of the changed nodes.
+  // Each domain of a changed node once, each of its nodes once.
   std::vector<std::vector<bool>> hit(shared.size());
-  bool any = false;
+  std::vector<bool> added(id_names_.size());
   for (size_t k = 0; k < shared.size(); ++k) {
     hit[k].assign(shared[k]->names.size(), false);
-    for (const std::string& name : changed) {
-      auto n = nodes_.find(name);
-      if (n == nodes_.end()) continue;
-      const int32_t d = shared[k]->domain[n->second.id];
-      if (d < 0) continue;
-      hit[k][d] = true;
-      any = true;
-    }
   }
-  if (!any) return true;
-  for (const auto& [name, n] : nodes_) {
+  for (const std::string& name : changed) {
+    auto n = nodes_.find(name);
+    if (n == nodes_.end()) continue;
     for (size_t k = 0; k < shared.size(); ++k) {
-      const int32_t d = shared[k]->domain[n.id];
-      if (d >= 0 && hit[k][d]) {
-        out->push_back(name);
-        break;
+      const int32_t d = shared[k]->domain[n->second.id];
+      if (d < 0 || hit[k][d]) continue;
+      hit[k][d] = true;
+      for (const int32_t id : shared[k]->members[static_cast<size_t>(d)]) {
+        if (added[id]) continue;
+        added[id] = true;
+        out->push_back(*id_names_[id]);
       }
     }
   }
   return true;
-}
-
-const std::string* ClusterIndex::DomainOf(const Prepared& prepared,
-                                          const KeyTable* table,
-                                          const NodeData& n,
-                                          const std::string& key) const {
-  // The same node version: the node has its id in `table`.
-  if (table != nullptr && prepared.node_version == node_version_) {
-    const int32_t d = table->domain[n.id];
-    return d < 0 ? nullptr : &table->names[d];
-  }
-  return Label(n.node, key);
 }
 
 int32_t ClusterIndex::DomainIndex(const Prepared& prepared,
@@ -614,13 +708,13 @@ void ClusterIndex::NodeParts(const Prepared& prepared, absl::string_view node,
   }
   if (n == nullptr) return;
   for (const Prepared::TermDomains& t : prepared.terms) {
-    const std::string* v = DomainOf(prepared, t.domains.get(), *n, t.key);
-    if (v == nullptr) continue;
-    auto c = t.by_domain.find(*v);
-    if (c == t.by_domain.end() || c->second <= 0) continue;
+    const int32_t d = DomainIndex(prepared, t.domains.get(), *n, t.key);
+    if (d < 0 || static_cast<size_t>(d) >= t.by_domain.size()) continue;
+    const int64_t count = t.by_domain[static_cast<size_t>(d)];
+    if (count <= 0) continue;
     pb::TermCount* tc = out->add_term_counts();
     tc->set_term(t.index);
-    tc->set_count(c->second);
+    tc->set_count(count);
   }
   for (const std::string& name : prepared.images) {
     auto img = n->images.find(name);

@@ -17,7 +17,10 @@
 // A query's node side (which nodes count and their domains) and a topology
 // key's domains are kept between cycles too, per node version: they are
 // worked out again only after a node came, went, or changed its labels or
-// taints.
+// taints. So are the counts by domain of the queries with a topology key
+// and of the existing terms (tallies): a pod that comes or goes adds to or
+// subtracts from them, so a cycle copies them instead of walking every
+// node that holds a matching pod.
 //
 // Not thread-safe: the Cache owns it and calls it under its lock (Prepare
 // too, which fills those caches).
@@ -44,6 +47,7 @@ class ClusterIndex {
   struct Term;
   struct KeyTable;
   struct Eligibility;
+  struct Tally;
 
  public:
   // What a pod added, so removing it subtracts exactly that.
@@ -76,7 +80,7 @@ class ClusterIndex {
       int32_t index = 0;
       std::string id;  // the term's identity in the index
       std::string key;
-      absl::flat_hash_map<std::string, int64_t> by_domain;
+      std::vector<int64_t> by_domain;  // by index into `domains`' names
       std::shared_ptr<const KeyTable> domains;  // of `key`
     };
     std::vector<TermDomains> terms;
@@ -147,6 +151,9 @@ class ClusterIndex {
   // How many times a query's node side was worked out over every node (a
   // miss of its cache), for tests.
   int64_t eligibility_builds() const { return eligibility_builds_; }
+  // How many times a keyed query's or a term's counts by domain were
+  // worked out over the nodes holding its pods (a miss of its tally).
+  int64_t tally_builds() const { return tally_builds_; }
 
  private:
   struct NodeData {
@@ -159,17 +166,32 @@ class ClusterIndex {
     int64_t all = 0;
     int64_t live = 0;  // not being deleted
   };
+  // A keyed query's matching pods by domain of its eligible nodes, at the
+  // current node version.
+  struct Tally {
+    pb::PodQuery matchers;  // the query's all_of only
+    bool include_terminating = false;
+    std::shared_ptr<const Eligibility> e;
+    std::vector<int64_t> by_domain;  // by index into e->domains' names
+    int64_t total = 0;
+  };
   struct Signature {
     std::string ns;
     model::LabelMap labels;
     absl::flat_hash_map<std::string, Counts> nodes;
     int64_t pods = 0;
+    mutable std::vector<Tally*> tallies;  // the kept query tallies it counts in
   };
   struct Term {
     std::string id;         // its key in terms_
     pb::ExistingTerm term;  // without total
     absl::flat_hash_map<std::string, int64_t> nodes;
     int64_t pods = 0;
+    // Its pods by domain of its topology key, at the current node version
+    // (no table: not kept).
+    std::shared_ptr<const KeyTable> table;
+    std::vector<int64_t> by_domain;
+    int64_t total = 0;
   };
 
   bool Matches(const pb::PodMatcher& m, const Signature& s) const;
@@ -179,19 +201,32 @@ class ClusterIndex {
   std::vector<const Signature*> SignaturesFor(const pb::PodQuery& q) const;
   void PrepareQuery(const pb::PodQuery& q, const pb::Pod& pod,
                     Prepared& out) const;
+  // A query without a topology key: its matching pods by node; the total.
+  int64_t CountPerNode(const pb::PodQuery& q,
+                       absl::flat_hash_map<std::string, int64_t>& counts) const;
   void PrepareTerms(const pb::PlanResponse& plan, Prepared& out) const;
   // The node-side caches, current with node_version_ (numbering the nodes
   // anew after a change); a topology key's domains; a query's eligible
   // nodes for `pod`.
   void RefreshNodeTables(Prepared& out) const;
   std::shared_ptr<const KeyTable> DomainsOf(const std::string& key) const;
-  std::shared_ptr<const Eligibility> EligibilityFor(const pb::PodQuery& q,
-                                                    const pb::Pod& pod) const;
-  // The value of `key` on node `n`, from `table` when `prepared` is of the
-  // current node version, else from its labels.
-  const std::string* DomainOf(const Prepared& prepared, const KeyTable* table,
-                              const NodeData& n, const std::string& key) const;
-  // The same as an index into `table`'s names, -1 for none.
+  std::shared_ptr<const Eligibility> EligibilityFor(
+      const pb::PodQuery& q, const std::string& key,
+      const pb::Pod& node_side) const;
+  // A keyed query's tally: kept, or worked out and kept.
+  const Tally& TallyFor(const pb::PodQuery& q,
+                        std::shared_ptr<const Eligibility> e,
+                        const std::string& eligibility_key) const;
+  void TallyTerm(Term& t) const;
+  // Adds `all` (and `live`, of pods not being deleted) pods of `sig` and
+  // `terms` on `node` to the tallies that count them.
+  void CountInTallies(const Signature* sig, const std::vector<Term*>& terms,
+                      const std::string& node, int64_t all, int64_t live) const;
+  // Drops every tally: node ids, domains or namespace labels changed.
+  void DropTallies() const;
+  // The domain of node `n` as an index into `table`'s names (-1 for none):
+  // from `table` when `prepared` is of the current node version, else from
+  // its labels.
   int32_t DomainIndex(const Prepared& prepared, const KeyTable* table,
                       const NodeData& n, const std::string& key) const;
 
@@ -200,11 +235,18 @@ class ClusterIndex {
   // the node-side caches read.
   uint64_t node_version_ = 1;
   mutable uint64_t ids_version_ = 0;  // of the NodeData ids
+  // By id: the node's name (its key in nodes_, which no node has come to
+  // or gone from while ids_version_ is current).
+  mutable std::vector<const std::string*> id_names_;
   mutable absl::flat_hash_map<std::string, std::shared_ptr<const KeyTable>>
       key_tables_;
   mutable absl::flat_hash_map<std::string, std::shared_ptr<const Eligibility>>
       eligibility_;
   mutable int64_t eligibility_builds_ = 0;
+  // Keyed query tallies by query and node side (Signature.tallies point
+  // here; Term keeps its own).
+  mutable absl::flat_hash_map<std::string, std::unique_ptr<Tally>> tallies_;
+  mutable int64_t tally_builds_ = 0;
   // Nodes that have an image by that name.
   absl::flat_hash_map<std::string, int32_t> image_nodes_;
   absl::flat_hash_map<std::string, std::unique_ptr<Signature>> signatures_;

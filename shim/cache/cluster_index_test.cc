@@ -452,6 +452,16 @@ TEST_F(ClusterIndexTest, DomainsPerNodeAndTheirPeers) {
   ASSERT_TRUE(index_.DomainPeers(zoned, {"a1", "none"}, &peers));
   std::sort(peers.begin(), peers.end());
   EXPECT_THAT(peers, ElementsAre("a1", "a2"));
+  // With a query over the zone too: each node of the changed zones once
+  // after the changed nodes themselves.
+  *plan.add_queries() = ByZone("ns");
+  ClusterIndex::Prepared twice = index_.Prepare(incoming_, plan);
+  plan.mutable_queries()->RemoveLast();
+  const std::vector<std::string> changed = {"a2", "b1", "a1"};
+  peers = changed;
+  ASSERT_TRUE(index_.DomainPeers(twice, changed, &peers));
+  std::sort(peers.begin() + 3, peers.end());
+  EXPECT_THAT(peers, ElementsAre("a2", "b1", "a1", "a1", "a2", "b1"));
   index_.UpsertNode(Node("d1", "d"), {});  // another node version
   EXPECT_FALSE(index_.DomainPeers(zoned, {"a1"}, &peers));
   index_.RemoveNode("d1");
@@ -809,8 +819,11 @@ class RandomCluster {
   std::mt19937 rng_;
 };
 
-// One random change to the cluster, made to both the index and the world.
-void RandomChange(RandomCluster& r, ClusterIndex& index, World& w, int step) {
+constexpr int kPodChange = 1;
+
+// One random change to the cluster, made to both the index and the world;
+// kPodChange when a pod came or went.
+int RandomChange(RandomCluster& r, ClusterIndex& index, World& w, int step) {
   const std::string name = r.NodeName(10);
   auto node = w.nodes.find(name);
   switch (r.Uniform(0, 7)) {
@@ -834,13 +847,13 @@ void RandomChange(RandomCluster& r, ClusterIndex& index, World& w, int step) {
       ClusterIndex::PodRef ref = index.AddPod(p, p.node_name);
       const std::string key = p.key;
       w.pods[key] = {std::move(p), std::move(ref)};
-      break;
+      return kPodChange;
     }
     case 6:
       if (w.pods.empty()) break;
       index.RemovePod(w.pods.begin()->second.ref);
       w.pods.erase(w.pods.begin());
-      break;
+      return kPodChange;
     default: {
       model::LabelMap l;
       if (r.Coin(0.5)) l["team"] = "x";
@@ -850,6 +863,7 @@ void RandomChange(RandomCluster& r, ClusterIndex& index, World& w, int step) {
       }
     }
   }
+  return 0;
 }
 
 void ExpectParts(const ClusterIndex& index, const World& w,
@@ -887,7 +901,7 @@ void ExpectPrepared(const ClusterIndex& index, const World& w,
 // after node changes) are the reference's, byte for byte; so are the
 // per-node parts, also from answers prepared before the last change.
 TEST(ClusterIndexRandomTest, AnswersAreThoseWorkedOutFromScratch) {
-  int64_t builds = 0, rebuilt = 0, repeated = 0;
+  int64_t builds = 0, rebuilt = 0, repeated = 0, kept_after_pods = 0;
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     SCOPED_TRACE(absl::StrCat("seed ", seed));
     RandomCluster r(seed);
@@ -902,7 +916,7 @@ TEST(ClusterIndexRandomTest, AnswersAreThoseWorkedOutFromScratch) {
     std::optional<PreparedAndReference> last;
     for (int step = 0; step < 200; ++step) {
       SCOPED_TRACE(absl::StrCat("step ", step));
-      RandomChange(r, index, w, step);
+      const int kind = RandomChange(r, index, w, step);
       if (last.has_value() && r.Coin(0.3)) {
         ExpectParts(index, w, last->first, last->second);
       }
@@ -910,9 +924,15 @@ TEST(ClusterIndexRandomTest, AnswersAreThoseWorkedOutFromScratch) {
       const pb::PlanResponse& plan = r.Pick(plans);
       const pb::Pod& pod = r.Pick(incoming);
       int64_t before = index.eligibility_builds();
+      const int64_t tallies = index.tally_builds();
       ExpectPrepared(index, w, pod, plan, last);
       if (HasFatalFailure()) return;
       rebuilt += index.eligibility_builds() > before ? 1 : 0;
+      // Counts kept across a pod that came or went: added to, not redone.
+      if (kind == kPodChange && index.tally_builds() == tallies &&
+          (plan.queries_size() > 0 || plan.existing_terms_size() > 0)) {
+        ++kept_after_pods;
+      }
       if (!r.Coin(0.5)) continue;
       // The same cycle again with nothing changed: every node side kept.
       before = index.eligibility_builds();
@@ -926,6 +946,7 @@ TEST(ClusterIndexRandomTest, AnswersAreThoseWorkedOutFromScratch) {
   EXPECT_GT(builds, 1000);
   EXPECT_GT(rebuilt, 1000);
   EXPECT_GT(repeated, 1000);
+  EXPECT_GT(kept_after_pods, 150);
 }
 
 }  // namespace
