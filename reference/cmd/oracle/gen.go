@@ -97,6 +97,7 @@ type generator struct {
 	uids      int
 	gpuNodes  bool
 	imageRate float64
+	podNames  map[string]bool // namespace/name of the pods made so far
 }
 
 // generate makes case seed's input; the same seed makes the same input.
@@ -105,7 +106,8 @@ type generator struct {
 // (addVolumes, from a random stream of its own).
 func generate(seed uint64, volumes bool) *Input {
 	g := &generator{
-		r: rand.New(rand.NewPCG(seed, 0x6f7261636c65)),
+		r:        rand.New(rand.NewPCG(seed, 0x6f7261636c65)),
+		podNames: map[string]bool{},
 		in: &Input{
 			Nodes: []*v1.Node{}, Pods: []*v1.Pod{}, Namespaces: []*v1.Namespace{},
 			Services: []*v1.Service{}, ReplicaSets: []*appsv1.ReplicaSet{},
@@ -387,8 +389,16 @@ func (g *generator) existing(grp *group, i int) *v1.Pod {
 	r := g.r
 	name := fmt.Sprintf("%s-%d", grp.app, i)
 	if grp.owner != nil && grp.owner.Kind != "StatefulSet" {
-		name = fmt.Sprintf("%s-%05x", grp.owner.Name, r.Uint32()&0xfffff)
+		// Drawn again on a clash: the API server keeps a namespace's pod
+		// names unique, and the shim's cache keys pods by them.
+		for {
+			name = fmt.Sprintf("%s-%05x", grp.owner.Name, r.Uint32()&0xfffff)
+			if !g.podNames[grp.ns+"/"+name] {
+				break
+			}
+		}
 	}
+	g.podNames[grp.ns+"/"+name] = true
 	labels := g.podLabels(grp)
 	p := &v1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},

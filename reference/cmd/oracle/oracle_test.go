@@ -698,3 +698,24 @@ func TestGeneratedPreemptObjectsAreValid(t *testing.T) {
 		}
 	}
 }
+
+// The API server keeps pod names unique in a namespace, and the shim's cache
+// keys pods by namespace and name; seed 5508311591522471 once drew the same
+// name for two replicas.
+func TestGeneratedPodNamesAreUnique(t *testing.T) {
+	seeds := []uint64{5508311591522471}
+	for i := range 3000 {
+		seeds = append(seeds, caseSeed(5, i))
+	}
+	for _, seed := range seeds {
+		in := generate(seed, false)
+		seen := map[string]bool{}
+		for _, p := range append(slices.Clone(in.Pods), in.Pod) {
+			key := p.Namespace + "/" + p.Name
+			if seen[key] {
+				t.Errorf("seed %d: two pods named %s", seed, key)
+			}
+			seen[key] = true
+		}
+	}
+}
