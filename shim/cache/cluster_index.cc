@@ -510,14 +510,14 @@ void ClusterIndex::TallyTerm(Term& t) const {
   if (t.table != nullptr) return;
   ++tally_builds_;
   t.table = DomainsOf(t.term.term().topology_key());
-  t.by_domain.assign(t.table->names.size(), 0);
+  t.by_domain = std::make_shared<DomainCounts>();
   t.total = 0;
   for (const auto& [node, count] : t.nodes) {
     auto n = nodes_.find(node);
     if (n == nodes_.end()) continue;
     const int32_t d = t.table->domain[n->second.id];
     if (d < 0) continue;
-    t.by_domain[static_cast<size_t>(d)] += count;
+    (*t.by_domain)[d] += count;
     t.total += count;
   }
 }
@@ -545,7 +545,11 @@ void ClusterIndex::CountInTallies(const Signature* sig,
     if (t->table == nullptr) continue;
     const int32_t d = t->table->domain[id];
     if (d < 0) continue;
-    t->by_domain[static_cast<size_t>(d)] += all;
+    // A cycle's Prepared holds the counts as they were.
+    if (t->by_domain.use_count() > 1) {
+      t->by_domain = std::make_shared<DomainCounts>(*t->by_domain);
+    }
+    if (((*t->by_domain)[d] += all) <= 0) t->by_domain->erase(d);
     t->total += all;
   }
 }
@@ -557,7 +561,7 @@ void ClusterIndex::DropTallies() const {
   }
   for (const auto& [_, t] : terms_) {
     t->table.reset();
-    t->by_domain.clear();
+    t->by_domain.reset();
   }
 }
 
@@ -709,9 +713,9 @@ void ClusterIndex::NodeParts(const Prepared& prepared, absl::string_view node,
   if (n == nullptr) return;
   for (const Prepared::TermDomains& t : prepared.terms) {
     const int32_t d = DomainIndex(prepared, t.domains.get(), *n, t.key);
-    if (d < 0 || static_cast<size_t>(d) >= t.by_domain.size()) continue;
-    const int64_t count = t.by_domain[static_cast<size_t>(d)];
-    if (count <= 0) continue;
+    auto c = d < 0 ? t.by_domain->end() : t.by_domain->find(d);
+    if (c == t.by_domain->end() || c->second <= 0) continue;
+    const int64_t count = c->second;
     pb::TermCount* tc = out->add_term_counts();
     tc->set_term(t.index);
     tc->set_count(count);

@@ -50,6 +50,10 @@ class ClusterIndex {
   struct Tally;
 
  public:
+  // Pods by domain (an index into a KeyTable's names), only domains with
+  // some: a term over the hostname has few of the many.
+  using DomainCounts = absl::flat_hash_map<int32_t, int64_t>;
+
   // What a pod added, so removing it subtracts exactly that.
   struct PodRef {
     Signature* signature = nullptr;  // null for terminated pods
@@ -80,7 +84,8 @@ class ClusterIndex {
       int32_t index = 0;
       std::string id;  // the term's identity in the index
       std::string key;
-      std::vector<int64_t> by_domain;  // by index into `domains`' names
+      // Shared with the index, which copies it before it changes.
+      std::shared_ptr<const DomainCounts> by_domain;
       std::shared_ptr<const KeyTable> domains;  // of `key`
     };
     std::vector<TermDomains> terms;
@@ -188,9 +193,10 @@ class ClusterIndex {
     absl::flat_hash_map<std::string, int64_t> nodes;
     int64_t pods = 0;
     // Its pods by domain of its topology key, at the current node version
-    // (no table: not kept).
+    // (no table: not kept); shared with Prepared, so copied before a change
+    // while shared.
     std::shared_ptr<const KeyTable> table;
-    std::vector<int64_t> by_domain;
+    std::shared_ptr<DomainCounts> by_domain;
     int64_t total = 0;
   };
 
