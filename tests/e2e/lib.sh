@@ -56,7 +56,8 @@ cleanup() {
   for n in "${!PIDS[@]}"; do stop "$n" KILL; done
   if [[ "${E2E_KEEP:-0}" != 1 ]]; then
     "${CLUSTER}" down >/dev/null 2>&1 || true
-    rm -rf "${WORK}"
+    # A failed run keeps its logs (a flake can be read afterwards).
+    if ((rc == 0)); then rm -rf "${WORK}"; else echo "logs kept: ${WORK}"; fi
   else
     echo "kept: cluster ${STATE}, logs ${WORK}"
   fi
