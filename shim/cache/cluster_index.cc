@@ -205,9 +205,7 @@ ClusterIndex::PodRef ClusterIndex::AddPod(const objects::PodInfo& pod,
     sig->labels = pod.pod.labels();
     by_namespace_[pod.namespace_].insert(sig.get());
     for (const auto& [_, t] : tallies_) {
-      if (std::all_of(
-              t->matchers.all_of().begin(), t->matchers.all_of().end(),
-              [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
+      if (MatchesAll(t->matchers, *sig)) {
         sig->tallies.push_back(t.get());
       }
     }
@@ -349,6 +347,11 @@ pb::WorkloadSelectors ClusterIndex::WorkloadSelectorsFor(
   return out;
 }
 
+bool ClusterIndex::MatchesAll(const pb::PodQuery& q, const Signature& s) const {
+  return std::all_of(q.all_of().begin(), q.all_of().end(),
+                     [&](const pb::PodMatcher& m) { return Matches(m, s); });
+}
+
 bool ClusterIndex::Matches(const pb::PodMatcher& m, const Signature& s) const {
   if (!m.has_selector()) return false;
   bool in_namespace = std::find(m.namespaces().begin(), m.namespaces().end(),
@@ -487,9 +490,7 @@ const ClusterIndex::Tally& ClusterIndex::TallyFor(
   t->by_domain.assign(e->domains->names.size(), 0);
   t->e = std::move(e);
   for (const Signature* sig : SignaturesFor(q)) {
-    if (!std::all_of(
-            q.all_of().begin(), q.all_of().end(),
-            [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
+    if (!MatchesAll(q, *sig)) {
       continue;
     }
     sig->tallies.push_back(t.get());
@@ -603,9 +604,7 @@ int64_t ClusterIndex::CountPerNode(
     absl::flat_hash_map<std::string, int64_t>& counts) const {
   int64_t total = 0;
   for (const Signature* sig : SignaturesFor(q)) {
-    if (!std::all_of(
-            q.all_of().begin(), q.all_of().end(),
-            [&](const pb::PodMatcher& m) { return Matches(m, *sig); })) {
+    if (!MatchesAll(q, *sig)) {
       continue;
     }
     for (const auto& [node, c] : sig->nodes) {
@@ -741,9 +740,7 @@ void ClusterIndex::PodParts(const pb::Pod& pod, const pb::PlanResponse& plan,
     for (int i = 0; i < plan.queries_size(); ++i) {
       const pb::PodQuery& q = plan.queries(i);
       if (q.all_of().empty() || (ref.deleting && !q.include_terminating()) ||
-          !std::all_of(
-              q.all_of().begin(), q.all_of().end(),
-              [&](const pb::PodMatcher& m) { return Matches(m, *sig); }) ||
+          !MatchesAll(q, *sig) ||
           (!q.topology_key().empty() && !CountsPodsOn(q, pod, node))) {
         continue;
       }

@@ -201,6 +201,8 @@ class ClusterIndex {
   };
 
   bool Matches(const pb::PodMatcher& m, const Signature& s) const;
+  // Every matcher of the query's all_of matches the signature.
+  bool MatchesAll(const pb::PodQuery& q, const Signature& s) const;
   // Prepare's parts: the signatures a pod query may match; a pod query's
   // counts (by node or domain) and answer; the existing terms of the kinds
   // the plan asks for, with their counts by domain.
